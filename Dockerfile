@@ -1,0 +1,48 @@
+# syntax=docker/dockerfile:1
+# Tapline: one Node process serving the Remix portal, /graphql and /healthz.
+# Build:  docker build -t tapline .
+# Run:    see docker-compose.yml and docs/deploy.md
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# --- production dependencies only (tsx is a runtime dependency, so it stays) ---
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund \
+ && npm cache clean --force
+
+# --- full install + Remix build (needs dev dependencies) ---
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build
+
+# --- runtime ---
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    PORT=3000 \
+    HOST=0.0.0.0 \
+    TAPLINE_DATA_DIR=/app/data
+WORKDIR /app
+
+# Code and dependencies stay owned by root (read-only for the app user);
+# only the data folder (uploads) is writable by the non-root user.
+COPY --from=deps /app/node_modules ./node_modules
+COPY . .
+COPY --from=build /app/build ./build
+RUN mkdir -p /app/data/uploads \
+ && chown -R node:node /app/data
+
+USER node
+VOLUME ["/app/data"]
+EXPOSE 3000
+
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+
+# Runs database migrations, then serves on PORT. (Skips `npm start`'s prestart
+# build check: the build is already in the image.)
+CMD ["node_modules/.bin/tsx", "api/main.ts"]

@@ -1,0 +1,311 @@
+import type { DataSource, EntityManager } from "typeorm";
+import { audit, type Actor } from "../audit/audit.service.js";
+import { AppError, badInput, conflict, notFound } from "../common/errors.js";
+import { newToken, sha256 } from "../common/tokens.js";
+import { enqueueEmail } from "../outbox/outbox.service.js";
+import { dummyHash, hashPassword, passwordProblem, verifyPassword } from "./passwords.js";
+import { ApiToken, OneTimeToken, User, UserSession, type OneTimePurpose, type StaffRoleName } from "./user.entity.js";
+import type { Viewer } from "./viewer.js";
+
+export const SESSION_IDLE_MS = 2 * 60 * 60 * 1000; // signed out after 2 hours without a request
+export const SESSION_MAX_MS = 30 * 24 * 60 * 60 * 1000; // and after 30 days whatever happens
+const SEEN_RESOLUTION_MS = 60 * 1000; // last_seen_at is written at most once a minute
+const RATE_WINDOW = "15 minutes";
+const MAX_FAILURES_PER_ACCOUNT = 5;
+const MAX_FAILURES_PER_ADDRESS = 30;
+const RESET_TTL_MS = 60 * 60 * 1000;
+const VERIFY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+export const API_TOKEN_PREFIX = "tap_";
+
+export type RequestMeta = { ip: string; userAgent: string | null; requestId?: string; publicUrl: string };
+export type SessionProblem = "TAMPERED" | "EXPIRED" | "REVOKED" | "UNKNOWN";
+
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+type ViewerRow = {
+  session_id: string | null;
+  token_id: string | null;
+  last_seen_at: Date | null;
+  created_at: Date | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  user_id: string;
+  email: string;
+  display_name: string;
+  email_verified_at: Date | null;
+  demo: boolean;
+  roles: { districtId: string; role: StaffRoleName }[];
+};
+
+const ROLES_SQL = `coalesce((SELECT json_agg(json_build_object('districtId', r.district_id, 'role', r.role) ORDER BY r.role)
+                     FROM staff_role r WHERE r.user_id = u.id), '[]'::json) AS roles`;
+
+function toViewer(row: ViewerRow): Viewer {
+  return {
+    userId: row.user_id,
+    email: row.email,
+    displayName: row.display_name,
+    emailVerified: row.email_verified_at !== null,
+    demo: row.demo,
+    staffRoles: row.roles,
+    sessionId: row.session_id,
+    apiTokenId: row.token_id,
+  };
+}
+
+/** One query per request: the session (or API token), its user and the user's staff roles. */
+export async function viewerFromSession(
+  ds: DataSource,
+  token: string,
+  now = new Date(),
+): Promise<{ viewer: Viewer | null; problem?: SessionProblem }> {
+  const rows: ViewerRow[] = await ds.query(
+    `SELECT s.id AS session_id, NULL AS token_id, s.last_seen_at, s.created_at, s.expires_at, s.revoked_at,
+            u.id AS user_id, u.email, u.display_name, u.email_verified_at, u.demo, ${ROLES_SQL}
+       FROM user_session s JOIN app_user u ON u.id = s.user_id
+      WHERE s.token_hash = $1`,
+    [sha256(token)],
+  );
+  const row = rows[0];
+  if (!row) return { viewer: null, problem: "UNKNOWN" };
+  if (row.revoked_at) return { viewer: null, problem: "REVOKED" };
+  if (row.expires_at! <= now || now.getTime() - row.last_seen_at!.getTime() > SESSION_IDLE_MS)
+    return { viewer: null, problem: "EXPIRED" };
+  if (now.getTime() - row.last_seen_at!.getTime() > SEEN_RESOLUTION_MS)
+    await ds.query(`UPDATE user_session SET last_seen_at = $2 WHERE id = $1`, [row.session_id, now]);
+  return { viewer: toViewer(row) };
+}
+
+export async function viewerFromApiToken(ds: DataSource, token: string, now = new Date()): Promise<Viewer | null> {
+  const rows: ViewerRow[] = await ds.query(
+    `SELECT NULL AS session_id, t.id AS token_id, t.last_used_at AS last_seen_at, t.revoked_at,
+            u.id AS user_id, u.email, u.display_name, u.email_verified_at, u.demo, ${ROLES_SQL}
+       FROM api_token t JOIN app_user u ON u.id = t.user_id
+      WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
+    [sha256(token)],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  if (!row.last_seen_at || now.getTime() - row.last_seen_at.getTime() > SEEN_RESOLUTION_MS)
+    await ds.query(`UPDATE api_token SET last_used_at = $2 WHERE id = $1`, [row.token_id, now]);
+  return toViewer(row);
+}
+
+async function startSession(tx: EntityManager, userId: string, meta: RequestMeta): Promise<string> {
+  const token = newToken();
+  const now = Date.now();
+  await tx.insert(UserSession, {
+    userId,
+    tokenHash: sha256(token),
+    ip: meta.ip,
+    userAgent: meta.userAgent?.slice(0, 300) ?? null,
+    expiresAt: new Date(now + SESSION_MAX_MS),
+  });
+  return token;
+}
+
+export type SignUpInput = { email: string; password: string; displayName: string };
+
+export async function signUp(ds: DataSource, input: SignUpInput, meta: RequestMeta): Promise<{ user: User; sessionToken: string }> {
+  const email = normalizeEmail(input.email);
+  const fields: Record<string, string> = {};
+  if (!EMAIL_RE.test(email) || email.length > 254) fields.email = "Enter an email address like name@example.com.";
+  const pw = passwordProblem(input.password, email);
+  if (pw) fields.password = pw;
+  const displayName = input.displayName.trim();
+  if (!displayName) fields.displayName = "Enter your name.";
+  else if (displayName.length > 100) fields.displayName = "Use at most 100 characters.";
+  if (Object.keys(fields).length) throw badInput(fields);
+
+  const passwordHash = await hashPassword(input.password);
+  return ds.transaction(async (tx) => {
+    const existing = await tx.query(`SELECT 1 FROM app_user WHERE email = $1`, [email]);
+    if (existing.length)
+      throw conflict("An account with this email address already exists. Sign in, or reset your password.", {
+        email: "An account with this email address already exists.",
+      });
+    const user = await tx.save(tx.create(User, { email, displayName, passwordHash }));
+    await audit(tx, { userId: user.id, requestId: meta.requestId }, { action: "account.signed_up", entityType: "User", entityId: user.id });
+    await sendVerification(tx, user, meta);
+    const sessionToken = await startSession(tx, user.id, meta);
+    return { user, sessionToken };
+  });
+}
+
+async function sendVerification(tx: EntityManager, user: Pick<User, "id" | "email" | "displayName">, meta: RequestMeta) {
+  const token = await issueOneTimeToken(tx, user.id, "EMAIL_VERIFICATION", VERIFY_TTL_MS);
+  await enqueueEmail(tx, {
+    to: user.email,
+    recipientId: user.id,
+    kind: "account.verify_email",
+    subject: "Confirm your email address for Tapline",
+    body:
+      `Hello ${user.displayName},\n\nPlease confirm your email address by opening this link:\n\n` +
+      `${meta.publicUrl}/verify-email?token=${token}\n\nThe link works for 7 days.\n`,
+  });
+}
+
+async function issueOneTimeToken(tx: EntityManager, userId: string, purpose: OneTimePurpose, ttlMs: number): Promise<string> {
+  // A new link replaces any earlier unused one.
+  await tx.query(`UPDATE one_time_token SET used_at = now() WHERE user_id = $1 AND purpose = $2 AND used_at IS NULL`, [userId, purpose]);
+  const token = newToken();
+  await tx.insert(OneTimeToken, { userId, purpose, tokenHash: sha256(token), expiresAt: new Date(Date.now() + ttlMs) });
+  return token;
+}
+
+export async function resendVerification(ds: DataSource, viewer: Viewer, meta: RequestMeta): Promise<void> {
+  if (viewer.emailVerified) throw conflict("Your email address is already confirmed.");
+  await ds.transaction(async (tx) => {
+    await sendVerification(tx, { id: viewer.userId, email: viewer.email, displayName: viewer.displayName }, meta);
+    await audit(tx, actorOf(viewer, meta), { action: "account.verification_sent", entityType: "User", entityId: viewer.userId });
+  });
+}
+
+async function consumeOneTimeToken(tx: EntityManager, token: string, purpose: OneTimePurpose): Promise<OneTimeToken> {
+  const row = await tx
+    .createQueryBuilder(OneTimeToken, "t")
+    .setLock("pessimistic_write")
+    .where("t.token_hash = :h AND t.purpose = :p", { h: sha256(token), p: purpose })
+    .getOne();
+  const what = purpose === "PASSWORD_RESET" ? "password reset link" : "confirmation link";
+  if (!row || row.usedAt) throw new AppError("BAD_USER_INPUT", `This ${what} is not valid or was already used. Ask for a new one.`, { token: "Invalid link" });
+  if (row.expiresAt <= new Date()) throw new AppError("DEADLINE_PASSED", `This ${what} has expired. Ask for a new one.`, { token: "Expired link" });
+  await tx.update(OneTimeToken, { id: row.id }, { usedAt: new Date() });
+  return row;
+}
+
+export async function verifyEmail(ds: DataSource, token: string, meta: RequestMeta): Promise<void> {
+  await ds.transaction(async (tx) => {
+    const t = await consumeOneTimeToken(tx, token, "EMAIL_VERIFICATION");
+    await tx.update(User, { id: t.userId }, { emailVerifiedAt: new Date(), updatedAt: new Date() });
+    await audit(tx, { userId: t.userId, requestId: meta.requestId }, { action: "account.email_verified", entityType: "User", entityId: t.userId });
+  });
+}
+
+/** Always answers the same way, so it does not reveal which addresses have accounts. */
+export async function requestPasswordReset(ds: DataSource, emailInput: string, meta: RequestMeta): Promise<void> {
+  const email = normalizeEmail(emailInput);
+  if (!EMAIL_RE.test(email)) throw badInput({ email: "Enter an email address like name@example.com." });
+  await ds.transaction(async (tx) => {
+    const user = await tx.findOne(User, { where: { email } });
+    if (!user) return;
+    const token = await issueOneTimeToken(tx, user.id, "PASSWORD_RESET", RESET_TTL_MS);
+    await enqueueEmail(tx, {
+      to: user.email,
+      recipientId: user.id,
+      kind: "account.password_reset",
+      subject: "Reset your Tapline password",
+      body:
+        `Hello ${user.displayName},\n\nSomeone (we hope you) asked to reset your Tapline password. ` +
+        `To choose a new one, open this link within an hour:\n\n${meta.publicUrl}/reset-password?token=${token}\n\n` +
+        `If you did not ask, ignore this message: your password stays as it is.\n`,
+    });
+    await audit(tx, { userId: null, requestId: meta.requestId }, { action: "account.password_reset_requested", entityType: "User", entityId: user.id });
+  });
+}
+
+export async function resetPassword(ds: DataSource, token: string, newPassword: string, meta: RequestMeta): Promise<void> {
+  // Validate the link before spending a hash on the password.
+  const pwProblem = passwordProblem(newPassword);
+  if (pwProblem) throw badInput({ password: pwProblem });
+  const passwordHash = await hashPassword(newPassword);
+  await ds.transaction(async (tx) => {
+    const t = await consumeOneTimeToken(tx, token, "PASSWORD_RESET");
+    await tx.update(User, { id: t.userId }, { passwordHash, updatedAt: new Date() });
+    // Whoever had the old password is signed out everywhere.
+    await tx.query(`UPDATE user_session SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`, [t.userId]);
+    await audit(tx, { userId: t.userId, requestId: meta.requestId }, { action: "account.password_reset", entityType: "User", entityId: t.userId });
+  });
+}
+
+export type SignInInput = { email: string; password: string };
+
+/** Failed attempts are counted per account and per address before any hashing is done. */
+export async function signIn(ds: DataSource, input: SignInInput, meta: RequestMeta, previousSessionToken?: string): Promise<{ user: User; sessionToken: string }> {
+  const email = normalizeEmail(input.email);
+  if (!email || !input.password) throw badInput({ ...(email ? {} : { email: "Enter your email address." }), ...(input.password ? {} : { password: "Enter your password." }) });
+  const [counts] = await ds.query(
+    `SELECT (SELECT count(*) FROM sign_in_attempt WHERE email = $1 AND NOT succeeded AND created_at > now() - interval '${RATE_WINDOW}')::int AS by_email,
+            (SELECT count(*) FROM sign_in_attempt WHERE ip = $2 AND NOT succeeded AND created_at > now() - interval '${RATE_WINDOW}')::int AS by_ip`,
+    [email, meta.ip],
+  );
+  if (counts.by_email >= MAX_FAILURES_PER_ACCOUNT || counts.by_ip >= MAX_FAILURES_PER_ADDRESS)
+    throw new AppError("TOO_MANY_REQUESTS", "Too many failed sign-in attempts. Wait 15 minutes and try again, or reset your password.");
+
+  const user = await ds.getRepository(User).createQueryBuilder("u").addSelect("u.passwordHash").where("u.email = :email", { email }).getOne();
+  const ok = user ? await verifyPassword(user.passwordHash, input.password) : (await verifyPassword(await dummyHash(), input.password), false);
+  if (!user || !ok) {
+    await ds.query(`INSERT INTO sign_in_attempt (email, ip, succeeded) VALUES ($1, $2, false)`, [email, meta.ip]);
+    throw new AppError("UNAUTHENTICATED", "That email address and password do not match an account.", {
+      password: "That email address and password do not match an account.",
+    });
+  }
+  return ds.transaction(async (tx) => {
+    await tx.query(`INSERT INTO sign_in_attempt (email, ip, succeeded) VALUES ($1, $2, true)`, [email, meta.ip]);
+    // Rotate: the session the browser had before signing in is ended.
+    if (previousSessionToken) await tx.query(`UPDATE user_session SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL`, [sha256(previousSessionToken)]);
+    const sessionToken = await startSession(tx, user.id, meta);
+    await audit(tx, { userId: user.id, requestId: meta.requestId }, { action: "account.signed_in", entityType: "User", entityId: user.id, details: { ip: meta.ip } });
+    return { user, sessionToken };
+  });
+}
+
+const actorOf = (viewer: Viewer, meta: { requestId?: string }): Actor => ({ userId: viewer.userId, requestId: meta.requestId });
+
+export async function signOut(ds: DataSource, viewer: Viewer, meta: { requestId?: string }): Promise<void> {
+  if (!viewer.sessionId) return;
+  await ds.transaction(async (tx) => {
+    await tx.update(UserSession, { id: viewer.sessionId! }, { revokedAt: new Date() });
+    await audit(tx, actorOf(viewer, meta), { action: "account.signed_out", entityType: "UserSession", entityId: viewer.sessionId! });
+  });
+}
+
+export async function signOutEverywhere(ds: DataSource, viewer: Viewer, meta: { requestId?: string }): Promise<number> {
+  return ds.transaction(async (tx) => {
+    const r = await tx.query(`UPDATE user_session SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`, [viewer.userId]);
+    await audit(tx, actorOf(viewer, meta), { action: "account.signed_out_everywhere", entityType: "User", entityId: viewer.userId, details: { sessions: r[0]?.length ?? r.length } });
+    return Array.isArray(r[0]) ? r[0].length : r.length;
+  });
+}
+
+export async function listSessions(ds: DataSource, viewer: Viewer): Promise<UserSession[]> {
+  return ds.getRepository(UserSession).find({
+    where: { userId: viewer.userId },
+    order: { createdAt: "DESC" },
+    take: 50,
+  });
+}
+
+export async function revokeSession(ds: DataSource, viewer: Viewer, sessionId: string, meta: { requestId?: string }): Promise<void> {
+  await ds.transaction(async (tx) => {
+    const s = await tx.findOne(UserSession, { where: { id: sessionId, userId: viewer.userId } });
+    if (!s) throw notFound("That session");
+    if (!s.revokedAt) await tx.update(UserSession, { id: s.id }, { revokedAt: new Date() });
+    await audit(tx, actorOf(viewer, meta), { action: "account.session_revoked", entityType: "UserSession", entityId: s.id });
+  });
+}
+
+export async function createApiToken(ds: DataSource, viewer: Viewer, nameInput: string, meta: { requestId?: string }): Promise<{ token: string; apiToken: ApiToken }> {
+  const name = nameInput.trim();
+  if (!name || name.length > 100) throw badInput({ name: "Give the token a name of 1 to 100 characters." });
+  const token = newToken(API_TOKEN_PREFIX);
+  return ds.transaction(async (tx) => {
+    const apiToken = await tx.save(tx.create(ApiToken, { userId: viewer.userId, name, tokenHash: sha256(token), tokenPrefix: token.slice(0, 8) }));
+    await audit(tx, actorOf(viewer, meta), { action: "account.api_token_created", entityType: "ApiToken", entityId: apiToken.id, details: { name } });
+    return { token, apiToken };
+  });
+}
+
+export async function listApiTokens(ds: DataSource, viewer: Viewer): Promise<ApiToken[]> {
+  return ds.getRepository(ApiToken).find({ where: { userId: viewer.userId }, order: { createdAt: "DESC" } });
+}
+
+export async function revokeApiToken(ds: DataSource, viewer: Viewer, id: string, meta: { requestId?: string }): Promise<void> {
+  await ds.transaction(async (tx) => {
+    const t = await tx.findOne(ApiToken, { where: { id, userId: viewer.userId } });
+    if (!t) throw notFound("That API token");
+    if (!t.revokedAt) await tx.update(ApiToken, { id }, { revokedAt: new Date() });
+    await audit(tx, actorOf(viewer, meta), { action: "account.api_token_revoked", entityType: "ApiToken", entityId: id });
+  });
+}

@@ -1,0 +1,89 @@
+import { IsEmail, IsNotEmpty, Length, MaxLength } from "class-validator";
+import { Field, ID, InputType, ObjectType } from "type-graphql";
+import { District } from "../districts/district.entity.js";
+
+@ObjectType({ description: "A staff role held in one district" })
+export class StaffRoleGrant {
+  @Field(() => String) role: string;
+  @Field(() => ID) districtId: string;
+  @Field(() => District, { nullable: true }) district?: District | null;
+}
+
+@ObjectType({ description: "The signed-in person" })
+export class Me {
+  @Field(() => ID) id: string;
+  @Field(() => String) email: string;
+  @Field(() => String) displayName: string;
+  @Field(() => Boolean) emailVerified: boolean;
+  @Field(() => Boolean, { description: "A demo account (demo mode only)" }) demo: boolean;
+  @Field(() => [StaffRoleGrant]) staffRoles: StaffRoleGrant[];
+}
+
+@ObjectType()
+export class SessionInfo {
+  @Field(() => ID) id: string;
+  @Field(() => String, { nullable: true }) ip: string | null;
+  @Field(() => String, { nullable: true }) userAgent: string | null;
+  @Field(() => Date) createdAt: Date;
+  @Field(() => Date) lastSeenAt: Date;
+  @Field(() => Date) expiresAt: Date;
+  @Field(() => Date, { nullable: true }) revokedAt: Date | null;
+  @Field(() => Boolean, { description: "The session this request came with" }) current: boolean;
+  @Field(() => Boolean) active: boolean;
+}
+
+@ObjectType()
+export class ApiTokenInfo {
+  @Field(() => ID) id: string;
+  @Field(() => String) name: string;
+  @Field(() => String, { description: "The first characters, to recognise it" }) tokenPrefix: string;
+  @Field(() => Date) createdAt: Date;
+  @Field(() => Date, { nullable: true }) lastUsedAt: Date | null;
+  @Field(() => Date, { nullable: true }) revokedAt: Date | null;
+}
+
+@ObjectType()
+export class CreatedApiToken {
+  @Field(() => String, { description: "Shown once: send it as `Authorization: Bearer <token>`" }) token: string;
+  @Field(() => ApiTokenInfo) apiToken: ApiTokenInfo;
+}
+
+@ObjectType()
+export class AuthPayload {
+  @Field(() => Me) me: Me;
+  @Field(() => String, { nullable: true, description: "Also set as the session cookie; API clients may keep it" }) sessionToken: string | null;
+}
+
+@ObjectType()
+export class Ok {
+  @Field(() => Boolean) ok: boolean;
+  @Field(() => String, { nullable: true }) message?: string;
+}
+
+@InputType()
+export class SignUpInput {
+  @Field(() => String) @IsEmail({}, { message: "Enter an email address like name@example.com." }) @MaxLength(254) email: string;
+  @Field(() => String) @Length(12, 200, { message: "Use 12 to 200 characters." }) password: string;
+  @Field(() => String) @IsNotEmpty({ message: "Enter your name." }) @MaxLength(100) displayName: string;
+}
+
+@InputType()
+export class SignInInput {
+  @Field(() => String) @MaxLength(254) email: string;
+  @Field(() => String) @MaxLength(200) password: string;
+}
+
+@InputType()
+export class ResetPasswordInput {
+  @Field(() => String) @MaxLength(200) token: string;
+  @Field(() => String) @MaxLength(200) password: string;
+}
+
+@ObjectType({ description: "A demo account (demo mode only)" })
+export class DemoAccount {
+  @Field(() => String) email: string;
+  @Field(() => String) displayName: string;
+  @Field(() => String) role: string;
+  @Field(() => String, { nullable: true }) district: string | null;
+  @Field(() => String) password: string;
+}

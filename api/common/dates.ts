@@ -1,0 +1,76 @@
+/**
+ * Deadlines are calendar dates (YYYY-MM-DD) in the district's time zone; instants are stored in UTC.
+ * Plain Intl, no date library: a calendar date is just a string, and day arithmetic happens in UTC
+ * on the date alone, so daylight-saving changes never shift a deadline.
+ */
+export type CalendarDate = string; // "2026-11-30"
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+export function isCalendarDate(s: string): s is CalendarDate {
+  const m = DATE_RE.exec(s);
+  if (!m) return false;
+  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+  return d.toISOString().slice(0, 10) === s;
+}
+
+/** The calendar date an instant falls on in a time zone. */
+export function dateIn(timeZone: string, instant: Date = new Date()): CalendarDate {
+  const parts = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).formatToParts(instant);
+  const get = (t: string) => parts.find((p) => p.type === t)!.value;
+  return `${get("year")}-${get("month")}-${get("day")}`;
+}
+
+export function addCalendarDays(date: CalendarDate, days: number): CalendarDate {
+  const m = DATE_RE.exec(date);
+  if (!m) throw new Error(`not a calendar date: ${date}`);
+  return new Date(Date.UTC(+m[1], +m[2] - 1, +m[3] + days)).toISOString().slice(0, 10);
+}
+
+/** Whole calendar days from `from` to `to` (negative when `to` is earlier). */
+export function daysBetween(from: CalendarDate, to: CalendarDate): number {
+  const a = Date.parse(`${from}T00:00:00Z`);
+  const b = Date.parse(`${to}T00:00:00Z`);
+  return Math.round((b - a) / 86_400_000);
+}
+
+/**
+ * A deadline N calendar days after an event (the event's day is day 0, SUL 1111: a notice counts
+ * as given on mailing), in the district's zone.
+ */
+export function calendarDeadline(eventAt: Date, days: number, timeZone: string): CalendarDate {
+  return addCalendarDays(dateIn(timeZone, eventAt), days);
+}
+
+/** Days left until a deadline date, counted in the district's zone; 0 on the last day, negative once passed. */
+export function daysLeft(deadline: CalendarDate, timeZone: string, now: Date = new Date()): number {
+  return daysBetween(dateIn(timeZone, now), deadline);
+}
+
+/** The first instant after the deadline day has ended in the district's zone. */
+export function endOfDay(date: CalendarDate, timeZone: string): Date {
+  const next = addCalendarDays(date, 1);
+  // Find the UTC instant of local midnight starting `next`: start from UTC midnight and correct by the zone offset.
+  const guess = Date.parse(`${next}T00:00:00Z`);
+  const offsetAt = (t: number) => {
+    const p = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    }).formatToParts(new Date(t));
+    const g = (k: string) => Number(p.find((x) => x.type === k)!.value);
+    return Date.UTC(g("year"), g("month") - 1, g("day"), g("hour"), g("minute"), g("second")) - t;
+  };
+  let t = guess - offsetAt(guess);
+  t = guess - offsetAt(t); // second pass settles DST edges
+  return new Date(t);
+}
+
+export function formatDate(date: CalendarDate): string {
+  return new Date(`${date}T12:00:00Z`).toLocaleDateString("en-US", { timeZone: "UTC", year: "numeric", month: "long", day: "numeric" });
+}

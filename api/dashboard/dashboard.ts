@@ -1,0 +1,47 @@
+import { Ctx, Field, Int, ObjectType, Query, Resolver } from "type-graphql";
+import type { DataSource } from "typeorm";
+import type { Viewer } from "../accounts/viewer.js";
+import { Access } from "../graphql/access.js";
+import type { Context } from "../graphql/context.js";
+import { MyOrganization } from "../organizations/organizations.resolver.js";
+import { myMemberships } from "../organizations/organizations.service.js";
+
+@ObjectType({ description: "Something of mine in progress: an application, a permit, a licence, an order" })
+export class DashboardItem {
+  @Field(() => String, { description: "LateralPermit, HaulerLicense, DischargePermit, ..." }) kind: string;
+  @Field(() => String) id: string;
+  @Field(() => String) title: string;
+  @Field(() => String) status: string;
+  @Field(() => String, { nullable: true, description: "What is due next" }) nextStep: string | null;
+  @Field(() => String, { nullable: true, description: "YYYY-MM-DD in the district's time zone" }) dueDate: string | null;
+  @Field(() => Int, { nullable: true }) daysLeft: number | null;
+  @Field(() => String, { description: "Where the portal shows it" }) href: string;
+}
+
+@ObjectType()
+export class Dashboard {
+  @Field(() => [DashboardItem]) items: DashboardItem[];
+  @Field(() => [MyOrganization]) organizations: MyOrganization[];
+  @Field(() => Int, { description: "Emails in my outbox this week" }) recentEmails: number;
+}
+
+/** Each feature registers what it puts on a person's dashboard; all run in parallel, each with one query. */
+export type DashboardProvider = (ds: DataSource, viewer: Viewer) => Promise<DashboardItem[]>;
+const providers: DashboardProvider[] = [];
+export const registerDashboardProvider = (p: DashboardProvider) => providers.push(p);
+
+@Resolver()
+export class DashboardResolver {
+  @Access("SIGNED_IN")
+  @Query(() => Dashboard, { description: 'The "My applications" dashboard' })
+  async myDashboard(@Ctx() ctx: Context): Promise<Dashboard> {
+    const v = ctx.viewer!;
+    const [lists, organizations, [{ n }]] = await Promise.all([
+      Promise.all(providers.map((p) => p(ctx.ds, v))),
+      myMemberships(ctx.ds, v),
+      ctx.ds.query(`SELECT count(*)::int AS n FROM outbox_email WHERE recipient_id = $1 AND created_at > now() - interval '7 days'`, [v.userId]),
+    ]);
+    const items = lists.flat().sort((a, b) => (a.dueDate ?? "9999").localeCompare(b.dueDate ?? "9999"));
+    return { items, organizations, recentEmails: n };
+  }
+}

@@ -1,0 +1,30 @@
+import { Field, ID, ObjectType } from "type-graphql";
+import { Column, Entity, PrimaryGeneratedColumn } from "typeorm";
+
+@ObjectType({ description: "A contact at the district office" })
+export class DistrictContact {
+  @Field(() => String) role: string;
+  @Field(() => String) name: string;
+  @Field(() => String) email: string;
+  @Field(() => String) phone: string;
+}
+
+@ObjectType({ description: "A sewer district and the law that governs it" })
+@Entity("district")
+export class District {
+  @Field(() => ID) @PrimaryGeneratedColumn("uuid") id: string;
+  @Field(() => String) @Column("text") slug: string;
+  @Field(() => String) @Column("text") name: string;
+  @Field(() => String) @Column("text", { name: "law_name" }) lawName: string;
+  @Field(() => String, { description: 'How citations start: "Sewer Use Law" or "Huron"' })
+  @Column("text", { name: "citation_prefix" })
+  citationPrefix: string;
+  @Field(() => String, { description: "IANA time zone; deadlines are calendar dates here" })
+  @Column("text", { name: "time_zone" })
+  timeZone: string;
+  @Field(() => String) @Column("text") address: string;
+  @Field(() => [DistrictContact]) @Column("jsonb") contacts: DistrictContact[];
+  @Field(() => String) @Column("text", { name: "public_notice" }) publicNotice: string;
+  @Column("timestamptz", { name: "created_at", default: () => "now()" }) createdAt: Date;
+  @Column("timestamptz", { name: "updated_at", default: () => "now()" }) updatedAt: Date;
+}

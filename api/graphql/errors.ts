@@ -1,0 +1,48 @@
+import { unwrapResolverError } from "@apollo/server/errors";
+import type { GraphQLFormattedError } from "graphql";
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import { AppError } from "../common/errors.js";
+
+/**
+ * The one place domain errors become GraphQL errors. Known errors keep their message and code;
+ * anything unexpected is logged with a reference id and shown as a generic message.
+ */
+export function makeFormatError(log: Logger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = unwrapResolverError(error) as any;
+    if (original instanceof AppError) {
+      return {
+        message: original.message,
+        path: formatted.path,
+        extensions: { code: original.code, ...(original.fields ? { fields: original.fields } : {}) },
+      };
+    }
+    // class-validator failures on inputs (type-graphql's ArgumentValidationError)
+    const validationErrors = original?.extensions?.validationErrors ?? original?.validationErrors;
+    if (Array.isArray(validationErrors)) {
+      const fields: Record<string, string> = {};
+      const walk = (errs: any[], prefix: string) => {
+        for (const e of errs) {
+          const name = prefix ? `${prefix}.${e.property}` : e.property;
+          if (e.constraints) fields[name] = String(Object.values(e.constraints)[0]);
+          if (e.children?.length) walk(e.children, name);
+        }
+      };
+      walk(validationErrors, "");
+      return { message: "Please correct the highlighted fields.", path: formatted.path, extensions: { code: "BAD_USER_INPUT", fields } };
+    }
+    const code = formatted.extensions?.code as string | undefined;
+    // Errors Apollo and graphql-js raise about the request itself (parse, validation, bad variables, armor limits)
+    if (code && code !== "INTERNAL_SERVER_ERROR") {
+      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
+    }
+    const reference = randomUUID();
+    log.error({ err: original, reference, path: formatted.path }, "unexpected error in GraphQL operation");
+    return {
+      message: `Something went wrong on our side. If it happens again, contact the district office and quote reference ${reference}.`,
+      path: formatted.path,
+      extensions: { code: "INTERNAL_SERVER_ERROR", reference },
+    };
+  };
+}

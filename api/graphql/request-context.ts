@@ -1,0 +1,83 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { randomUUID } from "node:crypto";
+import { parse as parseCookie, serialize as serializeCookie } from "cookie";
+import type { Logger } from "pino";
+import type { DataSource } from "typeorm";
+import { API_TOKEN_PREFIX, SESSION_MAX_MS, viewerFromApiToken, viewerFromSession } from "../accounts/accounts.service.js";
+import type { Config } from "../config.js";
+import { sign, unsign } from "../common/tokens.js";
+import { AppError } from "../common/errors.js";
+import type { Context } from "./context.js";
+import { createLoaders } from "./loaders.js";
+
+export const SESSION_COOKIE = "tapline_session";
+
+export function sessionCookie(config: Config, token: string | null): string {
+  return serializeCookie(SESSION_COOKIE, token ? sign(token, config.sessionSecret) : "", {
+    httpOnly: true,
+    sameSite: "lax",
+    secure: config.production,
+    path: "/",
+    maxAge: token ? Math.floor(SESSION_MAX_MS / 1000) : 0,
+  });
+}
+
+/**
+ * Builds the per-request context the same way for HTTP API calls and for the portal's in-process
+ * calls: who is calling (session cookie or bearer token), loaders, and a collector of Set-Cookie
+ * headers for the response.
+ */
+export async function buildContext(args: {
+  ds: DataSource;
+  config: Config;
+  log: Logger;
+  headers: IncomingHttpHeaders | Headers;
+  ip: string;
+  requestId?: string;
+}): Promise<{ ctx: Context; setCookies: string[] }> {
+  const get = (name: string): string | undefined =>
+    args.headers instanceof Headers ? (args.headers.get(name) ?? undefined) : (args.headers[name] as string | undefined);
+  const setCookies: string[] = [];
+  const requestId = args.requestId ?? randomUUID();
+  const ctx: Context = {
+    ds: args.ds,
+    config: args.config,
+    requestId,
+    viewer: null,
+    ip: args.ip,
+    userAgent: get("user-agent") ?? null,
+    loaders: createLoaders(args.ds),
+    log: args.log.child({ requestId }),
+    setSessionCookie(token) {
+      setCookies.push(sessionCookie(args.config, token));
+    },
+  };
+
+  const auth = get("authorization");
+  if (auth) {
+    const m = /^Bearer\s+(\S+)$/i.exec(auth);
+    if (!m || !m[1].startsWith(API_TOKEN_PREFIX))
+      throw new AppError("UNAUTHENTICATED", "The Authorization header must be `Bearer tap_...` with a personal API token.");
+    ctx.viewer = await viewerFromApiToken(args.ds, m[1]);
+    if (!ctx.viewer) throw new AppError("UNAUTHENTICATED", "That API token is not valid or was revoked.");
+    return { ctx, setCookies };
+  }
+
+  const raw = parseCookie(get("cookie") ?? "")[SESSION_COOKIE];
+  if (raw) {
+    const token = unsign(raw, args.config.sessionSecret);
+    if (!token) {
+      ctx.sessionProblem = "TAMPERED";
+      ctx.setSessionCookie(null);
+    } else {
+      ctx.sessionToken = token;
+      const r = await viewerFromSession(args.ds, token);
+      ctx.viewer = r.viewer;
+      if (r.problem) {
+        ctx.sessionProblem = r.problem;
+        ctx.setSessionCookie(null);
+      }
+    }
+  }
+  return { ctx, setCookies };
+}

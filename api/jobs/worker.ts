@@ -1,0 +1,31 @@
+import type { Logger } from "pino";
+import type { DataSource } from "typeorm";
+import type { Config } from "../config.js";
+import { registerOutboxSender } from "../outbox/sender.js";
+import { enqueueJob, runDueJobs } from "./queue.js";
+
+/** Recurring jobs: each slot's singleton key makes one instance run it once per period. */
+const RECURRING: { name: string; everyMs: number }[] = [{ name: "outbox.send", everyMs: 30_000 }];
+
+export function startWorkers(ds: DataSource, config: Config, log: Logger, pollMs = 5_000): () => Promise<void> {
+  registerOutboxSender(config);
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const tick = async () => {
+    const now = Date.now();
+    for (const r of RECURRING) {
+      const slot = Math.floor(now / r.everyMs);
+      await enqueueJob(ds, { name: r.name, singletonKey: `${r.name}:${slot}`, maxAttempts: 1 });
+    }
+    while (!stopped && (await runDueJobs(ds, log)) > 0);
+  };
+  const timer = setInterval(() => {
+    running = running.then(tick).catch((err) => log.error({ err }, "job worker tick failed"));
+  }, pollMs);
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  };
+}

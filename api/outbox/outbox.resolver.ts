@@ -1,0 +1,37 @@
+import { Arg, Ctx, Field, ID, Int, ObjectType, Query, Resolver } from "type-graphql";
+import { forbidden } from "../common/errors.js";
+import { Access } from "../graphql/access.js";
+import type { Context } from "../graphql/context.js";
+import { OutboxEmail } from "./outbox-email.entity.js";
+
+@ObjectType({ description: "An email as the outbox holds it" })
+export class OutboxEmailType {
+  @Field(() => ID) id: string;
+  @Field(() => String) toAddress: string;
+  @Field(() => String) subject: string;
+  @Field(() => String) bodyText: string;
+  @Field(() => String) kind: string;
+  @Field(() => Date) createdAt: Date;
+  @Field(() => Date, { nullable: true }) sentAt: Date | null;
+}
+
+@Resolver()
+export class OutboxResolver {
+  @Access("SIGNED_IN")
+  @Query(() => [OutboxEmailType], { description: "Emails sent to me, newest first (read here when the district has no mail server)" })
+  myEmails(@Ctx() ctx: Context, @Arg("first", () => Int, { nullable: true }) first?: number): Promise<OutboxEmail[]> {
+    return ctx.ds.getRepository(OutboxEmail).find({
+      where: { recipientId: ctx.viewer!.userId },
+      order: { createdAt: "DESC" },
+      take: Math.min(first ?? 20, 100),
+    });
+  }
+
+  @Access("CLERK", "ADMIN")
+  @Query(() => [OutboxEmailType], { description: "Staff: the district's outgoing email" })
+  districtOutbox(@Arg("districtId", () => ID) districtId: string, @Ctx() ctx: Context, @Arg("first", () => Int, { nullable: true }) first?: number): Promise<OutboxEmail[]> {
+    if (!ctx.viewer!.staffRoles.some((r) => r.districtId === districtId && (r.role === "CLERK" || r.role === "ADMIN")))
+      throw forbidden("You are not the Clerk or an ADMIN of that district.");
+    return ctx.ds.getRepository(OutboxEmail).find({ where: { districtId }, order: { createdAt: "DESC" }, take: Math.min(first ?? 50, 200) });
+  }
+}

@@ -1,0 +1,137 @@
+import { ApolloServer } from "@apollo/server";
+import { expressMiddleware } from "@as-integrations/express4";
+import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
+import { ApolloArmor } from "@escape.tech/graphql-armor";
+import express from "express";
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import { pinoHttp } from "pino-http";
+import type { DataSource } from "typeorm";
+import { AppError } from "./common/errors.js";
+import type { Config } from "./config.js";
+import type { Context } from "./graphql/context.js";
+import { makeFormatError } from "./graphql/errors.js";
+import { buildContext } from "./graphql/request-context.js";
+import { getSchema } from "./graphql/schema.js";
+
+export const MAX_BODY = "1mb";
+
+/** What the portal uses to call the API in-process, with the browser's cookies. */
+export type GraphQLExecutor = (
+  request: Request,
+  query: string,
+  variables?: Record<string, unknown>,
+  ip?: string,
+) => Promise<{ data?: any; errors?: { message: string; extensions?: Record<string, any> }[]; setCookies: string[] }>;
+
+export async function createApi(opts: { ds: DataSource; config: Config; log: Logger }) {
+  const { ds, config, log } = opts;
+  const armor = new ApolloArmor({
+    maxDepth: { n: 10 },
+    costLimit: { maxCost: 5000 },
+    maxAliases: { n: 15 },
+    maxDirectives: { n: 20 },
+    maxTokens: { n: 2000 },
+    blockFieldSuggestion: { enabled: config.production },
+  });
+  const protection = armor.protect();
+  const apollo = new ApolloServer<Context>({
+    schema: await getSchema(),
+    csrfPrevention: true,
+    introspection: !config.production,
+    formatError: makeFormatError(log),
+    ...protection,
+    includeStacktraceInErrorResponses: false,
+    plugins: [...protection.plugins, ...(config.production ? [ApolloServerPluginLandingPageDisabled()] : [])],
+    validationRules: [...protection.validationRules],
+  });
+  await apollo.start();
+
+  const execute: GraphQLExecutor = async (request, query, variables, ip = "unknown") => {
+    let built;
+    try {
+      built = await buildContext({ ds, config, log, headers: request.headers, ip });
+    } catch (e) {
+      if (e instanceof AppError) return { errors: [{ message: e.message, extensions: { code: e.code } }], setCookies: [] };
+      throw e;
+    }
+    const res = await apollo.executeOperation({ query, variables }, { contextValue: built.ctx });
+    if (res.body.kind !== "single") throw new Error("incremental delivery is not used");
+    const { data, errors } = res.body.singleResult;
+    return { data, errors: errors as any, setCookies: built.setCookies };
+  };
+
+  return { apollo, execute };
+}
+
+export function createApp(opts: { ds: DataSource; config: Config; log: Logger; api: Awaited<ReturnType<typeof createApi>> }) {
+  const { ds, config, log, api } = opts;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", "loopback");
+
+  // One line per request with its duration; headers (cookies, tokens) are never logged.
+  app.use(
+    pinoHttp({
+      logger: log,
+      genReqId: (req, res) => {
+        const id = randomUUID();
+        res.setHeader("x-request-id", id);
+        return id;
+      },
+      serializers: {
+        req: (req) => ({ method: req.method, url: req.url?.split("?")[0] }),
+        res: (res) => ({ statusCode: res.statusCode }),
+      },
+      autoLogging: { ignore: (req) => req.url === "/healthz" || req.url?.startsWith("/assets/") === true },
+    }),
+  );
+
+  app.get("/healthz", async (_req, res) => {
+    try {
+      await ds.query("SELECT 1");
+      res.status(200).json({ status: "ok" });
+    } catch (err) {
+      log.warn({ err }, "health check failed: database did not answer");
+      res.status(503).json({ status: "database unavailable" });
+    }
+  });
+
+  app.use(
+    "/graphql",
+    express.json({ limit: MAX_BODY }),
+    (err: any, _req: express.Request, res: express.Response, next: express.NextFunction) => {
+      if (err?.type === "entity.too.large")
+        return res.status(413).json({ errors: [{ message: `The request is larger than ${MAX_BODY}.`, extensions: { code: "PAYLOAD_TOO_LARGE" } }] });
+      if (err?.type === "entity.parse.failed")
+        return res.status(400).json({ errors: [{ message: "The request body is not valid JSON.", extensions: { code: "BAD_REQUEST" } }] });
+      next(err);
+    },
+    async (req: express.Request, res: express.Response, next: express.NextFunction) => {
+      // Resolve who is calling before Apollo, so a bad bearer token is a clean 401.
+      try {
+        const built = await buildContext({ ds, config, log, headers: req.headers, ip: req.ip ?? "unknown", requestId: String((req as any).id) });
+        (req as any).taplineContext = built;
+        next();
+      } catch (e) {
+        if (e instanceof AppError) return res.status(401).json({ errors: [{ message: e.message, extensions: { code: e.code } }] });
+        next(e);
+      }
+    },
+    expressMiddleware(api.apollo, {
+      context: async ({ req, res }) => {
+        const built = (req as any).taplineContext as Awaited<ReturnType<typeof buildContext>>;
+        const ctx = built.ctx;
+        const push = ctx.setSessionCookie;
+        ctx.setSessionCookie = (token) => {
+          push(token);
+          res.setHeader("Set-Cookie", built.setCookies);
+        };
+        if (built.setCookies.length) res.setHeader("Set-Cookie", built.setCookies);
+        return ctx;
+      },
+    }),
+  );
+  return app;
+}
+

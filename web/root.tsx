@@ -1,0 +1,127 @@
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useLoaderData, useRouteError, Form } from "@remix-run/react";
+import { AuthenticityTokenInput, AuthenticityTokenProvider } from "remix-utils/csrf/react";
+import uswdsCss from "@uswds/uswds/css/uswds.min.css?url";
+import appCss from "./styles/app.css?url";
+import { csrfFor } from "./csrf.server";
+import { gql, portalContext } from "./graphql.server";
+
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: uswdsCss },
+  { rel: "stylesheet", href: appCss },
+];
+
+export const meta: MetaFunction = () => [{ title: "Tapline: sewer district services" }];
+
+const VIEWER = `query RootViewer { viewer { id displayName email demo emailVerified staffRoles { role districtId } } }`;
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const [token, csrfCookie] = await csrfFor(context).commitToken(request);
+  const r = await gql(context, request, VIEWER);
+  const headers = new Headers();
+  if (csrfCookie) headers.append("Set-Cookie", csrfCookie);
+  for (const c of r.setCookies) headers.append("Set-Cookie", c);
+  return Response.json(
+    { csrf: token, viewer: r.ok ? r.data.viewer : null, demo: portalContext(context).demo },
+    { headers },
+  );
+}
+
+export type RootData = {
+  csrf: string;
+  demo: boolean;
+  viewer: null | { id: string; displayName: string; email: string; demo: boolean; emailVerified: boolean; staffRoles: { role: string; districtId: string }[] };
+};
+
+function Header({ viewer }: { viewer: RootData["viewer"] }) {
+  const staff = (viewer?.staffRoles.length ?? 0) > 0;
+  return (
+    <header className="usa-header usa-header--basic">
+      <div className="usa-nav-container">
+        <div className="usa-navbar">
+          <div className="usa-logo">
+            <em className="usa-logo__text">
+              <Link to="/" title="Tapline home">Tapline</Link>
+            </em>
+          </div>
+        </div>
+        <nav aria-label="Primary navigation" className="tapline-nav">
+          <ul className="usa-list usa-list--unstyled tapline-nav__list">
+            <li><Link className="usa-link" to="/rules">Rules and fees</Link></li>
+            {viewer ? (
+              <>
+                <li><Link className="usa-link" to="/dashboard">My applications</Link></li>
+                {staff && <li><Link className="usa-link" to="/staff">Staff</Link></li>}
+                <li><Link className="usa-link" to="/account">Account</Link></li>
+                <li>
+                  <Form method="post" action="/sign-out" className="tapline-inline-form">
+                    <AuthenticityTokenInput />
+                    <button type="submit" className="usa-button usa-button--unstyled">Sign out</button>
+                  </Form>
+                </li>
+              </>
+            ) : (
+              <>
+                <li><Link className="usa-link" to="/sign-in">Sign in</Link></li>
+                <li><Link className="usa-button" to="/sign-up">Create an account</Link></li>
+              </>
+            )}
+          </ul>
+        </nav>
+      </div>
+    </header>
+  );
+}
+
+export function Layout({ children }: { children: React.ReactNode }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        <a className="usa-skipnav" href="#main-content">Skip to main content</a>
+        {children}
+        <ScrollRestoration />
+        <Scripts />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  const data = useLoaderData<typeof loader>() as RootData;
+  return (
+    <AuthenticityTokenProvider token={data.csrf}>
+      <Header viewer={data.viewer} />
+      {data.demo && (
+        <div className="usa-site-alert usa-site-alert--info usa-site-alert--slim" aria-label="Demo notice">
+          <div className="usa-alert"><div className="usa-alert__body"><p className="usa-alert__text">Demo mode: demo accounts and test payments only. Nothing here is real.</p></div></div>
+        </div>
+      )}
+      <main id="main-content" className="grid-container tapline-main" tabIndex={-1}>
+        <Outlet />
+      </main>
+      <footer className="usa-footer usa-footer--slim">
+        <div className="grid-container usa-footer__return-to-top"><a href="#main-content">Return to top</a></div>
+        <div className="usa-footer__secondary-section"><div className="grid-container"><p>Tapline serves municipal sewer districts. Procedures are public under Sewer Use Law 1302-1303.</p></div></div>
+      </footer>
+    </AuthenticityTokenProvider>
+  );
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  const title = isRouteErrorResponse(error) ? (error.status === 404 ? "Page not found" : error.status === 403 ? "Not allowed" : "Something went wrong") : "Something went wrong";
+  const text = isRouteErrorResponse(error) ? (typeof error.data === "string" ? error.data : error.statusText) : "An unexpected error happened. Please try again.";
+  return (
+    <main id="main-content" className="grid-container tapline-main">
+      <h1>{title}</h1>
+      <p>{text}</p>
+      <p><Link className="usa-link" to="/">Go to the home page</Link></p>
+    </main>
+  );
+}
