@@ -1,4 +1,5 @@
 import type { Server } from "node:http";
+import type { DataSource } from "typeorm";
 import { pino, type Logger } from "pino";
 import type { Config } from "./config.js";
 import { connect } from "./db/connect.js";
@@ -7,7 +8,7 @@ import { startWorkers } from "./jobs/worker.js";
 import { createApi, createApp } from "./server.js";
 import { mountPortal } from "./web.js";
 
-export type Running = { url: string; server: Server; close(): Promise<void>; log: Logger };
+export type Running = { url: string; server: Server; ds: DataSource; close(): Promise<void>; log: Logger };
 
 /** Connects, migrates, loads, and serves portal and API on one port. Used by main.ts and the tests. */
 export async function startTapline(config: Config, opts: { portal?: "build" | "dev" | "none"; workers?: boolean; log?: Logger } = {}): Promise<Running> {
@@ -28,6 +29,7 @@ export async function startTapline(config: Config, opts: { portal?: "build" | "d
   return {
     url: `http://127.0.0.1:${port}`,
     server,
+    ds: db.ds,
     log,
     async close() {
       await stopWorkers();

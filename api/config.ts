@@ -33,20 +33,6 @@ const envSchema = z
     SMTP_FROM: z.string().default("Tapline <no-reply@tapline.local>"),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
-  })
-  .superRefine((env, ctx) => {
-    if (env.NODE_ENV === "production") {
-      if (!env.SESSION_SECRET)
-        ctx.addIssue({ code: "custom", path: ["SESSION_SECRET"], message: "is required when NODE_ENV=production" });
-      if (!env.PUBLIC_URL)
-        ctx.addIssue({ code: "custom", path: ["PUBLIC_URL"], message: "is required when NODE_ENV=production" });
-    }
-    if (Boolean(env.STRIPE_SECRET_KEY) !== Boolean(env.STRIPE_WEBHOOK_SECRET))
-      ctx.addIssue({
-        code: "custom",
-        path: [env.STRIPE_SECRET_KEY ? "STRIPE_WEBHOOK_SECRET" : "STRIPE_SECRET_KEY"],
-        message: "STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set together or not at all",
-      });
   });
 
 export type Config = {
@@ -70,12 +56,18 @@ export type Config = {
 export class ConfigError extends Error {}
 
 /** Reads and validates the environment; throws one error naming every bad or missing variable. */
-export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const parsed = envSchema.safeParse(source);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(environment)"}: ${i.message}`);
-    throw new ConfigError(`Tapline cannot start: the environment has problems:\n${lines.join("\n")}`);
+  // Rules across variables are checked on the raw values too, so one message names every problem.
+  const blank = (k: string) => !source[k] || !String(source[k]).trim();
+  const lines = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join(".") || "(environment)"}: ${i.message}`);
+  if (source.NODE_ENV === "production") {
+    if (blank("SESSION_SECRET")) lines.push("  SESSION_SECRET: is required when NODE_ENV=production");
+    if (blank("PUBLIC_URL")) lines.push("  PUBLIC_URL: is required when NODE_ENV=production");
   }
+  if (blank("STRIPE_SECRET_KEY") !== blank("STRIPE_WEBHOOK_SECRET"))
+    lines.push(`  ${blank("STRIPE_SECRET_KEY") ? "STRIPE_SECRET_KEY" : "STRIPE_WEBHOOK_SECRET"}: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set together or not at all`);
+  if (!parsed.success || lines.length) throw new ConfigError(`Tapline cannot start: the environment has problems:\n${lines.join("\n")}`);
   const e = parsed.data;
   const production = e.NODE_ENV === "production";
   const dataDir = path.resolve(e.TAPLINE_DATA_DIR);

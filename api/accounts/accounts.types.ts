@@ -1,4 +1,4 @@
-import { IsEmail, IsNotEmpty, Length, MaxLength } from "class-validator";
+import { IsNotEmpty, Length, MaxLength } from "class-validator";
 import { Field, ID, InputType, ObjectType } from "type-graphql";
 import { District } from "../districts/district.entity.js";
 
@@ -19,7 +19,7 @@ export class Me {
   @Field(() => [StaffRoleGrant]) staffRoles: StaffRoleGrant[];
 }
 
-@ObjectType()
+@ObjectType("Session")
 export class SessionInfo {
   @Field(() => ID) id: string;
   @Field(() => String, { nullable: true }) ip: string | null;
@@ -32,7 +32,7 @@ export class SessionInfo {
   @Field(() => Boolean) active: boolean;
 }
 
-@ObjectType()
+@ObjectType("ApiToken")
 export class ApiTokenInfo {
   @Field(() => ID) id: string;
   @Field(() => String) name: string;
@@ -62,7 +62,7 @@ export class Ok {
 
 @InputType()
 export class SignUpInput {
-  @Field(() => String) @IsEmail({}, { message: "Enter an email address like name@example.com." }) @MaxLength(254) email: string;
+  @Field(() => String) @MaxLength(300) email: string; // trimmed and checked in the service
   @Field(() => String) @Length(12, 200, { message: "Use 12 to 200 characters." }) password: string;
   @Field(() => String) @IsNotEmpty({ message: "Enter your name." }) @MaxLength(100) displayName: string;
 }

@@ -6,7 +6,7 @@ import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
 import { listAudit } from "./audit.query.js";
 
-@ObjectType({ description: "Who did what, on which record, when and why" })
+@ObjectType("AuditEntry", { description: "Who did what, on which record, when and why" })
 export class AuditEntryType {
   @Field(() => ID) id: string;
   @Field(() => Date) at: Date;

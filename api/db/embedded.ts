@@ -10,9 +10,10 @@ export type EmbeddedDatabase = { url: string; stop(): Promise<void> };
  * port, so the app runs one code path on both databases. pglite-socket takes one connection at a
  * time: the pool using it must have size 1.
  */
-export async function startEmbeddedDatabase(dataDir: string, opts: { port?: number } = {}): Promise<EmbeddedDatabase> {
-  fs.mkdirSync(path.dirname(path.resolve(dataDir)), { recursive: true });
-  const db = await PGlite.create(path.resolve(dataDir));
+export async function startEmbeddedDatabase(dataDir: string | null, opts: { port?: number } = {}): Promise<EmbeddedDatabase> {
+  if (dataDir) fs.mkdirSync(path.dirname(path.resolve(dataDir)), { recursive: true });
+  // null: in memory, for throwaway test databases
+  const db = dataDir ? await PGlite.create(path.resolve(dataDir)) : await PGlite.create();
   const server = new PGLiteSocketServer({ db, port: opts.port ?? 0, host: "127.0.0.1" });
   await server.start();
   const conn = server.getServerConn(); // "127.0.0.1:PORT"

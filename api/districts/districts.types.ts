@@ -1,7 +1,7 @@
 import { Field, Float, ID, InputType, Int, ObjectType } from "type-graphql";
 import { GraphQLJSON } from "graphql-scalars";
 
-@ObjectType({ description: "A row of a limits table (SUL 903, Huron IV)" })
+@ObjectType("LimitRow", { description: "A row of a limits table (SUL 903, Huron IV)" })
 export class LimitRowType {
   @Field(() => String) parameter: string;
   @Field(() => String) unit: string;
@@ -11,7 +11,7 @@ export class LimitRowType {
   @Field(() => String, { nullable: true }) note: string | null;
 }
 
-@ObjectType({ description: "One figure the law sets, with the section it comes from" })
+@ObjectType("RuleEntry", { description: "One figure the law sets, with the section it comes from" })
 export class RuleEntryType {
   @Field(() => String) key: string;
   @Field(() => String) topic: string;
@@ -28,7 +28,7 @@ export class RuleEntryType {
   @Field(() => GraphQLJSON, { description: "The raw value as stored" }) value: unknown;
 }
 
-@ObjectType({ description: "A version of a district's rulebook" })
+@ObjectType("Rulebook", { description: "A version of a district's rulebook" })
 export class RulebookType {
   @Field(() => ID) id: string;
   @Field(() => Int) version: number;

@@ -4,7 +4,7 @@ import type { Context } from "../graphql/context.js";
 import * as orgs from "./organizations.service.js";
 import type { MembershipRole, OrganizationKind } from "./organization.entity.js";
 
-@ObjectType({ description: "A hauling company, an industrial user or a contracting firm" })
+@ObjectType("Organization", { description: "A hauling company, an industrial user or a contracting firm" })
 export class OrganizationType {
   @Field(() => ID) id: string;
   @Field(() => String) name: string;
@@ -12,14 +12,14 @@ export class OrganizationType {
   @Field(() => Date) createdAt: Date;
 }
 
-@ObjectType()
+@ObjectType("Member")
 export class MemberType {
   @Field(() => ID) userId: string;
   @Field(() => String, { description: "OWNER, AUTHORIZED_REPRESENTATIVE (signs reports, SUL 201) or MEMBER" }) role: string;
   @Field(() => Date) createdAt: Date;
 }
 
-@ObjectType()
+@ObjectType("Invitation")
 export class InvitationType {
   @Field(() => ID) id: string;
   @Field(() => String) email: string;

@@ -4,7 +4,7 @@ import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
 import { OutboxEmail } from "./outbox-email.entity.js";
 
-@ObjectType({ description: "An email as the outbox holds it" })
+@ObjectType("Email", { description: "An email as the outbox holds it" })
 export class OutboxEmailType {
   @Field(() => ID) id: string;
   @Field(() => String) toAddress: string;

@@ -1,0 +1,82 @@
+import fs from "node:fs";
+import { GraphQLObjectType } from "graphql";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { declaredRootAccess } from "../../api/graphql/access.js";
+import { SCHEMA_FILE, getSchema, schemaText } from "../../api/graphql/schema.js";
+import { Client, DEMO, errorCode, startTestServer, type TestServer } from "../harness.js";
+
+describe("access rules", () => {
+  it("every query and mutation in the schema declares who may call it", async () => {
+    const schema = await getSchema();
+    const declared = declaredRootAccess();
+    const missing: string[] = [];
+    for (const type of [schema.getQueryType(), schema.getMutationType()] as GraphQLObjectType[])
+      for (const field of Object.keys(type.getFields())) if (!declared.has(`${type.name}.${field}`)) missing.push(`${type.name}.${field}`);
+    expect(missing).toEqual([]);
+    expect(declared.size).toBeGreaterThan(20);
+  });
+
+  it("the checked-in schema/schema.graphql matches the code (run `npm run schema`)", async () => {
+    expect(fs.readFileSync(SCHEMA_FILE, "utf8")).toBe(await schemaText());
+  });
+});
+
+describe("signed-out callers and applicants are refused staff operations", () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer();
+  });
+  afterAll(() => srv?.close());
+
+  // Every operation that needs a session, with variables good enough to reach the access check.
+  const SIGNED_IN_ONLY: [string, Record<string, unknown>?][] = [
+    [`{ me { id } }`],
+    [`{ mySessions { id } }`],
+    [`{ myApiTokens { id } }`],
+    [`{ myEmails { id } }`],
+    [`{ myOrganizations { role } }`],
+    [`{ myDashboard { recentEmails } }`],
+    [`query($id: ID!) { organization(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation { signOut { ok } }`],
+    [`mutation { signOutEverywhere { ok } }`],
+    [`mutation { resendVerificationEmail { ok } }`],
+    [`mutation { createApiToken(name: "x") { token } }`],
+    [`mutation($id: ID!) { revokeApiToken(id: $id) { ok } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { revokeSession(id: $id) { ok } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation { createOrganization(input: { name: "X", kind: "HAULER" }) { id } }`],
+    [`mutation { inviteMember(input: { organizationId: "00000000-0000-0000-0000-000000000000", email: "a@b.co", role: "MEMBER" }) { id } }`],
+    [`mutation { acceptInvitation(token: "x") { id } }`],
+  ];
+  const STAFF_ONLY: [string, (districtId: string) => Record<string, unknown>][] = [
+    [`query($f: AuditFilter!) { auditLog(filter: $f) { nextCursor } }`, (d) => ({ f: { districtId: d } })],
+    [`query($d: ID!) { districtOutbox(districtId: $d) { id } }`, (d) => ({ d })],
+    [`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, (d) => ({ i: { districtId: d, changes: [{ key: "lateral.fee.residential", value: 1 }], effectiveDate: "2030-01-01", reason: "x" } })],
+  ];
+
+  it("answers UNAUTHENTICATED to every signed-in operation when signed out", async () => {
+    const anon = new Client(srv.url);
+    for (const [q, v] of SIGNED_IN_ONLY) expect([q, errorCode(await anon.gql(q, v))]).toEqual([q, "UNAUTHENTICATED"]);
+    const { district } = await anon.ok(`{ district(slug: "lakeview") { id } }`);
+    for (const [q, v] of STAFF_ONLY) expect([q, errorCode(await anon.gql(q, v(district.id)))]).toEqual([q, "UNAUTHENTICATED"]);
+  });
+
+  it("answers FORBIDDEN to an applicant for every staff operation", async () => {
+    const c = new Client(srv.url);
+    await c.signIn(DEMO.applicant);
+    const { district } = await c.ok(`{ district(slug: "lakeview") { id } }`);
+    for (const [q, v] of STAFF_ONLY) expect([q, errorCode(await c.gql(q, v(district.id)))]).toEqual([q, "FORBIDDEN"]);
+  });
+
+  it("keeps staff to their own district and their own roles", async () => {
+    const anon = new Client(srv.url);
+    const { lakeview, huron } = await anon.ok(`{ lakeview: district(slug: "lakeview") { id } huron: district(slug: "huron") { id } }`);
+    const clerk = new Client(srv.url);
+    await clerk.signIn(DEMO.lakeviewClerk);
+    expect((await clerk.ok(`query($f: AuditFilter!) { auditLog(filter: $f) { nextCursor } }`, { f: { districtId: lakeview.id } })).auditLog).toBeTruthy();
+    expect(errorCode(await clerk.gql(`query($f: AuditFilter!) { auditLog(filter: $f) { nextCursor } }`, { f: { districtId: huron.id } }))).toBe("FORBIDDEN");
+    expect(errorCode(await clerk.gql(`query($d: ID!) { districtOutbox(districtId: $d) { id } }`, { d: huron.id }))).toBe("FORBIDDEN");
+    const board = new Client(srv.url);
+    await board.signIn(DEMO.lakeviewBoard);
+    expect(errorCode(await board.gql(`query($d: ID!) { districtOutbox(districtId: $d) { id } }`, { d: lakeview.id }))).toBe("FORBIDDEN");
+  });
+});

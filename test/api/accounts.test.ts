@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client, DEMO, errorCode, startTestServer, type TestServer } from "../harness.js";
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startTestServer();
+});
+afterAll(() => srv?.close());
+
+const ME = `{ me { id email displayName emailVerified staffRoles { role districtId } } }`;
+
+async function lastEmailTo(address: string): Promise<{ subject: string; body_text: string }> {
+  const rows = await srv.running.ds.query(`SELECT subject, body_text FROM outbox_email WHERE to_address = $1 ORDER BY created_at DESC LIMIT 1`, [address]);
+  if (!rows[0]) throw new Error(`no email to ${address}`);
+  return rows[0];
+}
+const tokenIn = (body: string) => /token=([A-Za-z0-9_-]+)/.exec(body)![1];
+const auditCount = async (action: string) => (await srv.running.ds.query(`SELECT count(*)::int AS n FROM audit_entry WHERE action = $1`, [action]))[0].n;
+
+describe("sign up, sign in, sign out", () => {
+  it("signs up as an APPLICANT, sets an httpOnly SameSite=Lax session cookie and audits it", async () => {
+    const c = new Client(srv.url);
+    const res = await c.raw({ query: `mutation($i: SignUpInput!) { signUp(input: $i) { me { email displayName staffRoles { role } } } }`, variables: { i: { email: "  Pat@Example.ORG ", displayName: "Pat", password: "correct horse battery staple" } } });
+    const body: any = await res.json();
+    expect(body.data.signUp.me).toEqual({ email: "pat@example.org", displayName: "Pat", staffRoles: [] });
+    const cookie = res.headers.getSetCookie().find((x) => x.startsWith("tapline_session="))!;
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    expect((await c.ok(ME)).me.email).toBe("pat@example.org");
+    expect(await auditCount("account.signed_up")).toBeGreaterThan(0);
+  });
+
+  it("refuses a duplicate sign-up with a CONFLICT on the email field, and a weak password per field", async () => {
+    const c = new Client(srv.url);
+    await c.signUp("dup@example.org");
+    const again = await new Client(srv.url).gql(`mutation($i: SignUpInput!) { signUp(input: $i) { me { id } } }`, { i: { email: "DUP@example.org", displayName: "X", password: "another long password" } });
+    expect(errorCode(again)).toBe("CONFLICT");
+    expect(again.errors![0].extensions!.fields!.email).toMatch(/already exists/);
+    const weak = await new Client(srv.url).gql(`mutation($i: SignUpInput!) { signUp(input: $i) { me { id } } }`, { i: { email: "weak@example.org", displayName: "X", password: "short" } });
+    expect(errorCode(weak)).toBe("BAD_USER_INPUT");
+    expect(weak.errors![0].extensions!.fields!.password).toBeTruthy();
+    const [{ n }] = await srv.running.ds.query(`SELECT count(*)::int AS n FROM app_user WHERE email = 'weak@example.org'`);
+    expect(n).toBe(0);
+  });
+
+  it("signs in with the right password only, rotating the session", async () => {
+    const c = new Client(srv.url);
+    await c.signUp("rotate@example.org");
+    const before = c.cookies.get("tapline_session");
+    const bad = await new Client(srv.url).gql(`mutation($i: SignInInput!) { signIn(input: $i) { me { id } } }`, { i: { email: "rotate@example.org", password: "wrong password here" } });
+    expect(errorCode(bad)).toBe("UNAUTHENTICATED");
+    await c.signIn("rotate@example.org", "correct horse battery staple");
+    expect(c.cookies.get("tapline_session")).not.toBe(before);
+    const old = new Client(srv.url);
+    old.cookies.set("tapline_session", before!);
+    expect(errorCode(await old.gql(ME))).toBe("UNAUTHENTICATED");
+  });
+
+  it("rate-limits failed sign-ins per account before hashing, even with the right password afterwards", async () => {
+    const c = new Client(srv.url);
+    await c.signUp("limited@example.org");
+    for (let i = 0; i < 5; i++) await new Client(srv.url).gql(`mutation($i: SignInInput!) { signIn(input: $i) { me { id } } }`, { i: { email: "limited@example.org", password: `wrong-${i}-password` } });
+    const r = await new Client(srv.url).gql(`mutation($i: SignInInput!) { signIn(input: $i) { me { id } } }`, { i: { email: "limited@example.org", password: "correct horse battery staple" } });
+    expect(errorCode(r)).toBe("TOO_MANY_REQUESTS");
+  });
+
+  it("signs out this session, and signs out everywhere", async () => {
+    const a = new Client(srv.url);
+    await a.signUp("everywhere@example.org");
+    const b = new Client(srv.url);
+    await b.signIn("everywhere@example.org", "correct horse battery staple");
+    const sessions = await a.ok(`{ mySessions { id current active } }`);
+    expect(sessions.mySessions.filter((s: any) => s.active)).toHaveLength(2);
+    await b.ok(`mutation { signOut { ok } }`);
+    expect(errorCode(await b.gql(ME))).toBe("UNAUTHENTICATED");
+    expect((await a.ok(ME)).me.email).toBe("everywhere@example.org");
+    const c = new Client(srv.url);
+    await c.signIn("everywhere@example.org", "correct horse battery staple");
+    const out = await a.ok(`mutation { signOutEverywhere { ok message } }`);
+    expect(out.signOutEverywhere.message).toMatch(/2 sessions/);
+    expect(errorCode(await a.gql(ME))).toBe("UNAUTHENTICATED");
+    expect(errorCode(await c.gql(ME))).toBe("UNAUTHENTICATED");
+  });
+
+  it("answers a tampered session cookie with a clear UNAUTHENTICATED and clears it", async () => {
+    const c = new Client(srv.url);
+    await c.signUp("tamper@example.org");
+    const v = c.cookies.get("tapline_session")!;
+    c.cookies.set("tapline_session", v.slice(0, -3) + (v.endsWith("AAA") ? "BBB" : "AAA"));
+    const res = await c.raw({ query: ME });
+    const body: any = await res.json();
+    expect(body.errors[0].extensions.code).toBe("UNAUTHENTICATED");
+    expect(body.errors[0].message).toMatch(/not valid/);
+    expect(res.headers.getSetCookie().some((x) => x.startsWith("tapline_session=;"))).toBe(true);
+  });
+});
+
+describe("password reset and email verification", () => {
+  it("resets a password by the emailed one-time link, which then no longer works", async () => {
+    const c = new Client(srv.url);
+    await c.signUp("forgot@example.org");
+    const anon = new Client(srv.url);
+    const r = await anon.ok(`mutation { requestPasswordReset(email: "Forgot@example.org") { ok message } }`);
+    const unknown = await anon.ok(`mutation { requestPasswordReset(email: "nobody@example.org") { ok message } }`);
+    expect(unknown.requestPasswordReset.message).toBe(r.requestPasswordReset.message); // reveals nothing
+    const token = tokenIn((await lastEmailTo("forgot@example.org")).body_text);
+    const RESET = `mutation($i: ResetPasswordInput!) { resetPassword(input: $i) { ok } }`;
+    await anon.ok(RESET, { i: { token, password: "a brand new long password" } });
+    expect(errorCode(await anon.gql(RESET, { i: { token, password: "yet another long password" } }))).toBe("BAD_USER_INPUT");
+    expect(errorCode(await c.gql(ME))).toBe("UNAUTHENTICATED"); // old sessions ended
+    await new Client(srv.url).signIn("forgot@example.org", "a brand new long password");
+  });
+
+  it("refuses an expired reset link with DEADLINE_PASSED", async () => {
+    await new Client(srv.url).signUp("expired@example.org");
+    await new Client(srv.url).ok(`mutation { requestPasswordReset(email: "expired@example.org") { ok } }`);
+    const token = tokenIn((await lastEmailTo("expired@example.org")).body_text);
+    await srv.running.ds.query(`UPDATE one_time_token SET expires_at = now() - interval '1 minute' WHERE purpose = 'PASSWORD_RESET'`);
+    const r = await new Client(srv.url).gql(`mutation($i: ResetPasswordInput!) { resetPassword(input: $i) { ok } }`, { i: { token, password: "a brand new long password" } });
+    expect(errorCode(r)).toBe("DEADLINE_PASSED");
+    expect(r.errors![0].message).toMatch(/expired/);
+  });
+
+  it("verifies the email address from the link the person reads in their emails", async () => {
+    const c = new Client(srv.url);
+    await c.signUp("verify@example.org");
+    const emails = await c.ok(`{ myEmails { subject bodyText } }`);
+    expect(emails.myEmails[0].subject).toMatch(/Confirm your email/);
+    await new Client(srv.url).ok(`mutation($t: String!) { verifyEmail(token: $t) { ok } }`, { t: tokenIn(emails.myEmails[0].bodyText) });
+    expect((await c.ok(ME)).me.emailVerified).toBe(true);
+  });
+});
+
+describe("personal API tokens", () => {
+  it("creates a token shown once, authenticates as a bearer, and stops working when revoked", async () => {
+    const c = new Client(srv.url);
+    await c.signUp("robot@example.org");
+    const { createApiToken } = await c.ok(`mutation { createApiToken(name: "accounting export") { token apiToken { id tokenPrefix } } }`);
+    expect(createApiToken.token.startsWith(createApiToken.apiToken.tokenPrefix)).toBe(true);
+    const [{ n }] = await srv.running.ds.query(`SELECT count(*)::int AS n FROM api_token WHERE token_hash = $1`, [createApiToken.token]);
+    expect(n).toBe(0); // only the hash is stored
+    const bot = new Client(srv.url);
+    bot.bearer = createApiToken.token;
+    expect((await bot.ok(ME)).me.email).toBe("robot@example.org");
+    await c.ok(`mutation($id: ID!) { revokeApiToken(id: $id) { ok } }`, { id: createApiToken.apiToken.id });
+    const res = await bot.raw({ query: ME });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as any).errors[0].extensions.code).toBe("UNAUTHENTICATED");
+  });
+
+  it("never lets one person list or revoke another's tokens or sessions", async () => {
+    const a = new Client(srv.url);
+    await a.signUp("owner-a@example.org");
+    const { createApiToken } = await a.ok(`mutation { createApiToken(name: "a") { apiToken { id } } }`);
+    const { mySessions } = await a.ok(`{ mySessions { id } }`);
+    const b = new Client(srv.url);
+    await b.signUp("owner-b@example.org");
+    expect((await b.ok(`{ myApiTokens { id } }`)).myApiTokens).toEqual([]);
+    expect(errorCode(await b.gql(`mutation($id: ID!) { revokeApiToken(id: $id) { ok } }`, { id: createApiToken.apiToken.id }))).toBe("NOT_FOUND");
+    expect(errorCode(await b.gql(`mutation($id: ID!) { revokeSession(id: $id) { ok } }`, { id: mySessions[0].id }))).toBe("NOT_FOUND");
+    expect((await a.ok(ME)).me.email).toBe("owner-a@example.org");
+  });
+});
+
+describe("demo accounts", () => {
+  it("has one account per staff role in each district, listed publicly only in demo mode", async () => {
+    const d = await new Client(srv.url).ok(`{ demoAccounts { email role district } }`);
+    expect(d.demoAccounts.filter((a: any) => a.district === "lakeview").map((a: any) => a.role).sort()).toEqual(["ADMIN", "BOARD", "CLERK", "OPERATOR"]);
+    expect(d.demoAccounts.filter((a: any) => a.district === "huron").map((a: any) => a.role).sort()).toEqual(["ADMIN", "BOARD", "CLERK", "OPERATOR"]);
+    const clerk = new Client(srv.url);
+    await clerk.signIn(DEMO.lakeviewClerk);
+    expect((await clerk.ok(ME)).me.staffRoles.map((r: any) => r.role)).toEqual(["CLERK"]);
+  });
+});

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client, errorCode, startTestServer, type TestServer } from "../harness.js";
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startTestServer();
+});
+afterAll(() => srv?.close());
+
+const users = async () => (await srv.running.ds.query(`SELECT count(*)::int AS n FROM app_user`))[0].n;
+
+describe("bad requests get a clear error and change nothing", () => {
+  it("malformed GraphQL", async () => {
+    const r = await new Client(srv.url).gql(`{ districts { slug `);
+    expect(r.status).toBe(400);
+    expect(errorCode(r)).toBe("GRAPHQL_PARSE_FAILED");
+    expect(r.errors![0].message).toMatch(/Syntax Error/);
+  });
+
+  it("unknown fields, without suggesting field names in production-like settings", async () => {
+    const r = await new Client(srv.url).gql(`{ districts { slug passwordHash } }`);
+    expect(r.status).toBe(400);
+    expect(errorCode(r)).toBe("GRAPHQL_VALIDATION_FAILED");
+    expect(r.errors![0].message).toMatch(/Cannot query field "passwordHash"/);
+  });
+
+  it("wrong variable types", async () => {
+    const n = await users();
+    const r = await new Client(srv.url).gql(`mutation($i: SignUpInput!) { signUp(input: $i) { me { id } } }`, { i: { email: 42, displayName: ["x"], password: true } });
+    expect(r.status).toBe(400);
+    expect(errorCode(r)).toBe("BAD_USER_INPUT");
+    expect(await users()).toBe(n);
+  });
+
+  it("a body that is not JSON", async () => {
+    const res = await new Client(srv.url).raw("{not json", {});
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).errors[0].extensions.code).toBe("BAD_REQUEST");
+  });
+
+  it("an oversize request", async () => {
+    const n = await users();
+    const res = await new Client(srv.url).raw({ query: `mutation($i: SignUpInput!) { signUp(input: $i) { me { id } } }`, variables: { i: { email: "big@example.org", displayName: "x".repeat(2_000_000), password: "correct horse battery staple" } } });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as any).errors[0].extensions.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(await users()).toBe(n);
+  });
+
+  it("a query nested too deep, and one with too many aliases", async () => {
+    const r1 = await new Client(srv.url).gql(`{ __schema { types { fields { type { ofType { fields { type { ofType { fields { type { ofType { name } } } } } } } } } } } }`);
+    expect(r1.status).toBe(400);
+    expect(r1.errors![0].message).toMatch(/depth/i);
+    const aliases = Array.from({ length: 30 }, (_, i) => `a${i}: districts { slug }`).join(" ");
+    const r2 = await new Client(srv.url).gql(`{ ${aliases} }`);
+    expect(r2.status).toBe(400);
+    expect(r2.errors![0].message).toMatch(/alias/i);
+  });
+
+  it("a cross-site form post (CSRF prevention) never reaches a mutation", async () => {
+    const n = await users();
+    const res = await fetch(`${srv.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `query=${encodeURIComponent(`mutation { signUp(input: { email: "csrf@example.org", displayName: "x", password: "correct horse battery staple" }) { me { id } } }`)}`,
+    });
+    expect(res.status).toBe(400);
+    const get = await fetch(`${srv.url}/graphql?query=${encodeURIComponent("{ districts { slug } }")}`);
+    expect(get.status).toBe(400);
+    expect(await get.text()).toMatch(/CSRF/i);
+    expect(await users()).toBe(n);
+  });
+
+  it("a malformed bearer token", async () => {
+    const c = new Client(srv.url);
+    const res = await c.raw({ query: `{ districts { slug } }` }, { authorization: "Bearer nonsense" });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as any).errors[0].message).toMatch(/Bearer tap_/);
+  });
+
+  it("the health check answers 200 while the database answers", async () => {
+    const res = await fetch(`${srv.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ok" });
+  });
+});

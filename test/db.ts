@@ -1,0 +1,116 @@
+import { createHash, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { pino } from "pino";
+import { createDataSource } from "../api/db/data-source.js";
+import { startEmbeddedDatabase } from "../api/db/embedded.js";
+import { migrateAndLoad } from "../api/db/migrate.js";
+
+/**
+ * Test databases. With DATABASE_URL set, a migrated template database is made once per run and
+ * copied per test file (CREATE DATABASE ... TEMPLATE). Without it, a migrated PGlite data folder is
+ * made once (kept in .cache/ while the migrations and shipped data do not change) and copied.
+ */
+export const REAL_PG = !!process.env.DATABASE_URL;
+const TEMPLATE_DB = "tapline_test_template";
+
+function fingerprint(): string {
+  const h = createHash("sha256");
+  for (const dir of ["migrations", "api/districts/data"])
+    for (const f of fs.readdirSync(dir).sort()) h.update(f).update(fs.readFileSync(path.join(dir, f)));
+  h.update(fs.readFileSync("api/db/demo.ts"));
+  return h.digest("hex").slice(0, 16);
+}
+
+export const templateDir = () => path.resolve(`.cache/pglite-template-${fingerprint()}`);
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/** Called once per run from the global setup. */
+export async function prepareTemplate(): Promise<void> {
+  const log = pino({ level: "warn" });
+  if (REAL_PG) {
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    try {
+      const stale = await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE 'tapline_t_%' OR datname = $1`, [TEMPLATE_DB]);
+      for (const r of stale.rows) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`);
+      await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`);
+    } finally {
+      await admin.end();
+    }
+    const ds = createDataSource(withDatabase(process.env.DATABASE_URL!, TEMPLATE_DB), { poolSize: 2 });
+    await ds.initialize();
+    await migrateAndLoad(ds, { demo: true, log });
+    await ds.destroy();
+    return;
+  }
+  const dir = templateDir();
+  if (fs.existsSync(path.join(dir, "READY"))) return;
+  fs.rmSync(dir, { recursive: true, force: true });
+  for (const old of fs.existsSync(".cache") ? fs.readdirSync(".cache") : [])
+    if (old.startsWith("pglite-template-")) fs.rmSync(path.join(".cache", old), { recursive: true, force: true });
+  const db = await startEmbeddedDatabase(dir);
+  const ds = createDataSource(db.url, { poolSize: 1 });
+  await ds.initialize();
+  await migrateAndLoad(ds, { demo: true, log });
+  await ds.destroy();
+  await db.stop();
+  fs.writeFileSync(path.join(dir, "READY"), new Date().toISOString());
+}
+
+export type TestDatabase = { databaseUrl?: string; dataDir: string; drop(): Promise<void> };
+
+/** A fresh, migrated database with both districts and the demo accounts, for one test file. */
+export async function freshDatabase(): Promise<TestDatabase> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tapline-test-"));
+  if (REAL_PG) {
+    const name = `tapline_t_${randomBytes(6).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`);
+    await admin.end();
+    return {
+      databaseUrl: withDatabase(process.env.DATABASE_URL!, name),
+      dataDir,
+      async drop() {
+        const a = new pg.Client({ connectionString: process.env.DATABASE_URL });
+        await a.connect();
+        await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await a.end();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  fs.cpSync(templateDir(), path.join(dataDir, "pglite"), { recursive: true });
+  return { dataDir, async drop() { fs.rmSync(dataDir, { recursive: true, force: true }); } };
+}
+
+/** An empty database (no migrations) for the migration test. */
+export async function emptyDatabase(): Promise<{ url: string; poolSize: number; drop(): Promise<void> }> {
+  if (REAL_PG) {
+    const name = `tapline_t_${randomBytes(6).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    return {
+      url: withDatabase(process.env.DATABASE_URL!, name),
+      poolSize: 2,
+      async drop() {
+        const a = new pg.Client({ connectionString: process.env.DATABASE_URL });
+        await a.connect();
+        await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await a.end();
+      },
+    };
+  }
+  const db = await startEmbeddedDatabase(null);
+  return { url: db.url, poolSize: 1, drop: () => db.stop() };
+}

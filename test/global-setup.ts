@@ -1,0 +1,5 @@
+import { prepareTemplate } from "./db.js";
+
+export default async function setup() {
+  await prepareTemplate();
+}

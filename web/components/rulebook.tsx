@@ -1,0 +1,101 @@
+/** Shapes and pieces shared by the public rules page and the staff rulebook editor. */
+
+export type LimitRow = { parameter: string; unit: string; average: number | null; maximum: number | null; minimum: number | null; note: string | null };
+export type RuleEntry = {
+  key: string;
+  topic: string;
+  label: string;
+  kind: string;
+  section: string;
+  unit: string | null;
+  note: string | null;
+  display: string;
+  applies: boolean;
+  amountCents?: number | null;
+  number?: number | null;
+  rows: LimitRow[] | null;
+};
+export type Rulebook = { version: number; label: string; effectiveDate: string; entries: RuleEntry[] };
+export type RulebookVersion = { version: number; label: string; effectiveDate: string; source: string; reason: string | null; createdAt?: string };
+
+/** GraphQL selection for a rulebook's entries. */
+export const ENTRY_FIELDS = `key topic label kind section unit note display applies amountCents number rows { parameter unit average maximum minimum note }`;
+
+/** Entries grouped by topic, topics in the order they first appear. */
+export function byTopic<T extends { topic: string }>(entries: T[]): { topic: string; entries: T[] }[] {
+  const groups = new Map<string, T[]>();
+  for (const e of entries) {
+    const g = groups.get(e.topic);
+    if (g) g.push(e);
+    else groups.set(e.topic, [e]);
+  }
+  return [...groups].map(([topic, entries]) => ({ topic, entries }));
+}
+
+/** A stable, valid id fragment from a label or key. */
+export const slugify = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
+
+const num = (n: number | null | undefined) => (n === null || n === undefined ? null : n.toLocaleString("en-US", { maximumFractionDigits: 4 }));
+
+/** A limits table (a rulebook entry of kind "table") as a USWDS table with a caption. */
+export function LimitsTable({ entry }: { entry: RuleEntry }) {
+  const rows = entry.rows ?? [];
+  const hasMin = rows.some((r) => r.minimum !== null);
+  const hasAvg = rows.some((r) => r.average !== null);
+  const hasMax = rows.some((r) => r.maximum !== null);
+  const hasNote = rows.some((r) => r.note);
+  const blank = <span className="text-base-dark">Not set</span>;
+  return (
+    <div className="usa-table-container--scrollable" tabIndex={0} role="region" aria-label={entry.label}>
+      <table className="usa-table usa-table--striped usa-table--compact">
+        <caption>
+          {entry.label} ({entry.section})
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Substance or measure</th>
+            <th scope="col">Unit</th>
+            {hasAvg && <th scope="col">Average</th>}
+            {hasMax && <th scope="col">Maximum</th>}
+            {hasMin && <th scope="col">Minimum</th>}
+            {hasNote && <th scope="col">Note</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.parameter}>
+              <th scope="row">{r.parameter}</th>
+              <td>{r.unit}</td>
+              {hasAvg && <td className="tapline-num">{num(r.average) ?? blank}</td>}
+              {hasMax && <td className="tapline-num">{num(r.maximum) ?? blank}</td>}
+              {hasMin && <td className="tapline-num">{num(r.minimum) ?? blank}</td>}
+              {hasNote && <td>{r.note ?? ""}</td>}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** "Label: display (Section)" with the note beneath. */
+export function RuleLine({ entry }: { entry: RuleEntry }) {
+  const display = entry.kind === "table" && !entry.applies ? "Not set by this district's law" : entry.display;
+  return (
+    <>
+      <p className="tapline-rule__line">
+        <strong>{entry.label}:</strong> {display} <span className="tapline-rule__section">({entry.section})</span>
+      </p>
+      {entry.note && <p className="tapline-rule__note">{entry.note}</p>}
+    </>
+  );
+}
+
+export const SOURCE_LABELS: Record<string, string> = {
+  shipped: "From the law",
+  admin: "Changed by the district",
+};

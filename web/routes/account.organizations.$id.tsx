@@ -1,0 +1,161 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import { requireSignedIn } from "~/auth.server";
+import { SelectField } from "~/components/fields";
+import { DateTime, MEMBERSHIP_ROLE_LABELS, ORGANIZATION_KIND_LABELS } from "~/components/format";
+import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
+import { requireCsrf } from "~/csrf.server";
+import { cookieHeaders, gql } from "~/graphql.server";
+
+type Member = { userId: string; role: string; createdAt: string };
+type Invitation = { id: string; email: string; role: string; createdAt: string; expiresAt: string; acceptedAt: string | null };
+type Org = { id: string; name: string; kind: string; createdAt: string; members: Member[] };
+type Data = { me: { id: string }; organization: Org; invitations: Invitation[] | null };
+type ActionData = { error: string; fields: Record<string, string>; values: { email: string; role: string } };
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${(data as Data | undefined)?.organization.name ?? "Organization"} | Tapline` }];
+
+export async function loader(args: LoaderFunctionArgs) {
+  const id = args.params.id!;
+  const base = await requireSignedIn<{ me: { id: string }; organization: Org }>(
+    args,
+    `query Organization($id: ID!) { me { id } organization(id: $id) { id name kind createdAt members { userId role createdAt } } }`,
+    { id },
+  );
+  // Invitations resolve for owners only: anyone else gets FORBIDDEN, and the section is hidden.
+  const inv = await gql<{ organization: { invitations: Invitation[] } }>(
+    args.context,
+    args.request,
+    `query OrganizationInvitations($id: ID!) { organization(id: $id) { invitations { id email role createdAt expiresAt acceptedAt } } }`,
+    { id },
+  );
+  return { ...base, invitations: inv.ok ? inv.data.organization.invitations : null } satisfies Data;
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  await requireCsrf(context, request);
+  const form = await request.formData();
+  const values = { email: String(form.get("email") ?? ""), role: String(form.get("role") ?? "") };
+  const r = await gql(context, request, `mutation InviteMember($input: InviteMemberInput!) { inviteMember(input: $input) { id } }`, {
+    input: { organizationId: params.id, ...values },
+  });
+  if (!r.ok) {
+    if (r.error.code === "UNAUTHENTICATED")
+      throw redirect(`/sign-in?redirectTo=${encodeURIComponent(`/account/organizations/${params.id}`)}`, { headers: cookieHeaders(r) });
+    return Response.json({ error: r.error.message, fields: r.error.fields, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
+  }
+  return redirect(`/account/organizations/${params.id}?done=invited`, { headers: cookieHeaders(r) });
+}
+
+const ROLE_OPTIONS = [
+  { value: "OWNER", label: "Owner" },
+  { value: "AUTHORIZED_REPRESENTATIVE", label: "Authorized Representative (signs compliance reports, Sewer Use Law 201)" },
+  { value: "MEMBER", label: "Member" },
+];
+
+function invitationStatus(i: Invitation): string {
+  if (i.acceptedAt) return "Accepted";
+  if (new Date(i.expiresAt).getTime() <= Date.now()) return "Expired";
+  return "Waiting";
+}
+
+export default function OrganizationPage() {
+  const { me, organization: org, invitations } = useLoaderData<typeof loader>() as Data;
+  const a = useActionData<ActionData>();
+  const [params] = useSearchParams();
+  const done = params.get("done");
+  const myRole = org.members.find((m) => m.userId === me.id)?.role;
+  return (
+    <>
+      <p className="margin-top-0">
+        <Link className="usa-link" to="/account/organizations">All your organizations</Link>
+      </p>
+      <h1>{org.name}</h1>
+      {done === "created" && <SuccessAlert>The organization is created and you are its owner. Invite the people who act for it below.</SuccessAlert>}
+      {done === "invited" && <SuccessAlert>The invitation is sent. It works for 14 days.</SuccessAlert>}
+      {done === "joined" && <SuccessAlert>You joined {org.name}.</SuccessAlert>}
+      <dl className="tapline-facts">
+        <dt>Kind</dt>
+        <dd>{ORGANIZATION_KIND_LABELS[org.kind] ?? org.kind}</dd>
+        <dt>Your role</dt>
+        <dd>{myRole ? MEMBERSHIP_ROLE_LABELS[myRole] ?? myRole : "None"}</dd>
+        <dt>Created</dt>
+        <dd><DateTime iso={org.createdAt} /></dd>
+      </dl>
+
+      <h2>Members</h2>
+      <table className="usa-table usa-table--stacked usa-table--borderless width-full">
+        <caption className="usa-sr-only">Members of {org.name}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Member</th>
+            <th scope="col">Role</th>
+            <th scope="col">Member since (UTC)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {org.members.map((m) => (
+            <tr key={m.userId}>
+              <th scope="row" data-label="Member">{m.userId === me.id ? "You" : <>Account <code>{m.userId.slice(0, 8)}</code></>}</th>
+              <td data-label="Role">{MEMBERSHIP_ROLE_LABELS[m.role] ?? m.role}</td>
+              <td data-label="Member since (UTC)"><DateTime iso={m.createdAt} /></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+
+      {invitations && (
+        <>
+          <h2>Invitations</h2>
+          {invitations.length === 0 ? (
+            <p>No invitations yet.</p>
+          ) : (
+            <table className="usa-table usa-table--stacked usa-table--borderless width-full">
+              <caption className="usa-sr-only">Invitations to {org.name}, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Email address</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Sent (UTC)</th>
+                  <th scope="col">Expires (UTC)</th>
+                  <th scope="col">Status</th>
+                </tr>
+              </thead>
+              <tbody>
+                {invitations.map((i) => (
+                  <tr key={i.id}>
+                    <th scope="row" data-label="Email address" className="tapline-break">{i.email}</th>
+                    <td data-label="Role">{MEMBERSHIP_ROLE_LABELS[i.role] ?? i.role}</td>
+                    <td data-label="Sent (UTC)"><DateTime iso={i.createdAt} /></td>
+                    <td data-label="Expires (UTC)"><DateTime iso={i.expiresAt} /></td>
+                    <td data-label="Status">{invitationStatus(i)}{i.acceptedAt && <> <DateTime iso={i.acceptedAt} /></>}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+
+          <h2 id="invite-heading">Invite someone</h2>
+          <p>We email them a link. They sign in, or create an account, with that address to join.</p>
+          <ErrorSummary message={a?.error} fields={a?.fields} labels={{ email: "Email address", role: "Role" }} />
+          <Form method="post" className="usa-form usa-form--large" noValidate aria-labelledby="invite-heading">
+            <AuthenticityTokenInput />
+            <TextField name="email" label="Email address" type="email" autoComplete="off" defaultValue={a?.values.email} error={a?.fields?.email} required />
+            <SelectField
+              name="role"
+              label="Role"
+              hint="Only an Authorized Representative may sign compliance reports. Owners manage members."
+              options={ROLE_OPTIONS}
+              defaultValue={a?.values.role ?? "MEMBER"}
+              error={a?.fields?.role}
+              required
+            />
+            <button className="usa-button" type="submit">Send invitation</button>
+          </Form>
+        </>
+      )}
+      {!invitations && <p>Only the organization's owner can see invitations and invite people.</p>}
+    </>
+  );
+}
