@@ -9,6 +9,7 @@ import { gql, portalContext } from "./graphql.server";
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: uswdsCss },
   { rel: "stylesheet", href: appCss },
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 
 export const meta: MetaFunction = () => [{ title: "Tapline: sewer district services" }];

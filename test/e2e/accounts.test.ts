@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO } from "../harness.js";
+import { expectNoAxeViolations, signedInContext, startE2E, type E2E } from "./browser.js";
+
+let e: E2E;
+beforeAll(async () => {
+  e = await startE2E();
+});
+afterAll(() => e?.close());
+
+describe("a resident in the browser", () => {
+  it("signs up, sees the dashboard, signs out, and signs in again", async () => {
+    const page = await e.browser.newPage();
+    await page.goto(`${e.srv.url}/`);
+    await page.getByRole("link", { name: "Create an account" }).first().click();
+    await page.getByLabel("Your name").fill("Robin Homeowner");
+    await page.getByLabel("Email address").fill("robin@example.org");
+    await page.getByLabel("Password").fill("short");
+    await page.getByRole("button", { name: "Create account" }).click();
+    // Bad input: the error is shown next to the field, and what was typed is kept.
+    await expect.poll(() => page.locator("#password-error").textContent()).toMatch(/12/);
+    expect(await page.getByLabel("Email address").inputValue()).toBe("robin@example.org");
+    expect(await page.getByLabel("Your name").inputValue()).toBe("Robin Homeowner");
+
+    await page.getByLabel("Password").fill("a long and memorable password");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.waitForURL(/\/dashboard/);
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("My applications");
+    expect(await page.textContent("main")).toContain("Welcome, Robin Homeowner");
+    expect(await page.textContent("main")).toContain("Nothing in progress yet");
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL((u) => u.pathname === "/");
+    await page.goto(`${e.srv.url}/dashboard`);
+    await page.waitForURL(/\/sign-in\?redirectTo=%2Fdashboard/);
+
+    await page.getByLabel("Email address").fill("robin@example.org");
+    await page.getByLabel("Password").fill("a long and memorable password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(/\/dashboard/);
+    await page.close();
+  });
+
+  it("gets a clear message for a wrong password, with the email kept", async () => {
+    const page = await e.browser.newPage();
+    await page.goto(`${e.srv.url}/sign-in`);
+    await page.getByLabel("Email address").fill(DEMO.applicant);
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => page.locator("#error-summary").textContent()).toMatch(/do not match/);
+    expect(await page.getByLabel("Email address").inputValue()).toBe(DEMO.applicant);
+    await page.close();
+  });
+
+  it("signs in using the keyboard alone", async () => {
+    const page = await e.browser.newPage();
+    await page.goto(`${e.srv.url}/sign-in`);
+    // Skip link first, then into the page: Tab until the email field has focus.
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to main content");
+    await page.keyboard.press("Enter");
+    for (let i = 0; i < 10 && (await page.evaluate(() => document.activeElement?.id)) !== "email"; i++) await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("email");
+    await page.keyboard.type(DEMO.applicant);
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("password");
+    await page.keyboard.type("tapline-demo-2026");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/\/dashboard/);
+    await page.close();
+  });
+
+  it("refuses a form posted without its CSRF token, changing nothing", async () => {
+    const res = await fetch(`${e.srv.url}/sign-up`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "displayName=Eve&email=eve%40example.org&password=a+long+and+memorable+password",
+      redirect: "manual",
+    });
+    expect(res.status).toBe(403);
+    const [{ n }] = await e.srv.running.ds.query(`SELECT count(*)::int AS n FROM app_user WHERE email = 'eve@example.org'`);
+    expect(n).toBe(0);
+  });
+
+  it("works without JavaScript: sign in by a plain form post", async () => {
+    const ctx = await e.browser.newContext({ javaScriptEnabled: false });
+    const page = await ctx.newPage();
+    await page.goto(`${e.srv.url}/sign-in`);
+    await page.getByLabel("Email address").fill(DEMO.applicant);
+    await page.getByLabel("Password").fill("tapline-demo-2026");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(/\/dashboard/);
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("My applications");
+    await ctx.close();
+  });
+});
+
+describe("accessibility (axe-core, WCAG 2.1 AA)", () => {
+  const PUBLIC_PAGES = ["/", "/sign-in", "/sign-up"];
+  const SIGNED_IN_PAGES = ["/dashboard"];
+
+  it("public pages have no violations", async () => {
+    const page = await e.browser.newPage();
+    for (const p of PUBLIC_PAGES) {
+      await page.goto(`${e.srv.url}${p}`);
+      await expectNoAxeViolations(page);
+    }
+    await page.close();
+  });
+
+  it("signed-in pages have no violations", async () => {
+    const ctx = await signedInContext(e, DEMO.applicant);
+    const page = await ctx.newPage();
+    for (const p of SIGNED_IN_PAGES) {
+      await page.goto(`${e.srv.url}${p}`);
+      expect(page.url()).toContain(p);
+      await expectNoAxeViolations(page);
+    }
+    await ctx.close();
+  });
+});

@@ -1,0 +1,64 @@
+import { Link, useRouteLoaderData } from "@remix-run/react";
+import { STAFF_ROLE_LABELS } from "~/components/format";
+import type { StaffDistrict, StaffInfo } from "~/components/staff.server";
+
+type Task = { to: (d: StaffDistrict) => string; label: string; text: string };
+
+const AUDIT: Task = { to: (d) => `/staff/audit?districtId=${d.id}`, label: "Audit log", text: "Who did what, on which record, when and why." };
+const OUTBOX: Task = { to: (d) => `/staff/outbox?districtId=${d.id}`, label: "Outgoing email", text: "Every email the district sent or holds for people to read in the portal." };
+const RULEBOOK: Task = { to: (d) => `/staff/rulebook/${d.slug}`, label: "Change the rulebook", text: "Change fees, deadlines and other settings, from a date, with a reason." };
+
+/** What each role can do in the portal today; later features add their tasks here. */
+const ROLES: Record<string, { what: string; tasks: Task[] }> = {
+  CLERK: { what: "Receives applications, petitions and payments and keeps the district's records.", tasks: [OUTBOX, AUDIT] },
+  OPERATOR: { what: "Reviews and inspects work on the sewer system (District Operator or Superintendent).", tasks: [AUDIT] },
+  BOARD: { what: "Decides petitions and hearings and sets fees.", tasks: [AUDIT] },
+  ADMIN: { what: "Keeps the district's rulebook up to date and oversees the portal.", tasks: [RULEBOOK, OUTBOX, AUDIT] },
+};
+
+export default function StaffHome() {
+  const { districts } = useRouteLoaderData("routes/staff") as StaffInfo;
+  return (
+    <>
+      <h1>Staff</h1>
+      <p className="usa-intro">What you can do for each district where you hold a staff role.</p>
+      {districts.map((d) => (
+        <section key={d.id} aria-labelledby={`district-${d.slug}`}>
+          <h2 id={`district-${d.slug}`}>{d.name}</h2>
+          <ul className="usa-card-group">
+            {d.roles.map((role) => {
+              const r = ROLES[role] ?? { what: "", tasks: [AUDIT] };
+              return (
+                <li key={role} className="usa-card tablet:grid-col-6 desktop:grid-col-4">
+                  <div className="usa-card__container">
+                    <div className="usa-card__header">
+                      <h3 className="usa-card__heading">{STAFF_ROLE_LABELS[role] ?? role}</h3>
+                    </div>
+                    <div className="usa-card__body">
+                      <p>{r.what}</p>
+                      <ul className="usa-list usa-list--unstyled">
+                        {r.tasks.map((t) => (
+                          <li key={t.label} className="margin-bottom-2">
+                            <Link className="usa-link text-bold" to={t.to(d)}>
+                              {t.label}
+                              <span className="usa-sr-only"> of {d.name}</span>
+                            </Link>
+                            <br />
+                            {t.text}
+                          </li>
+                        ))}
+                      </ul>
+                    </div>
+                  </div>
+                </li>
+              );
+            })}
+          </ul>
+          <p>
+            <Link className="usa-link" to={`/rules/${d.slug}`}>Public rules and fees of {d.name}</Link>
+          </p>
+        </section>
+      ))}
+    </>
+  );
+}

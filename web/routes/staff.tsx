@@ -1,0 +1,40 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { NavLink, Outlet, useLoaderData } from "@remix-run/react";
+import { NestedErrorBoundary } from "~/components/fields";
+import { requireStaff } from "~/components/staff.server";
+
+export const meta: MetaFunction = () => [{ title: "Staff | Tapline" }];
+
+/** Staff only: everyone else gets a 403 page here, whichever staff page they open. */
+export async function loader(args: LoaderFunctionArgs) {
+  return requireStaff(args);
+}
+
+export default function StaffLayout() {
+  const { districts } = useLoaderData<typeof loader>();
+  const clerkOrAdmin = districts.some((d) => d.roles.includes("CLERK") || d.roles.includes("ADMIN"));
+  const link = ({ isActive }: { isActive: boolean }) => `usa-link${isActive ? " tapline-subnav__current" : ""}`;
+  return (
+    <>
+      <nav aria-label="Staff" className="tapline-subnav">
+        <ul className="usa-list usa-list--unstyled">
+          <li><NavLink to="/staff" end className={link}>Staff home</NavLink></li>
+          <li><NavLink to="/staff/audit" className={link}>Audit log</NavLink></li>
+          {clerkOrAdmin && <li><NavLink to="/staff/outbox" className={link}>Outgoing email</NavLink></li>}
+          {districts
+            .filter((d) => d.roles.includes("ADMIN"))
+            .map((d) => (
+              <li key={d.id}>
+                <NavLink to={`/staff/rulebook/${d.slug}`} className={link}>
+                  Rulebook{districts.length > 1 ? ` (${d.name})` : ""}
+                </NavLink>
+              </li>
+            ))}
+        </ul>
+      </nav>
+      <Outlet />
+    </>
+  );
+}
+
+export const ErrorBoundary = NestedErrorBoundary;
