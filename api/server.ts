@@ -1,6 +1,9 @@
 import { ApolloServer } from "@apollo/server";
 import { expressMiddleware } from "@as-integrations/express4";
 import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
+import { ApolloServerPluginCacheControl } from "@apollo/server/plugin/cacheControl";
+import responseCachePlugin from "@apollo/server-plugin-response-cache";
+import { publicResponseCache } from "./graphql/cache.js";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import express from "express";
 import { randomUUID } from "node:crypto";
@@ -9,12 +12,23 @@ import { pinoHttp } from "pino-http";
 import type { DataSource } from "typeorm";
 import { AppError } from "./common/errors.js";
 import type { Config } from "./config.js";
+import { registerDocumentDownload } from "./documents/download.js";
+import { formatMegabytes } from "./documents/documents.service.js";
 import type { Context } from "./graphql/context.js";
 import { makeFormatError } from "./graphql/errors.js";
 import { buildContext } from "./graphql/request-context.js";
 import { getSchema } from "./graphql/schema.js";
 
-export const MAX_BODY = "1mb";
+/**
+ * The largest /graphql request body: a base64-encoded upload of config.uploadMaxBytes (4 characters
+ * per 3 bytes) plus 64 KiB for the query, the other variables and the JSON around them.
+ */
+export function maxBodyBytes(config: Pick<Config, "uploadMaxBytes">): number {
+  return Math.ceil((config.uploadMaxBytes * 4) / 3) + 64 * 1024;
+}
+
+/** A long query document costs parse and validation time whatever the body limit: cap its tokens. */
+export const MAX_QUERY_TOKENS = 20_000;
 
 /** What the portal uses to call the API in-process, with the browser's cookies. */
 export type GraphQLExecutor = (
@@ -31,7 +45,7 @@ export async function createApi(opts: { ds: DataSource; config: Config; log: Log
     costLimit: { maxCost: 5000 },
     maxAliases: { n: 15 },
     maxDirectives: { n: 20 },
-    maxTokens: { enabled: false }, // its parser turns a syntax error into a 500; the 1 MB body limit bounds size instead
+    maxTokens: { enabled: false }, // its parser turns a syntax error into a 500; parseOptions.maxTokens below bounds size instead
     blockFieldSuggestion: { enabled: config.production },
   });
   const protection = armor.protect();
@@ -40,9 +54,16 @@ export async function createApi(opts: { ds: DataSource; config: Config; log: Log
     csrfPrevention: true,
     introspection: !config.production,
     formatError: makeFormatError(log),
+    parseOptions: { maxTokens: MAX_QUERY_TOKENS },
     ...protection,
     includeStacktraceInErrorResponses: false,
-    plugins: [...protection.plugins, ...(config.production ? [ApolloServerPluginLandingPageDisabled()] : [])],
+    plugins: [
+      ...protection.plugins,
+      ApolloServerPluginCacheControl({ defaultMaxAge: 0 }),
+      // Public-only answers are shared; anything with a signed-in field has maxAge 0 and is not cached.
+      responseCachePlugin({ cache: publicResponseCache }),
+      ...(config.production ? [ApolloServerPluginLandingPageDisabled()] : []),
+    ],
     validationRules: [...protection.validationRules],
   });
   await apollo.start();
@@ -97,12 +118,16 @@ export function createApp(opts: { ds: DataSource; config: Config; log: Logger; a
     }
   });
 
+  // Before the portal is mounted (it takes every path the API does not).
+  registerDocumentDownload(app, { ds, config, log });
+
+  const bodyLimit = maxBodyBytes(config);
   app.use(
     "/graphql",
-    express.json({ limit: MAX_BODY }),
+    express.json({ limit: bodyLimit }),
     (err: any, _req: express.Request, res: express.Response, next: express.NextFunction) => {
       if (err?.type === "entity.too.large")
-        return res.status(413).json({ errors: [{ message: `The request is larger than ${MAX_BODY}.`, extensions: { code: "PAYLOAD_TOO_LARGE" } }] });
+        return res.status(413).json({ errors: [{ message: `The request is larger than ${formatMegabytes(bodyLimit)}.`, extensions: { code: "PAYLOAD_TOO_LARGE" } }] });
       if (err?.type === "entity.parse.failed")
         return res.status(400).json({ errors: [{ message: "The request body is not valid JSON.", extensions: { code: "BAD_REQUEST" } }] });
       next(err);

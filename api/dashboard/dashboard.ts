@@ -4,7 +4,6 @@ import type { Viewer } from "../accounts/viewer.js";
 import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
 import { MyOrganization } from "../organizations/organizations.resolver.js";
-import { myMemberships } from "../organizations/organizations.service.js";
 
 @ObjectType({ description: "Something of mine in progress: an application, a permit, a licence, an order" })
 export class DashboardItem {
@@ -36,12 +35,19 @@ export class DashboardResolver {
   @Query(() => Dashboard, { description: 'The "My applications" dashboard' })
   async myDashboard(@Ctx() ctx: Context): Promise<Dashboard> {
     const v = ctx.viewer!;
-    const [lists, organizations, [{ n }]] = await Promise.all([
+    // One query for the parts every dashboard has; each feature's provider adds one of its own.
+    const [lists, [row]] = await Promise.all([
       Promise.all(providers.map((p) => p(ctx.ds, v))),
-      myMemberships(ctx.ds, v),
-      ctx.ds.query(`SELECT count(*)::int AS n FROM outbox_email WHERE recipient_id = $1 AND created_at > now() - interval '7 days'`, [v.userId]),
+      ctx.ds.query(
+        `SELECT (SELECT count(*)::int FROM outbox_email WHERE recipient_id = $1 AND created_at > now() - interval '7 days') AS recent_emails,
+                coalesce((SELECT json_agg(json_build_object('role', m.role, 'organization',
+                            json_build_object('id', o.id, 'name', o.name, 'kind', o.kind, 'createdAt', o.created_at)) ORDER BY o.name)
+                            FROM membership m JOIN organization o ON o.id = m.organization_id WHERE m.user_id = $1), '[]'::json) AS organizations`,
+        [v.userId],
+      ),
     ]);
     const items = lists.flat().sort((a, b) => (a.dueDate ?? "9999").localeCompare(b.dueDate ?? "9999"));
-    return { items, organizations, recentEmails: n };
+    const organizations = row.organizations.map((m: any) => ({ role: m.role, organization: { ...m.organization, createdAt: new Date(m.organization.createdAt) } }));
+    return { items, organizations, recentEmails: row.recent_emails };
   }
 }

@@ -1,7 +1,9 @@
-import { Field, ID, ObjectType } from "type-graphql";
+import { Directive, Field, ID, ObjectType } from "type-graphql";
+import { CACHE_PUBLIC } from "../graphql/cache.js";
 import { Column, Entity, PrimaryGeneratedColumn } from "typeorm";
 
 @ObjectType({ description: "A contact at the district office" })
+@Directive(CACHE_PUBLIC)
 export class DistrictContact {
   @Field(() => String) role: string;
   @Field(() => String) name: string;
@@ -10,6 +12,7 @@ export class DistrictContact {
 }
 
 @ObjectType({ description: "A sewer district and the law that governs it" })
+@Directive(CACHE_PUBLIC)
 @Entity("district")
 export class District {
   @Field(() => ID) @PrimaryGeneratedColumn("uuid") id: string;

@@ -112,19 +112,30 @@ export class Rulebook {
   }
 }
 
+// Rulebook versions never change once written (a change is a new version), so rows are cached by id.
+const versionCache = new Map<string, RulebookVersion>();
+const VERSION_CACHE_MAX = 200;
+
+async function versionById(ds: DataSource | EntityManager, id: string): Promise<RulebookVersion> {
+  let v = versionCache.get(id);
+  if (!v) {
+    v = await ds.getRepository(RulebookVersion).findOneOrFail({ where: { id } });
+    if (versionCache.size >= VERSION_CACHE_MAX) versionCache.delete(versionCache.keys().next().value!);
+    versionCache.set(id, v);
+  }
+  return v;
+}
+
 /** The rulebook version in force on a calendar date (in the district's zone; today when omitted). */
 export async function rulebookOn(ds: DataSource | EntityManager, district: District, on?: CalendarDate): Promise<Rulebook> {
   const date = on ?? dateIn(district.timeZone);
   if (!isCalendarDate(date)) throw badInput({ on: "Use a date like 2026-11-30." });
-  const v = await ds
-    .getRepository(RulebookVersion)
-    .createQueryBuilder("v")
-    .where("v.district_id = :d AND v.effective_date <= :date", { d: district.id, date })
-    .orderBy("v.effective_date", "DESC")
-    .addOrderBy("v.version", "DESC")
-    .getOne();
-  if (!v) throw notFound(`A rulebook in force on ${date}`);
-  return new Rulebook(v);
+  const rows: { id: string }[] = await ds.query(
+    `SELECT id FROM rulebook_version WHERE district_id = $1 AND effective_date <= $2 ORDER BY effective_date DESC, version DESC LIMIT 1`,
+    [district.id, date],
+  );
+  if (!rows[0]) throw notFound(`A rulebook in force on ${date}`);
+  return new Rulebook(await versionById(ds, rows[0].id));
 }
 
 export async function listRulebookVersions(ds: DataSource, districtId: string): Promise<RulebookVersion[]> {

@@ -1,7 +1,9 @@
-import { Field, Float, ID, InputType, Int, ObjectType } from "type-graphql";
+import { Directive, Field, Float, ID, InputType, Int, ObjectType } from "type-graphql";
+import { CACHE_PUBLIC } from "../graphql/cache.js";
 import { GraphQLJSON } from "graphql-scalars";
 
 @ObjectType("LimitRow", { description: "A row of a limits table (SUL 903, Huron IV)" })
+@Directive(CACHE_PUBLIC)
 export class LimitRowType {
   @Field(() => String) parameter: string;
   @Field(() => String) unit: string;
@@ -12,6 +14,7 @@ export class LimitRowType {
 }
 
 @ObjectType("RuleEntry", { description: "One figure the law sets, with the section it comes from" })
+@Directive(CACHE_PUBLIC)
 export class RuleEntryType {
   @Field(() => String) key: string;
   @Field(() => String) topic: string;
@@ -29,6 +32,7 @@ export class RuleEntryType {
 }
 
 @ObjectType("Rulebook", { description: "A version of a district's rulebook" })
+@Directive(CACHE_PUBLIC)
 export class RulebookType {
   @Field(() => ID) id: string;
   @Field(() => Int) version: number;

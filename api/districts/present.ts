@@ -48,7 +48,16 @@ export function presentEntry(e: RuleEntry): RuleEntryType {
   };
 }
 
+const presented = new WeakMap<RulebookVersion, RulebookType>();
+
+/** Versions are immutable, so the presentation of a cached version is computed once. */
 export function presentRulebook(v: RulebookVersion): RulebookType {
+  let p = presented.get(v);
+  if (!p) presented.set(v, (p = build(v)));
+  return p;
+}
+
+function build(v: RulebookVersion): RulebookType {
   return {
     id: v.id,
     version: v.version,

@@ -1,4 +1,5 @@
-import { Authorized, getMetadataStorage, type AuthChecker, type MiddlewareFn } from "type-graphql";
+import type { GraphQLSchema } from "graphql";
+import { Authorized, getMetadataStorage, type AuthChecker } from "type-graphql";
 import type { StaffRoleName } from "../accounts/user.entity.js";
 import { AppError, forbidden } from "../common/errors.js";
 import type { Context } from "./context.js";
@@ -43,12 +44,18 @@ export function declaredRootAccess(): Map<string, AccessRule[]> {
   return out;
 }
 
-/** Global middleware: a root field with no declared rule is refused, whatever its resolver does. */
-export function denyUndeclared(declared: Map<string, AccessRule[]>): MiddlewareFn<Context> {
-  return async ({ info }, next) => {
-    const parent = info.parentType.name;
-    if ((parent === "Query" || parent === "Mutation") && !declared.has(`${parent}.${info.fieldName}`))
-      throw forbidden("This operation has no access rule and is refused.");
-    return next();
-  };
+/**
+ * Deny by default: a root field with no declared rule gets a resolver that refuses, whatever its
+ * own resolver does. Done once on the built schema, so no per-field middleware runs on every field.
+ */
+export function denyUndeclared(schema: GraphQLSchema, declared: Map<string, AccessRule[]>): GraphQLSchema {
+  for (const type of [schema.getQueryType(), schema.getMutationType()]) {
+    if (!type) continue;
+    for (const field of Object.values(type.getFields()))
+      if (!declared.has(`${type.name}.${field.name}`))
+        field.resolve = () => {
+          throw forbidden("This operation has no access rule and is refused.");
+        };
+  }
+  return schema;
 }

@@ -32,6 +32,9 @@ export function makeFormatError(log: Logger) {
       walk(validationErrors, "");
       return { message: "Please correct the highlighted fields.", path: formatted.path, extensions: { code: "BAD_USER_INPUT", fields } };
     }
+    // An ID that is not a UUID cannot name any record: the same answer as a missing one.
+    if (original?.code === "22P02" && /type uuid/.test(String(original?.message)))
+      return { message: "That record was not found.", path: formatted.path, extensions: { code: "NOT_FOUND" } };
     const code = formatted.extensions?.code as string | undefined;
     // Errors Apollo and graphql-js raise about the request itself (parse, validation, bad variables, armor limits)
     if (code && code !== "INTERNAL_SERVER_ERROR") {

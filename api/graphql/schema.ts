@@ -6,11 +6,13 @@ import { AccountsResolver } from "../accounts/accounts.resolver.js";
 import { AuditResolver } from "../audit/audit.resolver.js";
 import { DashboardResolver } from "../dashboard/dashboard.js";
 import { DistrictsResolver } from "../districts/districts.resolver.js";
+import { DocumentsResolver } from "../documents/documents.resolver.js";
 import { OrganizationsResolver } from "../organizations/organizations.resolver.js";
 import { OutboxResolver } from "../outbox/outbox.resolver.js";
+import { cacheControlDirective } from "./cache.js";
 import { authChecker, declaredRootAccess, denyUndeclared } from "./access.js";
 
-export const resolvers = [AccountsResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver] as const;
+export const resolvers = [AccountsResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver] as const;
 export const SCHEMA_FILE = path.resolve("schema/schema.graphql");
 
 let built: Promise<GraphQLSchema> | undefined;
@@ -26,11 +28,12 @@ export async function schemaText(): Promise<string> {
 }
 
 async function build(): Promise<GraphQLSchema> {
-  return buildSchema({
+  const schema = await buildSchema({
     resolvers: resolvers as any,
     authChecker,
     authMode: "error",
     validate: { forbidUnknownValues: false },
-    globalMiddlewares: [denyUndeclared(declaredRootAccess())],
+    directives: [cacheControlDirective],
   });
+  return denyUndeclared(schema, declaredRootAccess());
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../api/config.js";
 import { Client, errorCode, startTestServer, type TestServer } from "../harness.js";
 
 let srv: TestServer;
@@ -40,10 +41,21 @@ describe("bad requests get a clear error and change nothing", () => {
 
   it("an oversize request", async () => {
     const n = await users();
-    const res = await new Client(srv.url).raw({ query: `mutation($i: SignUpInput!) { signUp(input: $i) { me { id } } }`, variables: { i: { email: "big@example.org", displayName: "x".repeat(2_000_000), password: "correct horse battery staple" } } });
+    // Larger than the body limit, which leaves room for a base64-encoded upload of UPLOAD_MAX_BYTES.
+    const size = loadConfig({ SESSION_SECRET: "x".repeat(32) }).uploadMaxBytes * 2; // the harness's configuration
+    const res = await new Client(srv.url).raw({ query: `mutation($i: SignUpInput!) { signUp(input: $i) { me { id } } }`, variables: { i: { email: "big@example.org", displayName: "x".repeat(size), password: "correct horse battery staple" } } });
     expect(res.status).toBe(413);
-    expect(((await res.json()) as any).errors[0].extensions.code).toBe("PAYLOAD_TOO_LARGE");
+    const body = (await res.json()) as any;
+    expect(body.errors[0].extensions.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(body.errors[0].message).toMatch(/^The request is larger than [\d.]+ MB\.$/);
     expect(await users()).toBe(n);
+  });
+
+  it("a query document with too many tokens, though within the body limit", async () => {
+    const r = await new Client(srv.url).gql(`{ ${"__typename ".repeat(30_000)}}`);
+    expect(r.status).toBe(400);
+    expect(errorCode(r)).toBe("GRAPHQL_PARSE_FAILED");
+    expect(r.errors![0].message).toMatch(/tokens/);
   });
 
   it("a query nested too deep, and one with too many aliases", async () => {

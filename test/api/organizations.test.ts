@@ -40,6 +40,7 @@ describe("organizations, members and invitations", () => {
     // Outsiders do not learn that it exists.
     expect(errorCode(await stranger.gql(`query($id: ID!) { organization(id: $id) { name } }`, { id: org.id }))).toBe("NOT_FOUND");
     expect((await stranger.ok(`{ myOrganizations { role } }`)).myOrganizations).toEqual([]);
+    expect(errorCode(await stranger.gql(`{ organization(id: "not-a-uuid") { name } }`))).toBe("NOT_FOUND");
     expect((await owner.ok(`{ myDashboard { organizations { role } } }`)).myDashboard.organizations).toEqual([{ role: "OWNER" }]);
   });
 

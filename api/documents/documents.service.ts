@@ -1,0 +1,205 @@
+import { createHash, randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import type { DataSource } from "typeorm";
+import type { Viewer } from "../accounts/viewer.js";
+import { audit } from "../audit/audit.service.js";
+import { badInput, notFound } from "../common/errors.js";
+import type { Config } from "../config.js";
+import { membershipOf } from "../organizations/organizations.service.js";
+import { Document, type DocumentContentType } from "./document.entity.js";
+
+/**
+ * Uploaded documents (site plans, lab reports, photos). The bytes live on disk under
+ * config.uploadDir (outside the web root), one file per document at `<2 hex>/<uuid>`; the database
+ * row holds who owns it, what it is and its checksum. Nobody learns that a document they may not
+ * see exists: every refusal is NOT_FOUND.
+ */
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const STORAGE_KEY_RE = /^[0-9a-f]{2}\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const MAX_FILENAME_LENGTH = 200;
+export const UNSUPPORTED_TYPE_MESSAGE = "Upload a PDF, PNG or JPEG file";
+
+export const isUuid = (s: string): boolean => UUID_RE.test(s);
+
+/** "10 MB", "2.5 MB", "0.001 MB": the limit as people read it. */
+export function formatMegabytes(bytes: number): string {
+  const mb = bytes / (1024 * 1024);
+  const shown = mb >= 10 ? Math.round(mb * 10) / 10 : Number(mb.toPrecision(mb >= 1 ? 3 : 2));
+  return `${shown} MB`;
+}
+
+/** The type is read from the first bytes of the file, never from its name or what the client says. */
+export function detectContentType(bytes: Buffer): DocumentContentType | null {
+  if (bytes.length >= 5 && bytes.subarray(0, 5).toString("latin1") === "%PDF-") return "application/pdf";
+  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return "image/png";
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "image/jpeg";
+  return null;
+}
+
+const DEFAULT_NAMES: Record<DocumentContentType, string> = {
+  "application/pdf": "document.pdf",
+  "image/png": "image.png",
+  "image/jpeg": "image.jpg",
+};
+
+/**
+ * The name to show and to offer on download: the last path segment (browsers on Windows may send
+ * `C:\fakepath\x.pdf`), without control or invisible formatting characters (so no "gpj.exe"
+ * right-to-left tricks), at most 200 characters with the extension kept.
+ */
+export function sanitizeFilename(raw: string, contentType: DocumentContentType): string {
+  let name = raw.normalize("NFC").replace(/\p{Cc}|\p{Cf}/gu, "");
+  name = name.split(/[/\\]/).pop() ?? "";
+  name = name.replace(/\s+/g, " ").trim();
+  if (name === "." || name === ".." || /^\.+$/.test(name)) name = "";
+  if (!name) return DEFAULT_NAMES[contentType];
+  const chars = Array.from(name);
+  if (chars.length <= MAX_FILENAME_LENGTH) return name;
+  const dot = name.lastIndexOf(".");
+  const ext = dot > 0 ? Array.from(name.slice(dot)) : [];
+  if (ext.length > 0 && ext.length <= 20) return chars.slice(0, MAX_FILENAME_LENGTH - ext.length).join("").trimEnd() + ext.join("");
+  return chars.slice(0, MAX_FILENAME_LENGTH).join("");
+}
+
+/** Strict base64 (RFC 4648, standard alphabet); line breaks and spaces are allowed, as in MIME. */
+function decodeBase64(input: string): Buffer | null {
+  const s = input.replace(/[\r\n\t ]/g, "");
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s)) return null;
+  const padded = s.endsWith("=");
+  if (padded ? s.length % 4 !== 0 : s.length % 4 === 1) return null;
+  const bytes = Buffer.from(s, "base64");
+  // Non-zero bits in the last character's unused positions mean it was not produced by an encoder.
+  if (bytes.toString("base64").replace(/=+$/, "") !== s.replace(/=+$/, "")) return null;
+  return bytes;
+}
+
+/** Length in bytes that a base64 text decodes to, without decoding it. */
+function decodedLength(input: string): number {
+  const s = input.replace(/[\r\n\t =]/g, "");
+  return Math.floor((s.length * 3) / 4);
+}
+
+export type StoreDocumentInput = { filename: string; contentBase64: string; organizationId?: string | null };
+
+export async function storeDocument(ds: DataSource, config: Config, viewer: Viewer, input: StoreDocumentInput, requestId?: string): Promise<Document> {
+  const limit = `The file is larger than the ${formatMegabytes(config.uploadMaxBytes)} limit. Upload a smaller file.`;
+  // Refuse an obviously oversize upload before decoding it.
+  if (decodedLength(input.contentBase64) > config.uploadMaxBytes) throw badInput({ content: limit }, limit);
+  const bytes = decodeBase64(input.contentBase64);
+  if (!bytes) throw badInput({ content: "The file could not be read: its content must be base64-encoded." });
+  if (bytes.length === 0) throw badInput({ content: "The file is empty. Choose a file that has content." });
+  if (bytes.length > config.uploadMaxBytes) throw badInput({ content: limit }, limit);
+  const contentType = detectContentType(bytes);
+  if (!contentType) throw badInput({ content: `${UNSUPPORTED_TYPE_MESSAGE}.` }, `${UNSUPPORTED_TYPE_MESSAGE}.`);
+  const filename = sanitizeFilename(String(input.filename ?? ""), contentType);
+
+  const organizationId = input.organizationId?.trim() || null;
+  if (organizationId) {
+    // Same answer whether the organization does not exist or the viewer is not in it.
+    const member = isUuid(organizationId) ? await membershipOf(ds, viewer.userId, organizationId) : null;
+    if (!member) throw badInput({ organizationId: "Choose one of your organizations, or none." });
+  }
+
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  const storageId = randomUUID();
+  const storageKey = `${storageId.slice(0, 2)}/${storageId}`;
+  const finalPath = await writeFileAtomically(config.uploadDir, storageKey, bytes);
+
+  try {
+    return await ds.transaction(async (tx) => {
+      const doc = await tx.save(
+        tx.create(Document, { ownerId: viewer.userId, organizationId, filename, contentType, sizeBytes: bytes.length, sha256, storageKey }),
+      );
+      await audit(
+        tx,
+        { userId: viewer.userId, requestId },
+        {
+          action: "document.uploaded",
+          entityType: "Document",
+          entityId: doc.id,
+          details: { filename, contentType, sizeBytes: bytes.length, sha256, organizationId },
+        },
+      );
+      return doc;
+    });
+  } catch (e) {
+    // No row, no file: a failed upload leaves nothing behind.
+    await fs.promises.rm(finalPath, { force: true }).catch(() => {});
+    throw e;
+  }
+}
+
+/** Writes to a temporary name in the same folder, flushes, then renames: a reader never sees half a file. */
+async function writeFileAtomically(uploadDir: string, storageKey: string, bytes: Buffer): Promise<string> {
+  const finalPath = path.join(uploadDir, storageKey);
+  await fs.promises.mkdir(path.dirname(finalPath), { recursive: true, mode: 0o700 });
+  const tmpPath = `${finalPath}.${randomUUID()}.tmp`;
+  try {
+    const handle = await fs.promises.open(tmpPath, "wx", 0o600);
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.promises.rename(tmpPath, finalPath);
+  } catch (e) {
+    await fs.promises.rm(tmpPath, { force: true }).catch(() => {});
+    throw e;
+  }
+  return finalPath;
+}
+
+/** A rule that lets someone other than the owner and the organization's members see a document. */
+export type DocumentAccessRule = (ds: DataSource, viewer: Viewer, doc: Document) => Promise<boolean>;
+const accessRules: DocumentAccessRule[] = [];
+
+/**
+ * Later features grant access here, e.g. permits: "staff of the district a permit application was
+ * filed with may read the documents attached to it". Rules are only ever additive.
+ */
+export function registerDocumentAccess(rule: DocumentAccessRule): () => void {
+  accessRules.push(rule);
+  return () => {
+    const i = accessRules.indexOf(rule);
+    if (i >= 0) accessRules.splice(i, 1);
+  };
+}
+
+export async function mayReadDocument(ds: DataSource, viewer: Viewer, doc: Document): Promise<boolean> {
+  if (doc.ownerId === viewer.userId) return true;
+  if (doc.organizationId && (await membershipOf(ds, viewer.userId, doc.organizationId))) return true;
+  for (const rule of accessRules) if (await rule(ds, viewer, doc)) return true;
+  return false;
+}
+
+/** A document's details, if the viewer may see it; NOT_FOUND otherwise, whether or not it exists. */
+export async function getDocument(ds: DataSource, viewer: Viewer, id: string): Promise<Document> {
+  const doc = isUuid(id) ? await ds.getRepository(Document).findOne({ where: { id } }) : null;
+  if (!doc || !(await mayReadDocument(ds, viewer, doc))) throw notFound("That document");
+  return doc;
+}
+
+/** The document's details and its bytes as a stream, if the viewer may see it. */
+export async function readDocument(ds: DataSource, config: Config, viewer: Viewer, id: string): Promise<{ document: Document; stream: Readable }> {
+  const document = await getDocument(ds, viewer, id);
+  if (!STORAGE_KEY_RE.test(document.storageKey)) throw new Error(`document ${document.id} has a malformed storage key`);
+  // Opened before anything is sent, so a missing file is an error, not a truncated download.
+  const handle = await fs.promises.open(path.join(config.uploadDir, document.storageKey), "r");
+  try {
+    const { size } = await handle.stat();
+    if (size !== document.sizeBytes) throw new Error(`document ${document.id} is ${size} bytes on disk, ${document.sizeBytes} in the database`);
+  } catch (e) {
+    await handle.close();
+    throw e;
+  }
+  return { document, stream: handle.createReadStream() };
+}
+
+/** The documents the viewer uploaded, newest first. */
+export async function listMyDocuments(ds: DataSource, viewer: Viewer): Promise<Document[]> {
+  return ds.getRepository(Document).find({ where: { ownerId: viewer.userId }, order: { createdAt: "DESC", id: "ASC" } });
+}
