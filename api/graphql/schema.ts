@@ -9,10 +9,11 @@ import { DistrictsResolver } from "../districts/districts.resolver.js";
 import { DocumentsResolver } from "../documents/documents.resolver.js";
 import { OrganizationsResolver } from "../organizations/organizations.resolver.js";
 import { OutboxResolver } from "../outbox/outbox.resolver.js";
+import { StaffResolver } from "../staff/staff.resolver.js";
 import { cacheControlDirective } from "./cache.js";
 import { authChecker, declaredRootAccess, denyUndeclared } from "./access.js";
 
-export const resolvers = [AccountsResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver] as const;
+export const resolvers = [AccountsResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver] as const;
 export const SCHEMA_FILE = path.resolve("schema/schema.graphql");
 
 let built: Promise<GraphQLSchema> | undefined;

@@ -46,11 +46,17 @@ describe("signed-out callers and applicants are refused staff operations", () =>
     [`mutation { createOrganization(input: { name: "X", kind: "HAULER" }) { id } }`],
     [`mutation { inviteMember(input: { organizationId: "00000000-0000-0000-0000-000000000000", email: "a@b.co", role: "MEMBER" }) { id } }`],
     [`mutation { acceptInvitation(token: "x") { id } }`],
+    [`{ myDocuments { id } }`],
+    [`query($id: ID!) { document(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation { uploadDocument(input: { filename: "a.pdf", contentBase64: "JVBERi0=" }) { id } }`],
   ];
   const STAFF_ONLY: [string, (districtId: string) => Record<string, unknown>][] = [
     [`query($f: AuditFilter!) { auditLog(filter: $f) { nextCursor } }`, (d) => ({ f: { districtId: d } })],
     [`query($d: ID!) { districtOutbox(districtId: $d) { id } }`, (d) => ({ d })],
     [`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, (d) => ({ i: { districtId: d, changes: [{ key: "lateral.fee.residential", value: 1 }], effectiveDate: "2030-01-01", reason: "x" } })],
+    [`query($d: ID!) { districtStaff(districtId: $d) { email } }`, (d) => ({ d })],
+    [`mutation($i: GrantStaffRoleInput!) { grantStaffRole(input: $i) { ok } }`, (d) => ({ i: { districtId: d, email: "applicant@demo.tapline.local", role: "ADMIN", reason: "x" } })],
+    [`mutation($i: RevokeStaffRoleInput!) { revokeStaffRole(input: $i) { ok } }`, (d) => ({ i: { districtId: d, userId: "00000000-0000-0000-0000-000000000000", role: "ADMIN", reason: "x" } })],
   ];
 
   it("answers UNAUTHENTICATED to every signed-in operation when signed out", async () => {
