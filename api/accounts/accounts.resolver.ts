@@ -1,4 +1,5 @@
-import { Arg, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
+import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from "type-graphql";
+import { District } from "../districts/district.entity.js";
 import { Access } from "../graphql/access.js";
 import { actorOf, metaOf, type Context } from "../graphql/context.js";
 import * as accounts from "./accounts.service.js";
@@ -12,6 +13,7 @@ import {
   SessionInfo,
   SignInInput,
   SignUpInput,
+  StaffRoleGrant,
 } from "./accounts.types.js";
 import type { Viewer } from "./viewer.js";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD } from "../db/demo.js";
@@ -26,6 +28,14 @@ export function toMe(v: Viewer): Me {
     demo: v.demo,
     staffRoles: v.staffRoles.map((r) => ({ role: r.role, districtId: r.districtId })),
   };
+}
+
+@Resolver(() => StaffRoleGrant)
+export class StaffRoleGrantResolver {
+  @FieldResolver(() => District)
+  async district(@Root() g: StaffRoleGrant, @Ctx() ctx: Context): Promise<District> {
+    return (await ctx.loaders.district.load(g.districtId))!;
+  }
 }
 
 @Resolver()

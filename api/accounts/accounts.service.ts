@@ -14,6 +14,7 @@ const RATE_WINDOW = "15 minutes";
 const MAX_FAILURES_PER_ACCOUNT = 5;
 const MAX_FAILURES_PER_ADDRESS = 30;
 const RESET_TTL_MS = 60 * 60 * 1000;
+const MAX_RESETS_PER_HOUR = 3;
 const VERIFY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export const API_TOKEN_PREFIX = "tap_";
 
@@ -126,6 +127,8 @@ export async function signUp(ds: DataSource, input: SignUpInput, meta: RequestMe
         email: "An account with this email address already exists.",
       });
     const user = await tx.save(tx.create(User, { email, displayName, passwordHash }));
+    // Emails sent to this address before the account existed (an invitation) now belong to it.
+    await tx.query(`UPDATE outbox_email SET recipient_id = $1 WHERE to_address = $2 AND recipient_id IS NULL`, [user.id, email]);
     await audit(tx, { userId: user.id, requestId: meta.requestId }, { action: "account.signed_up", entityType: "User", entityId: user.id });
     await sendVerification(tx, user, meta);
     const sessionToken = await startSession(tx, user.id, meta);
@@ -190,6 +193,15 @@ export async function requestPasswordReset(ds: DataSource, emailInput: string, m
   await ds.transaction(async (tx) => {
     const user = await tx.findOne(User, { where: { email } });
     if (!user) return;
+    // At most a few links an hour to one address, so the form cannot be used to flood a mailbox.
+    const [{ n }] = await tx.query(
+      `SELECT count(*)::int AS n FROM outbox_email WHERE to_address = $1 AND kind = 'account.password_reset' AND created_at > now() - interval '1 hour'`,
+      [email],
+    );
+    if (n >= MAX_RESETS_PER_HOUR) {
+      await audit(tx, { userId: null, requestId: meta.requestId }, { action: "account.password_reset_throttled", entityType: "User", entityId: user.id });
+      return;
+    }
     const token = await issueOneTimeToken(tx, user.id, "PASSWORD_RESET", RESET_TTL_MS);
     await enqueueEmail(tx, {
       to: user.email,

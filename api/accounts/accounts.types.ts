@@ -6,7 +6,7 @@ import { District } from "../districts/district.entity.js";
 export class StaffRoleGrant {
   @Field(() => String) role: string;
   @Field(() => ID) districtId: string;
-  @Field(() => District, { nullable: true }) district?: District | null;
+  district?: District;
 }
 
 @ObjectType({ description: "The signed-in person" })

@@ -28,7 +28,7 @@ export class RuleEntryType {
   @Field(() => Int, { nullable: true, description: "For money: integer cents" }) amountCents: number | null;
   @Field(() => Float, { nullable: true }) number: number | null;
   @Field(() => [LimitRowType], { nullable: true }) rows: LimitRowType[] | null;
-  @Field(() => GraphQLJSON, { description: "The raw value as stored" }) value: unknown;
+  @Field(() => GraphQLJSON, { nullable: true, description: "The raw value as stored; null when this district's law does not set it" }) value: unknown;
 }
 
 @ObjectType("Rulebook", { description: "A version of a district's rulebook" })

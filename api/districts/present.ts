@@ -5,6 +5,8 @@ import type { RuleEntryType, RulebookType } from "./districts.types.js";
 import type { RulebookVersion } from "./rulebook-version.entity.js";
 
 const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 4 });
+/** "1 months" reads "1 month". */
+const withUnit = (n: number, unit?: string) => (unit ? `${num(n)} ${n === 1 && /[^s]s$/.test(unit) ? unit.slice(0, -1) : unit}` : num(n));
 
 /** The value as a resident reads it. */
 export function displayValue(e: RuleEntry): string {
@@ -15,7 +17,7 @@ export function displayValue(e: RuleEntry): string {
     case "money_rate":
       return `${formatCents(e.value as number)}${e.unit ? ` ${e.unit}` : ""}`;
     case "days":
-      return `${e.value} ${e.unit ?? "calendar days"}`;
+      return withUnit(e.value as number, e.unit ?? "calendar days");
     case "percent":
       return `${num(e.value as number)}%`;
     case "boolean":
@@ -25,7 +27,7 @@ export function displayValue(e: RuleEntry): string {
     case "table":
       return `${(e.value as unknown[]).length} limits`;
     default:
-      return `${num(e.value as number)}${e.unit ? ` ${e.unit}` : ""}`;
+      return withUnit(e.value as number, e.unit);
   }
 }
 

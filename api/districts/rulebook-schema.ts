@@ -7,7 +7,7 @@ import { z } from "zod";
  */
 export const RULE_KINDS = [
   "money", // integer cents, e.g. 15000 = $150.00
-  "money_rate", // integer cents per `unit`, e.g. 50 cents per square foot
+  "money_rate", // integer cents per `unit` (unit reads "per square foot ..."), e.g. 50 = $0.50 per square foot
   "integer", // a count (sheets, months, occurrences)
   "number", // a decimal figure with a `unit` (mg/L, degrees F, s.u.)
   "days", // calendar days unless `unit` says "business days"

@@ -2,7 +2,7 @@ import "reflect-metadata";
 import path from "node:path";
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from "graphql";
 import { buildSchema } from "type-graphql";
-import { AccountsResolver } from "../accounts/accounts.resolver.js";
+import { AccountsResolver, StaffRoleGrantResolver } from "../accounts/accounts.resolver.js";
 import { AuditResolver } from "../audit/audit.resolver.js";
 import { DashboardResolver } from "../dashboard/dashboard.js";
 import { DistrictsResolver } from "../districts/districts.resolver.js";
@@ -13,7 +13,7 @@ import { StaffResolver } from "../staff/staff.resolver.js";
 import { cacheControlDirective } from "./cache.js";
 import { authChecker, declaredRootAccess, denyUndeclared } from "./access.js";
 
-export const resolvers = [AccountsResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver] as const;
+export const resolvers = [AccountsResolver, StaffRoleGrantResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver] as const;
 export const SCHEMA_FILE = path.resolve("schema/schema.graphql");
 
 let built: Promise<GraphQLSchema> | undefined;

@@ -15,6 +15,8 @@ export class OrganizationType {
 @ObjectType("Member")
 export class MemberType {
   @Field(() => ID) userId: string;
+  @Field(() => String) displayName: string;
+  @Field(() => String) email: string;
   @Field(() => String, { description: "OWNER, AUTHORIZED_REPRESENTATIVE (signs reports, SUL 201) or MEMBER" }) role: string;
   @Field(() => Date) createdAt: Date;
 }
@@ -63,10 +65,15 @@ export class OrganizationsResolver {
     return ctx.loaders.organization.load(id);
   }
 
-  @FieldResolver(() => [MemberType])
-  async members(@Root() o: OrganizationType, @Ctx() ctx: Context) {
+  @FieldResolver(() => [MemberType], { description: "Members only" })
+  async members(@Root() o: OrganizationType, @Ctx() ctx: Context): Promise<MemberType[]> {
     await orgs.requireMember(ctx.ds, ctx.viewer!, o.id);
-    return orgs.listMembers(ctx.ds, o.id);
+    const members = await orgs.listMembers(ctx.ds, o.id);
+    const users = await ctx.loaders.user.loadMany(members.map((m) => m.userId));
+    return members.map((m, i) => {
+      const u = users[i] as { displayName: string; email: string } | null;
+      return { userId: m.userId, role: m.role, createdAt: m.createdAt, displayName: u?.displayName ?? "", email: u?.email ?? "" };
+    });
   }
 
   @FieldResolver(() => [InvitationType], { description: "Owners only" })

@@ -22,3 +22,17 @@ export async function enqueueEmail(tx: EntityManager, draft: EmailDraft): Promis
   });
   return r.identifiers[0].id as string;
 }
+
+/** Emails that carry a one-time link: only the mailbox owner may read their text. */
+export const SECRET_LINK_KINDS = new Set(["account.verify_email", "account.password_reset", "organization.invitation"]);
+
+/**
+ * The text a reader of the outbox sees. Staff never see one-time links. Recipients see them in the
+ * portal only when the district has no mail server (then the portal is their mailbox); with SMTP
+ * they come from the real mailbox, which proves the address.
+ */
+export function visibleBody(email: { kind: string; bodyText: string }, reader: "recipient" | "staff", smtpConfigured: boolean): string {
+  if (!SECRET_LINK_KINDS.has(email.kind)) return email.bodyText;
+  if (reader === "recipient" && !smtpConfigured) return email.bodyText;
+  return "This email holds a one-time link, so its text is shown only in the recipient's own mailbox.";
+}

@@ -31,6 +31,8 @@ describe("organizations, members and invitations", () => {
     expect((await rep.ok(`{ myOrganizations { role organization { name } } }`)).myOrganizations).toEqual([{ role: "AUTHORIZED_REPRESENTATIVE", organization: { name: "Acme Plating Co." } }]);
     const detail = await owner.ok(`query($id: ID!) { organization(id: $id) { members { role } invitations { email acceptedAt } } }`, { id: org.id });
     expect(detail.organization.members.map((m: any) => m.role).sort()).toEqual(["AUTHORIZED_REPRESENTATIVE", "OWNER"]);
+    const names = await rep.ok(`query($id: ID!) { organization(id: $id) { members { displayName email } } }`, { id: org.id });
+    expect(names.organization.members.map((m: any) => m.displayName).sort()).toEqual(["Olga Owner", "Ray Rep"]);
     expect(detail.organization.invitations[0].acceptedAt).toBeTruthy();
     expect(errorCode(await rep.gql(`mutation($t: String!) { acceptInvitation(token: $t) { id } }`, { t: tokenIn(mail.bodyText) }))).toBe("BAD_USER_INPUT");
 
@@ -51,5 +53,19 @@ describe("organizations, members and invitations", () => {
     expect(errorCode(r)).toBe("BAD_USER_INPUT");
     expect(Object.keys(r.errors![0].extensions!.fields!).sort()).toEqual(["kind", "name"]);
     expect((await c.ok(`{ myOrganizations { role } }`)).myOrganizations).toEqual([]);
+  });
+});
+
+describe("an invitation to an address with no account yet", () => {
+  it("reaches the person once they sign up with that address; staff never see its link", async () => {
+    const owner = new Client(srv.url);
+    await owner.signUp("owner@septic-sam.example", "Sam Septic");
+    const { createOrganization: org } = await owner.ok(`mutation { createOrganization(input: { name: "Sam's Septic Service", kind: "HAULER" }) { id } }`);
+    await owner.ok(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { id } }`, { i: { organizationId: org.id, email: "driver@septic-sam.example", role: "MEMBER" } });
+    const driver = new Client(srv.url);
+    await driver.signUp("driver@septic-sam.example", "Dee Driver");
+    const mail = (await driver.ok(`{ myEmails { subject bodyText } }`)).myEmails.find((m: any) => /invited you/.test(m.subject));
+    await driver.ok(`mutation($t: String!) { acceptInvitation(token: $t) { id } }`, { t: tokenIn(mail.bodyText) });
+    expect((await driver.ok(`{ myOrganizations { organization { name } } }`)).myOrganizations[0].organization.name).toBe("Sam's Septic Service");
   });
 });

@@ -27,8 +27,16 @@ export function SelectField({
         {label}
         {required && <span className="usa-sr-only"> (required)</span>}
       </label>
-      {hint && <div className="usa-hint" id={`${id}-hint`}>{hint}</div>}
-      {error && <span className="usa-error-message" id={`${id}-error`} role="alert">{error}</span>}
+      {hint && (
+        <div className="usa-hint" id={`${id}-hint`}>
+          {hint}
+        </div>
+      )}
+      {error && (
+        <span className="usa-error-message" id={`${id}-error`} role="alert">
+          {error}
+        </span>
+      )}
       <select
         className={`usa-select${error ? " usa-input--error" : ""}`}
         id={id}
@@ -39,7 +47,9 @@ export function SelectField({
         aria-describedby={describedBy}
       >
         {options.map((o) => (
-          <option key={o.value} value={o.value}>{o.label}</option>
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
         ))}
       </select>
     </div>
@@ -75,8 +85,16 @@ export function RadioGroup({
           {legend}
           {required && <span className="usa-sr-only"> (required)</span>}
         </legend>
-        {hint && <div className="usa-hint" id={`${name}-hint`}>{hint}</div>}
-        {error && <span className="usa-error-message" id={`${name}-error`} role="alert">{error}</span>}
+        {hint && (
+          <div className="usa-hint" id={`${name}-hint`}>
+            {hint}
+          </div>
+        )}
+        {error && (
+          <span className="usa-error-message" id={`${name}-error`} role="alert">
+            {error}
+          </span>
+        )}
         {options.map((o, i) => {
           const id = i === 0 ? name : `${name}-${o.value}`;
           return (
@@ -106,7 +124,9 @@ export function RadioGroup({
 export function Notice({ type = "info", children }: { type?: "info" | "warning"; children: React.ReactNode }) {
   return (
     <div className={`usa-alert usa-alert--${type} usa-alert--slim`}>
-      <div className="usa-alert__body"><p className="usa-alert__text">{children}</p></div>
+      <div className="usa-alert__body">
+        <p className="usa-alert__text">{children}</p>
+      </div>
     </div>
   );
 }
@@ -128,7 +148,11 @@ export function NestedErrorBoundary() {
     <>
       <h1>{title}</h1>
       <p>{text}</p>
-      <p><Link className="usa-link" to="/">Go to the home page</Link></p>
+      <p>
+        <Link className="usa-link" to="/">
+          Go to the home page
+        </Link>
+      </p>
     </>
   );
 }

@@ -62,7 +62,9 @@ export function Linkified({ text }: { text: string }) {
         const m = /^(.*?)([.,;:!?)\]]*)$/.exec(part)!;
         return (
           <Fragment key={i}>
-            <a className="usa-link" href={m[1]}>{m[1]}</a>
+            <a className="usa-link" href={m[1]}>
+              {m[1]}
+            </a>
             {m[2]}
           </Fragment>
         );

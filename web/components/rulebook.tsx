@@ -1,6 +1,13 @@
 /** Shapes and pieces shared by the public rules page and the staff rulebook editor. */
 
-export type LimitRow = { parameter: string; unit: string; average: number | null; maximum: number | null; minimum: number | null; note: string | null };
+export type LimitRow = {
+  parameter: string;
+  unit: string;
+  average: number | null;
+  maximum: number | null;
+  minimum: number | null;
+  note: string | null;
+};
 export type RuleEntry = {
   key: string;
   topic: string;

@@ -12,7 +12,10 @@ const ROLE_ORDER = ["ADMIN", "CLERK", "OPERATOR", "BOARD"];
  * no staff role (or none of `anyOf`): a 403 page. The API checks every call again.
  */
 export async function requireStaff(args: Pick<LoaderFunctionArgs, "request" | "context">, anyOf?: string[]): Promise<StaffInfo> {
-  const data = await requireSignedIn<{ me: { staffRoles: { role: string; districtId: string }[] }; districts: Omit<StaffDistrict, "roles">[] }>(args, Q);
+  const data = await requireSignedIn<{ me: { staffRoles: { role: string; districtId: string }[] }; districts: Omit<StaffDistrict, "roles">[] }>(
+    args,
+    Q
+  );
   const districts = data.districts
     .map((d) => ({
       ...d,
@@ -26,7 +29,9 @@ export async function requireStaff(args: Pick<LoaderFunctionArgs, "request" | "c
   if (anyOf) {
     const allowed = districts.filter((d) => d.roles.some((r) => anyOf.includes(r)));
     if (!allowed.length)
-      throw new Response(`This page is for the ${anyOf.map((r) => r.toLowerCase()).join(" or ")} of a district. You do not hold that role.`, { status: 403 });
+      throw new Response(`This page is for the ${anyOf.map((r) => r.toLowerCase()).join(" or ")} of a district. You do not hold that role.`, {
+        status: 403,
+      });
     return { districts: allowed };
   }
   return { districts };

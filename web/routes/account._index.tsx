@@ -10,7 +10,17 @@ import { cookieHeaders, gql } from "~/graphql.server";
 
 export const meta: MetaFunction = () => [{ title: "Profile and sessions | Tapline" }];
 
-type Session = { id: string; ip: string | null; userAgent: string | null; createdAt: string; lastSeenAt: string; expiresAt: string; revokedAt: string | null; current: boolean; active: boolean };
+type Session = {
+  id: string;
+  ip: string | null;
+  userAgent: string | null;
+  createdAt: string;
+  lastSeenAt: string;
+  expiresAt: string;
+  revokedAt: string | null;
+  current: boolean;
+  active: boolean;
+};
 type Data = {
   me: { displayName: string; email: string; emailVerified: boolean; staffRoles: { role: string; districtId: string }[] };
   mySessions: Session[];
@@ -73,7 +83,8 @@ export default function AccountProfile() {
   const { me, mySessions, districts } = useLoaderData<typeof loader>() as Data;
   const a = useActionData<{ error: string }>();
   const [params] = useSearchParams();
-  const done = params.get("done");
+  // A form posted from this page keeps the address: do not repeat an earlier success next to a new problem.
+  const done = a ? null : params.get("done");
   const districtName = new Map(districts.map((d) => [d.id, d]));
   const byDistrict = new Map<string, string[]>();
   for (const r of me.staffRoles) byDistrict.set(r.districtId, [...(byDistrict.get(r.districtId) ?? []), r.role]);
@@ -86,7 +97,11 @@ export default function AccountProfile() {
       <ErrorSummary message={a?.error} />
       {done === "verification-sent" && (
         <SuccessAlert>
-          We sent a new confirmation link to {me.email}. It works for 7 days. <Link className="usa-link" to="/account/emails">Read your emails</Link>.
+          We sent a new confirmation link to {me.email}. It works for 7 days.{" "}
+          <Link className="usa-link" to="/account/emails">
+            Read your emails
+          </Link>
+          .
         </SuccessAlert>
       )}
       {done && DONE[done] && <SuccessAlert>{DONE[done]}</SuccessAlert>}
@@ -110,12 +125,17 @@ export default function AccountProfile() {
           <>
             <Notice type="warning">
               Your email address is not confirmed yet. Open the link we emailed you, or ask for a new one. Emails also appear under{" "}
-              <Link className="usa-link" to="/account/emails">Emails</Link>.
+              <Link className="usa-link" to="/account/emails">
+                Emails
+              </Link>
+              .
             </Notice>
             <Form method="post" className="margin-top-2">
               <AuthenticityTokenInput />
               <input type="hidden" name="intent" value="resend" />
-              <button className="usa-button usa-button--outline" type="submit">Send a new confirmation link</button>
+              <button className="usa-button usa-button--outline" type="submit">
+                Send a new confirmation link
+              </button>
             </Form>
           </>
         )}
@@ -131,21 +151,27 @@ export default function AccountProfile() {
               </li>
             ))}
           </ul>
-          <p><Link className="usa-link" to="/staff">Go to the staff area</Link></p>
+          <p>
+            <Link className="usa-link" to="/staff">
+              Go to the staff area
+            </Link>
+          </p>
         </section>
       )}
 
       <section aria-labelledby="sessions-heading">
         <h2 id="sessions-heading">Where you are signed in</h2>
         <p>
-          Each time you sign in, on a computer or phone, starts a session. A session ends when you sign out, after 2 hours without use, or
-          after 30 days. If you see one you do not recognise, sign it out and change your password.
+          Each time you sign in, on a computer or phone, starts a session. A session ends when you sign out, after 2 hours without use, or after 30
+          days. If you see one you do not recognise, sign it out and change your password.
         </p>
         <SessionsTable caption="Active sessions" sessions={active} withActions />
         <Form method="post" className="margin-y-3">
           <AuthenticityTokenInput />
           <input type="hidden" name="intent" value="everywhere" />
-          <button className="usa-button usa-button--secondary" type="submit">Sign out everywhere</button>
+          <button className="usa-button usa-button--secondary" type="submit">
+            Sign out everywhere
+          </button>
           <span className="usa-hint display-block margin-top-1">Ends every session, including this one, on every device.</span>
         </Form>
         {past.length > 0 && (
@@ -171,16 +197,26 @@ function SessionsTable({ caption, sessions, withActions }: { caption: string; se
           <th scope="col">IP address</th>
           <th scope="col">Browser or app</th>
           <th scope="col">Status</th>
-          {withActions && <th scope="col"><span className="usa-sr-only">Action</span></th>}
+          {withActions && (
+            <th scope="col">
+              <span className="usa-sr-only">Action</span>
+            </th>
+          )}
         </tr>
       </thead>
       <tbody>
         {sessions.map((s) => (
           <tr key={s.id}>
-            <th scope="row" data-label="Started (UTC)"><DateTime iso={s.createdAt} /></th>
-            <td data-label="Last seen (UTC)"><DateTime iso={s.lastSeenAt} /></td>
+            <th scope="row" data-label="Started (UTC)">
+              <DateTime iso={s.createdAt} />
+            </th>
+            <td data-label="Last seen (UTC)">
+              <DateTime iso={s.lastSeenAt} />
+            </td>
             <td data-label="IP address">{s.ip ?? "Unknown"}</td>
-            <td data-label="Browser or app" className="tapline-break">{s.userAgent ?? "Unknown"}</td>
+            <td data-label="Browser or app" className="tapline-break">
+              {s.userAgent ?? "Unknown"}
+            </td>
             <td data-label="Status">{s.current ? <strong>{sessionStatus(s)}</strong> : sessionStatus(s)}</td>
             {withActions && (
               <td data-label="Action">

@@ -33,7 +33,14 @@ export default function Emails() {
                     </span>
                   </summary>
                   <p className="tapline-email__meta">
-                    To {e.toAddress}. {e.sentAt ? <>Sent by email <DateTime iso={e.sentAt} />.</> : "Not sent by email: read it here."}
+                    To {e.toAddress}.{" "}
+                    {e.sentAt ? (
+                      <>
+                        Sent by email <DateTime iso={e.sentAt} />.
+                      </>
+                    ) : (
+                      "Not sent by email: read it here."
+                    )}
                   </p>
                   <div className="tapline-plain-text">
                     <Linkified text={e.bodyText} />

@@ -14,21 +14,23 @@ type Org = { id: string; name: string; kind: string; createdAt: string; members:
 type Data = { me: { id: string }; organization: Org; invitations: Invitation[] | null };
 type ActionData = { error: string; fields: Record<string, string>; values: { email: string; role: string } };
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${(data as Data | undefined)?.organization.name ?? "Organization"} | Tapline` }];
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${(data as Data | undefined)?.organization.name ?? "Organization"} | Tapline` },
+];
 
 export async function loader(args: LoaderFunctionArgs) {
   const id = args.params.id!;
   const base = await requireSignedIn<{ me: { id: string }; organization: Org }>(
     args,
     `query Organization($id: ID!) { me { id } organization(id: $id) { id name kind createdAt members { userId role createdAt } } }`,
-    { id },
+    { id }
   );
   // Invitations resolve for owners only: anyone else gets FORBIDDEN, and the section is hidden.
   const inv = await gql<{ organization: { invitations: Invitation[] } }>(
     args.context,
     args.request,
     `query OrganizationInvitations($id: ID!) { organization(id: $id) { invitations { id email role createdAt expiresAt acceptedAt } } }`,
-    { id },
+    { id }
   );
   return { ...base, invitations: inv.ok ? inv.data.organization.invitations : null } satisfies Data;
 }
@@ -64,12 +66,14 @@ export default function OrganizationPage() {
   const { me, organization: org, invitations } = useLoaderData<typeof loader>() as Data;
   const a = useActionData<ActionData>();
   const [params] = useSearchParams();
-  const done = params.get("done");
+  const done = a ? null : params.get("done");
   const myRole = org.members.find((m) => m.userId === me.id)?.role;
   return (
     <>
       <p className="margin-top-0">
-        <Link className="usa-link" to="/account/organizations">All your organizations</Link>
+        <Link className="usa-link" to="/account/organizations">
+          All your organizations
+        </Link>
       </p>
       <h1>{org.name}</h1>
       {done === "created" && <SuccessAlert>The organization is created and you are its owner. Invite the people who act for it below.</SuccessAlert>}
@@ -81,7 +85,9 @@ export default function OrganizationPage() {
         <dt>Your role</dt>
         <dd>{myRole ? MEMBERSHIP_ROLE_LABELS[myRole] ?? myRole : "None"}</dd>
         <dt>Created</dt>
-        <dd><DateTime iso={org.createdAt} /></dd>
+        <dd>
+          <DateTime iso={org.createdAt} />
+        </dd>
       </dl>
 
       <h2>Members</h2>
@@ -97,9 +103,19 @@ export default function OrganizationPage() {
         <tbody>
           {org.members.map((m) => (
             <tr key={m.userId}>
-              <th scope="row" data-label="Member">{m.userId === me.id ? "You" : <>Account <code>{m.userId.slice(0, 8)}</code></>}</th>
+              <th scope="row" data-label="Member">
+                {m.userId === me.id ? (
+                  "You"
+                ) : (
+                  <>
+                    Account <code>{m.userId.slice(0, 8)}</code>
+                  </>
+                )}
+              </th>
               <td data-label="Role">{MEMBERSHIP_ROLE_LABELS[m.role] ?? m.role}</td>
-              <td data-label="Member since (UTC)"><DateTime iso={m.createdAt} /></td>
+              <td data-label="Member since (UTC)">
+                <DateTime iso={m.createdAt} />
+              </td>
             </tr>
           ))}
         </tbody>
@@ -125,11 +141,25 @@ export default function OrganizationPage() {
               <tbody>
                 {invitations.map((i) => (
                   <tr key={i.id}>
-                    <th scope="row" data-label="Email address" className="tapline-break">{i.email}</th>
+                    <th scope="row" data-label="Email address" className="tapline-break">
+                      {i.email}
+                    </th>
                     <td data-label="Role">{MEMBERSHIP_ROLE_LABELS[i.role] ?? i.role}</td>
-                    <td data-label="Sent (UTC)"><DateTime iso={i.createdAt} /></td>
-                    <td data-label="Expires (UTC)"><DateTime iso={i.expiresAt} /></td>
-                    <td data-label="Status">{invitationStatus(i)}{i.acceptedAt && <> <DateTime iso={i.acceptedAt} /></>}</td>
+                    <td data-label="Sent (UTC)">
+                      <DateTime iso={i.createdAt} />
+                    </td>
+                    <td data-label="Expires (UTC)">
+                      <DateTime iso={i.expiresAt} />
+                    </td>
+                    <td data-label="Status">
+                      {invitationStatus(i)}
+                      {i.acceptedAt && (
+                        <>
+                          {" "}
+                          <DateTime iso={i.acceptedAt} />
+                        </>
+                      )}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -141,7 +171,15 @@ export default function OrganizationPage() {
           <ErrorSummary message={a?.error} fields={a?.fields} labels={{ email: "Email address", role: "Role" }} />
           <Form method="post" className="usa-form usa-form--large" noValidate aria-labelledby="invite-heading">
             <AuthenticityTokenInput />
-            <TextField name="email" label="Email address" type="email" autoComplete="off" defaultValue={a?.values.email} error={a?.fields?.email} required />
+            <TextField
+              name="email"
+              label="Email address"
+              type="email"
+              autoComplete="off"
+              defaultValue={a?.values.email}
+              error={a?.fields?.email}
+              required
+            />
             <SelectField
               name="role"
               label="Role"
@@ -151,7 +189,9 @@ export default function OrganizationPage() {
               error={a?.fields?.role}
               required
             />
-            <button className="usa-button" type="submit">Send invitation</button>
+            <button className="usa-button" type="submit">
+              Send invitation
+            </button>
           </Form>
         </>
       )}

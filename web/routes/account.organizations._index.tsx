@@ -25,7 +25,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     context,
     request,
     `mutation CreateOrganization($input: CreateOrganizationInput!) { createOrganization(input: $input) { id } }`,
-    { input: values },
+    { input: values }
   );
   if (!r.ok) {
     if (r.error.code === "UNAUTHENTICATED") throw redirect("/sign-in?redirectTo=%2Faccount%2Forganizations", { headers: cookieHeaders(r) });
@@ -36,7 +36,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 const KINDS = [
   { value: "HAULER", label: ORGANIZATION_KIND_LABELS.HAULER, description: "Pumps and hauls septage; needs a hauler licence to dump at the plant." },
-  { value: "INDUSTRIAL_USER", label: ORGANIZATION_KIND_LABELS.INDUSTRIAL_USER, description: "Discharges industrial wastewater; holds a discharge permit and files compliance reports." },
+  {
+    value: "INDUSTRIAL_USER",
+    label: ORGANIZATION_KIND_LABELS.INDUSTRIAL_USER,
+    description: "Discharges industrial wastewater; holds a discharge permit and files compliance reports.",
+  },
   { value: "CONTRACTOR", label: ORGANIZATION_KIND_LABELS.CONTRACTOR, description: "Builds and connects building laterals for owners." },
 ];
 
@@ -47,8 +51,8 @@ export default function MyOrganizations() {
     <>
       <h1>Organizations</h1>
       <p>
-        Hauling companies, industrial users and contracting firms deal with the district as an organization. Its owner invites the people
-        who act for it.
+        Hauling companies, industrial users and contracting firms deal with the district as an organization. Its owner invites the people who act for
+        it.
       </p>
       <h2>Your organizations</h2>
       {myOrganizations.length === 0 ? (
@@ -67,7 +71,9 @@ export default function MyOrganizations() {
             {myOrganizations.map((m) => (
               <tr key={m.organization.id}>
                 <th scope="row" data-label="Name">
-                  <Link className="usa-link" to={`/account/organizations/${m.organization.id}`}>{m.organization.name}</Link>
+                  <Link className="usa-link" to={`/account/organizations/${m.organization.id}`}>
+                    {m.organization.name}
+                  </Link>
                 </th>
                 <td data-label="Kind">{ORGANIZATION_KIND_LABELS[m.organization.kind] ?? m.organization.kind}</td>
                 <td data-label="Your role">{MEMBERSHIP_ROLE_LABELS[m.role] ?? m.role}</td>
@@ -82,9 +88,19 @@ export default function MyOrganizations() {
       <ErrorSummary message={a?.error} fields={a?.fields} labels={{ name: "Legal name", kind: "Kind of organization" }} />
       <Form method="post" className="usa-form usa-form--large" noValidate aria-labelledby="create-heading">
         <AuthenticityTokenInput />
-        <TextField name="name" label="Legal name" hint="As on the business registration." autoComplete="organization" defaultValue={a?.values.name} error={a?.fields?.name} required />
+        <TextField
+          name="name"
+          label="Legal name"
+          hint="As on the business registration."
+          autoComplete="organization"
+          defaultValue={a?.values.name}
+          error={a?.fields?.name}
+          required
+        />
         <RadioGroup name="kind" legend="Kind of organization" options={KINDS} defaultValue={a?.values.kind} error={a?.fields?.kind} required />
-        <button className="usa-button" type="submit">Create organization</button>
+        <button className="usa-button" type="submit">
+          Create organization
+        </button>
       </Form>
     </>
   );

@@ -29,21 +29,26 @@ export async function action({ request, context }: ActionFunctionArgs) {
       context,
       request,
       `mutation CreateApiToken($name: String!) { createApiToken(name: $name) { token apiToken { id name } } }`,
-      { name },
+      { name }
     );
     if (!r.ok) {
       if (r.error.code === "UNAUTHENTICATED") throw redirect("/sign-in?redirectTo=%2Faccount%2Ftokens", { headers: cookieHeaders(r) });
-      return Response.json({ error: r.error.message, fields: r.error.fields, name, form: "create" } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
+      return Response.json({ error: r.error.message, fields: r.error.fields, name, form: "create" } satisfies ActionData, {
+        status: 400,
+        headers: cookieHeaders(r),
+      });
     }
     // Shown once, on this response only: never put the token in an address or a cache.
     const endpoint = `${new URL(request.url).origin}/graphql`;
     return Response.json(
       { created: { token: r.data.createApiToken.token, name: r.data.createApiToken.apiToken.name, endpoint } } satisfies ActionData,
-      { headers: { "Cache-Control": "no-store" } },
+      { headers: { "Cache-Control": "no-store" } }
     );
   }
   if (intent === "revoke") {
-    const r = await gql(context, request, `mutation RevokeApiToken($id: ID!) { revokeApiToken(id: $id) { ok } }`, { id: String(form.get("id") ?? "") });
+    const r = await gql(context, request, `mutation RevokeApiToken($id: ID!) { revokeApiToken(id: $id) { ok } }`, {
+      id: String(form.get("id") ?? ""),
+    });
     if (!r.ok) {
       if (r.error.code === "UNAUTHENTICATED") throw redirect("/sign-in?redirectTo=%2Faccount%2Ftokens", { headers: cookieHeaders(r) });
       return Response.json({ error: r.error.message, form: "revoke" } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
@@ -65,48 +70,56 @@ export default function ApiTokens() {
     <>
       <h1>API tokens</h1>
       <p>
-        A personal API token lets a program (an accounting export, a script) use Tapline's GraphQL API as you, with your permissions. Keep
-        tokens secret like a password, and revoke any you no longer use.
+        A personal API token lets a program (an accounting export, a script) use Tapline's GraphQL API as you, with your permissions. Keep tokens
+        secret like a password, and revoke any you no longer use.
       </p>
-      {params.get("done") === "revoked" && <SuccessAlert>The token is revoked. Programs using it are refused from now on.</SuccessAlert>}
+      {!a && params.get("done") === "revoked" && <SuccessAlert>The token is revoked. Programs using it are refused from now on.</SuccessAlert>}
       {err?.form === "revoke" && <ErrorSummary message={err.error} />}
 
       <h2>Your tokens</h2>
       {active.length === 0 ? (
         <p>You have no active API tokens.</p>
       ) : (
-      <table className="usa-table usa-table--stacked usa-table--borderless width-full">
-        <caption>Your active tokens</caption>
+        <table className="usa-table usa-table--stacked usa-table--borderless width-full">
+          <caption>Your active tokens</caption>
           <thead>
             <tr>
               <th scope="col">Name</th>
               <th scope="col">Starts with</th>
               <th scope="col">Created (UTC)</th>
               <th scope="col">Last used (UTC)</th>
-              <th scope="col"><span className="usa-sr-only">Action</span></th>
+              <th scope="col">
+                <span className="usa-sr-only">Action</span>
+              </th>
             </tr>
           </thead>
-        <tbody>
-          {active.map((t) => (
-            <tr key={t.id}>
-              <th scope="row" data-label="Name">{t.name}</th>
-              <td data-label="Starts with"><code>{t.tokenPrefix}…</code></td>
-              <td data-label="Created (UTC)"><DateTime iso={t.createdAt} /></td>
-              <td data-label="Last used (UTC)">{t.lastUsedAt ? <DateTime iso={t.lastUsedAt} /> : "Never"}</td>
-              <td data-label="Action">
-                <Form method="post" className="tapline-inline-form">
-                  <AuthenticityTokenInput />
-                  <input type="hidden" name="intent" value="revoke" />
-                  <input type="hidden" name="id" value={t.id} />
-                  <button className="usa-button usa-button--secondary" type="submit">
-                    Revoke<span className="usa-sr-only"> the token {t.name}</span>
-                  </button>
-                </Form>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+          <tbody>
+            {active.map((t) => (
+              <tr key={t.id}>
+                <th scope="row" data-label="Name">
+                  {t.name}
+                </th>
+                <td data-label="Starts with">
+                  <code>{t.tokenPrefix}…</code>
+                </td>
+                <td data-label="Created (UTC)">
+                  <DateTime iso={t.createdAt} />
+                </td>
+                <td data-label="Last used (UTC)">{t.lastUsedAt ? <DateTime iso={t.lastUsedAt} /> : "Never"}</td>
+                <td data-label="Action">
+                  <Form method="post" className="tapline-inline-form">
+                    <AuthenticityTokenInput />
+                    <input type="hidden" name="intent" value="revoke" />
+                    <input type="hidden" name="id" value={t.id} />
+                    <button className="usa-button usa-button--secondary" type="submit">
+                      Revoke<span className="usa-sr-only"> the token {t.name}</span>
+                    </button>
+                  </Form>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
 
       <h2 id="create-heading">Create a token</h2>
@@ -122,7 +135,9 @@ export default function ApiTokens() {
           error={err?.form === "create" ? err.fields?.name : undefined}
           required
         />
-        <button className="usa-button" type="submit">Create token</button>
+        <button className="usa-button" type="submit">
+          Create token
+        </button>
       </Form>
 
       {revoked.length > 0 && (
@@ -150,7 +165,9 @@ function CreatedToken({ token, name, endpoint }: { token: string; name: string; 
   -d '{"query":"{ me { displayName email } }"}'`;
   return (
     <>
-      <h1 ref={ref} tabIndex={-1}>Your new API token</h1>
+      <h1 ref={ref} tabIndex={-1}>
+        Your new API token
+      </h1>
       <SuccessAlert>The token “{name}” is created.</SuccessAlert>
       <div className="usa-alert usa-alert--warning">
         <div className="usa-alert__body">
@@ -161,17 +178,23 @@ function CreatedToken({ token, name, endpoint }: { token: string; name: string; 
         </div>
       </div>
       <div className="usa-form-group">
-        <label className="usa-label" htmlFor="new-token">Token</label>
+        <label className="usa-label" htmlFor="new-token">
+          Token
+        </label>
         <input className="usa-input tapline-token" id="new-token" readOnly value={token} spellCheck={false} autoComplete="off" />
       </div>
       <h2>How to use it</h2>
       <p>
-        Send GraphQL requests with <code>POST</code> to <code>{endpoint}</code>, with the header <code>Authorization: Bearer &lt;token&gt;</code>{" "}
-        and a JSON body. For example:
+        Send GraphQL requests with <code>POST</code> to <code>{endpoint}</code>, with the header <code>Authorization: Bearer &lt;token&gt;</code> and
+        a JSON body. For example:
       </p>
       <pre className="tapline-pre">{example}</pre>
       <p>The program acts as you: it can do what you can do in the portal. It does not need the sign-in cookie.</p>
-      <p><Link className="usa-link" to="/account/tokens">Back to your API tokens</Link></p>
+      <p>
+        <Link className="usa-link" to="/account/tokens">
+          Back to your API tokens
+        </Link>
+      </p>
     </>
   );
 }

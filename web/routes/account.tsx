@@ -5,6 +5,7 @@ const SECTIONS = [
   { to: "/account", label: "Profile and sessions", end: true },
   { to: "/account/tokens", label: "API tokens", end: false },
   { to: "/account/emails", label: "Emails", end: false },
+  { to: "/account/documents", label: "Documents", end: false },
   { to: "/account/organizations", label: "Organizations", end: false },
 ];
 

@@ -17,7 +17,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     context,
     request,
     `mutation RequestPasswordReset($email: String!) { requestPasswordReset(email: $email) { ok message } }`,
-    { email },
+    { email }
   );
   if (!r.ok) return Response.json({ error: r.error.message, fields: r.error.fields, email } satisfies ActionData, { status: 400 });
   return Response.json({ sent: r.data.requestPasswordReset.message, email } satisfies ActionData);
@@ -34,9 +34,16 @@ export default function ForgotPassword() {
           <p>
             The email comes from the district. If the district has no mail server, sign in after resetting and read it under{" "}
             <strong>Account, Emails</strong>. No email after a few minutes? Check the address and{" "}
-            <Link className="usa-link" to="/forgot-password">ask for another link</Link>.
+            <Link className="usa-link" to="/forgot-password">
+              ask for another link
+            </Link>
+            .
           </p>
-          <p><Link className="usa-link" to="/sign-in">Back to sign in</Link></p>
+          <p>
+            <Link className="usa-link" to="/sign-in">
+              Back to sign in
+            </Link>
+          </p>
         </>
       ) : (
         <>
@@ -44,10 +51,26 @@ export default function ForgotPassword() {
           <ErrorSummary message={a?.error} fields={a?.fields} labels={{ email: "Email address" }} />
           <Form method="post" className="usa-form" noValidate>
             <AuthenticityTokenInput />
-            <TextField name="email" label="Email address" type="email" autoComplete="email" defaultValue={a?.email} error={a?.fields?.email} required />
-            <button className="usa-button" type="submit">Email me a reset link</button>
+            <TextField
+              name="email"
+              label="Email address"
+              type="email"
+              autoComplete="email"
+              defaultValue={a?.email}
+              error={a?.fields?.email}
+              required
+            />
+            <button className="usa-button" type="submit">
+              Email me a reset link
+            </button>
           </Form>
-          <p>Remembered it? <Link className="usa-link" to="/sign-in">Sign in</Link>.</p>
+          <p>
+            Remembered it?{" "}
+            <Link className="usa-link" to="/sign-in">
+              Sign in
+            </Link>
+            .
+          </p>
         </>
       )}
     </div>

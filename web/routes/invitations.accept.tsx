@@ -6,10 +6,7 @@ import { ErrorSummary } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 
-export const meta: MetaFunction = () => [
-  { title: "Accept an invitation | Tapline" },
-  { name: "referrer", content: "no-referrer" },
-];
+export const meta: MetaFunction = () => [{ title: "Accept an invitation | Tapline" }, { name: "referrer", content: "same-origin" }];
 
 export async function loader(args: LoaderFunctionArgs) {
   const { me } = await requireSignedIn<{ me: { email: string; displayName: string } }>(args, `query InvitationViewer { me { email displayName } }`);
@@ -19,9 +16,14 @@ export async function loader(args: LoaderFunctionArgs) {
 export async function action({ request, context }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
-  const r = await gql<{ acceptInvitation: { id: string } }>(context, request, `mutation AcceptInvitation($token: String!) { acceptInvitation(token: $token) { id name } }`, {
-    token: String(form.get("token") ?? ""),
-  });
+  const r = await gql<{ acceptInvitation: { id: string } }>(
+    context,
+    request,
+    `mutation AcceptInvitation($token: String!) { acceptInvitation(token: $token) { id name } }`,
+    {
+      token: String(form.get("token") ?? ""),
+    }
+  );
   if (!r.ok) {
     if (r.error.code === "UNAUTHENTICATED") {
       const url = new URL(request.url);
@@ -41,23 +43,31 @@ export default function AcceptInvitation() {
       {!token ? (
         <>
           <ErrorSummary message="The invitation link is incomplete. Open the link from the email exactly as it was sent." />
-          <p><Link className="usa-link" to="/account/emails">Read your emails</Link></p>
+          <p>
+            <Link className="usa-link" to="/account/emails">
+              Read your emails
+            </Link>
+          </p>
         </>
       ) : (
         <>
           <ErrorSummary message={a?.error} />
           <p>
-            You are signed in as {me.displayName} ({me.email}). The invitation must have been sent to this address. Accepting lets you act
-            for the organization with the role it names.
+            You are signed in as {me.displayName} ({me.email}). The invitation must have been sent to this address. Accepting lets you act for the
+            organization with the role it names.
           </p>
           <Form method="post">
             <AuthenticityTokenInput />
             <input type="hidden" name="token" value={token} />
-            <button className="usa-button" type="submit">Accept the invitation</button>
+            <button className="usa-button" type="submit">
+              Accept the invitation
+            </button>
           </Form>
           {a?.error && (
             <p className="margin-top-3">
-              <Link className="usa-link" to="/account/organizations">Go to your organizations</Link>
+              <Link className="usa-link" to="/account/organizations">
+                Go to your organizations
+              </Link>
             </p>
           )}
         </>

@@ -8,7 +8,7 @@ import { cookieHeaders, gql } from "~/graphql.server";
 export const meta: MetaFunction = () => [
   { title: "Choose a new password | Tapline" },
   // The link's token is in the address: do not leak it to other sites.
-  { name: "referrer", content: "no-referrer" },
+  { name: "referrer", content: "same-origin" },
 ];
 
 export function loader({ request }: LoaderFunctionArgs) {
@@ -25,7 +25,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     context,
     request,
     `mutation ResetPassword($input: ResetPasswordInput!) { resetPassword(input: $input) { ok message } }`,
-    { input },
+    { input }
   );
   if (!r.ok) {
     // A bad or expired link cannot be fixed on this page: say so and offer a new one.
@@ -44,7 +44,11 @@ export default function ResetPassword() {
       <div className="tablet:grid-col-8">
         <h1>Your password is changed</h1>
         <SuccessAlert>{a.done}</SuccessAlert>
-        <p><Link className="usa-button" to="/sign-in">Sign in with your new password</Link></p>
+        <p>
+          <Link className="usa-button" to="/sign-in">
+            Sign in with your new password
+          </Link>
+        </p>
       </div>
     );
   if (!token || a?.linkProblem)
@@ -59,7 +63,11 @@ export default function ResetPassword() {
             </p>
           </div>
         </div>
-        <p><Link className="usa-button" to="/forgot-password">Ask for a new password reset link</Link></p>
+        <p>
+          <Link className="usa-button" to="/forgot-password">
+            Ask for a new password reset link
+          </Link>
+        </p>
       </div>
     );
   return (
@@ -79,7 +87,9 @@ export default function ResetPassword() {
           error={a?.fields?.password}
           required
         />
-        <button className="usa-button" type="submit">Change my password</button>
+        <button className="usa-button" type="submit">
+          Change my password
+        </button>
       </Form>
     </div>
   );

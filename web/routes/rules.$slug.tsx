@@ -53,7 +53,9 @@ export default function DistrictRules() {
   return (
     <>
       <p className="margin-top-0">
-        <Link className="usa-link" to="/rules">All districts</Link>
+        <Link className="usa-link" to="/rules">
+          All districts
+        </Link>
       </p>
       <h1>{d.name}: rules and fees</h1>
       <p className="usa-intro">Governed by the {d.lawName}. The figures below come from that law; each names its section.</p>
@@ -67,7 +69,13 @@ export default function DistrictRules() {
               <li key={c.role} className="margin-bottom-2">
                 <strong>{c.role}:</strong> {c.name}
                 <br />
-                <a className="usa-link" href={`mailto:${c.email}`}>{c.email}</a>, <a className="usa-link" href={`tel:${c.phone.replace(/[^\d+]/g, "")}`}>{c.phone}</a>
+                <a className="usa-link" href={`mailto:${c.email}`}>
+                  {c.email}
+                </a>
+                ,{" "}
+                <a className="usa-link" href={`tel:${c.phone.replace(/[^\d+]/g, "")}`}>
+                  {c.phone}
+                </a>
               </li>
             ))}
           </ul>
@@ -85,18 +93,31 @@ export default function DistrictRules() {
           {on && on !== today && (
             <>
               {" "}
-              <Link className="usa-link" to=".">Show the rules in force today</Link>.
+              <Link className="usa-link" to=".">
+                Show the rules in force today
+              </Link>
+              .
             </>
           )}
         </p>
-        <ErrorSummary message={dateError ? "No rules could be shown for that date; the rules in force today are shown instead." : null} fields={dateError ? { on: dateError } : undefined} labels={{ on: "Date" }} />
+        <ErrorSummary
+          message={dateError ? "No rules could be shown for that date; the rules in force today are shown instead." : null}
+          fields={dateError ? { on: dateError } : undefined}
+          labels={{ on: "Date" }}
+        />
         <Form method="get" className="usa-form tapline-date-form">
           <div className={`usa-form-group${dateError ? " usa-form-group--error" : ""}`}>
             <label className={`usa-label${dateError ? " usa-label--error" : ""}`} htmlFor="on">
               See the rules in force on another date
             </label>
-            <div className="usa-hint" id="on-hint">For example, the day you applied or were served a notice.</div>
-            {dateError && <span className="usa-error-message" id="on-error" role="alert">{dateError}</span>}
+            <div className="usa-hint" id="on-hint">
+              For example, the day you applied or were served a notice.
+            </div>
+            {dateError && (
+              <span className="usa-error-message" id="on-error" role="alert">
+                {dateError}
+              </span>
+            )}
             <div className="tapline-date-form__row">
               <input
                 className={`usa-input${dateError ? " usa-input--error" : ""}`}
@@ -107,16 +128,26 @@ export default function DistrictRules() {
                 aria-describedby={dateError ? "on-hint on-error" : "on-hint"}
                 aria-invalid={dateError ? true : undefined}
               />
-              <button className="usa-button usa-button--outline" type="submit">Show these rules</button>
+              <button className="usa-button usa-button--outline" type="submit">
+                Show these rules
+              </button>
             </div>
           </div>
         </Form>
         <nav aria-label="Topics" className="margin-top-3">
           <ul className="usa-list tapline-topic-list">
             {topics.map((t) => (
-              <li key={t.topic}><a className="usa-link" href={`#topic-${slugify(t.topic)}`}>{t.topic}</a></li>
+              <li key={t.topic}>
+                <a className="usa-link" href={`#topic-${slugify(t.topic)}`}>
+                  {t.topic}
+                </a>
+              </li>
             ))}
-            <li><a className="usa-link" href="#history-heading">Version history</a></li>
+            <li>
+              <a className="usa-link" href="#history-heading">
+                Version history
+              </a>
+            </li>
           </ul>
         </nav>
       </section>
@@ -131,7 +162,7 @@ export default function DistrictRules() {
             <ul className="usa-list usa-list--unstyled tapline-rules">
               {applies.map((e) =>
                 e.kind === "table" ? (
-                  <li key={e.key} className="tapline-rule">
+                  <li key={e.key} className="tapline-rule tapline-rule--table">
                     {e.note && <p className="tapline-rule__note">{e.note}</p>}
                     <LimitsTable entry={e} />
                   </li>
@@ -139,7 +170,7 @@ export default function DistrictRules() {
                   <li key={e.key} className="tapline-rule">
                     <RuleLine entry={e} />
                   </li>
-                ),
+                )
               )}
             </ul>
             {notProvided.length > 0 && (
@@ -162,7 +193,10 @@ export default function DistrictRules() {
 
       <section aria-labelledby="history-heading">
         <h2 id="history-heading">Version history</h2>
-        <p>Every change to these figures makes a new version, in force from its date. Earlier versions still apply to what happened while they were in force.</p>
+        <p>
+          Every change to these figures makes a new version, in force from its date. Earlier versions still apply to what happened while they were in
+          force.
+        </p>
         <table className="usa-table usa-table--stacked usa-table--borderless width-full">
           <caption>Versions of the rules of {d.name}, newest first</caption>
           <thead>

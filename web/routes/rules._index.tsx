@@ -18,8 +18,8 @@ export default function Rules() {
     <>
       <h1>Rules and fees</h1>
       <p className="usa-intro">
-        Each sewer district follows its own law. Choose your district to read its fees, deadlines and rules in plain language, with the section
-        of the law each comes from.
+        Each sewer district follows its own law. Choose your district to read its fees, deadlines and rules in plain language, with the section of the
+        law each comes from.
       </p>
       {districts.length === 0 ? (
         <p>No districts are served here yet.</p>

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, redirect, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, Link, redirect, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { ErrorSummary, TextField } from "~/components/forms";
+import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql, portalContext } from "~/graphql.server";
 import { safeRedirect } from "~/util";
@@ -30,10 +30,13 @@ export default function SignIn() {
   const { demoAccounts } = useLoaderData<typeof loader>();
   const a = useActionData<{ error: string; fields: Record<string, string>; email: string }>();
   const nav = useNavigation();
+  const [params] = useSearchParams();
   return (
     <div className="grid-row grid-gap">
       <div className="tablet:grid-col-6">
         <h1>Sign in</h1>
+        {params.get("signedOutEverywhere") && <SuccessAlert>You are signed out on every device. Sign in again to continue.</SuccessAlert>}
+        {params.get("passwordReset") && <SuccessAlert>Your password is changed. Sign in with the new one.</SuccessAlert>}
         <ErrorSummary message={a?.error} fields={a?.fields} labels={{ email: "Email address", password: "Password" }} />
         <Form method="post" className="usa-form" noValidate>
           <AuthenticityTokenInput />

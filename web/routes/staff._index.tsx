@@ -5,15 +5,29 @@ import type { StaffDistrict, StaffInfo } from "~/components/staff.server";
 type Task = { to: (d: StaffDistrict) => string; label: string; text: string };
 
 const AUDIT: Task = { to: (d) => `/staff/audit?districtId=${d.id}`, label: "Audit log", text: "Who did what, on which record, when and why." };
-const OUTBOX: Task = { to: (d) => `/staff/outbox?districtId=${d.id}`, label: "Outgoing email", text: "Every email the district sent or holds for people to read in the portal." };
-const RULEBOOK: Task = { to: (d) => `/staff/rulebook/${d.slug}`, label: "Change the rulebook", text: "Change fees, deadlines and other settings, from a date, with a reason." };
+const OUTBOX: Task = {
+  to: (d) => `/staff/outbox?districtId=${d.id}`,
+  label: "Outgoing email",
+  text: "Every email the district sent or holds for people to read in the portal.",
+};
+const RULEBOOK: Task = {
+  to: (d) => `/staff/rulebook/${d.slug}`,
+  label: "Change the rulebook",
+  text: "Change fees, deadlines and other settings, from a date, with a reason.",
+};
+
+const PEOPLE: Task = {
+  to: (d) => `/staff/people?districtId=${d.id}`,
+  label: "Staff and roles",
+  text: "Who holds which role; give or remove roles, with a reason.",
+};
 
 /** What each role can do in the portal today; later features add their tasks here. */
 const ROLES: Record<string, { what: string; tasks: Task[] }> = {
   CLERK: { what: "Receives applications, petitions and payments and keeps the district's records.", tasks: [OUTBOX, AUDIT] },
   OPERATOR: { what: "Reviews and inspects work on the sewer system (District Operator or Superintendent).", tasks: [AUDIT] },
   BOARD: { what: "Decides petitions and hearings and sets fees.", tasks: [AUDIT] },
-  ADMIN: { what: "Keeps the district's rulebook up to date and oversees the portal.", tasks: [RULEBOOK, OUTBOX, AUDIT] },
+  ADMIN: { what: "Keeps the district's rulebook up to date, manages staff accounts and oversees the portal.", tasks: [RULEBOOK, PEOPLE, OUTBOX, AUDIT] },
 };
 
 export default function StaffHome() {
@@ -55,7 +69,9 @@ export default function StaffHome() {
             })}
           </ul>
           <p>
-            <Link className="usa-link" to={`/rules/${d.slug}`}>Public rules and fees of {d.name}</Link>
+            <Link className="usa-link" to={`/rules/${d.slug}`}>
+              Public rules and fees of {d.name}
+            </Link>
           </p>
         </section>
       ))}

@@ -39,7 +39,13 @@ export async function loader(args: LoaderFunctionArgs) {
   const get = (k: string) => (p.get(k) ?? "").trim();
   const requested = get("districtId");
   const district = staff.districts.find((d) => d.id === requested) ?? staff.districts[0];
-  const filter: Filter = { districtId: district.id, action: get("action"), entityType: get("entityType"), entityId: get("entityId"), before: get("before") };
+  const filter: Filter = {
+    districtId: district.id,
+    action: get("action"),
+    entityType: get("entityType"),
+    entityId: get("entityId"),
+    before: get("before"),
+  };
   const r = await gql<{ auditLog: { entries: Entry[]; nextCursor: string | null } }>(args.context, args.request, Q, {
     filter: {
       districtId: filter.districtId,
@@ -75,9 +81,14 @@ export default function AuditLog() {
       <ErrorSummary message={error} fields={fields} labels={{ before: "Older entries link" }} />
       <Form method="get" className="usa-form usa-form--large tapline-filter">
         <fieldset className="usa-fieldset">
-          <legend className="usa-legend usa-legend--large">Filter</legend>
+          <legend className="usa-legend text-bold">Filter the entries</legend>
           {districts.length > 1 ? (
-            <SelectField name="districtId" label="District" options={districts.map((d) => ({ value: d.id, label: d.name }))} defaultValue={filter.districtId} />
+            <SelectField
+              name="districtId"
+              label="District"
+              options={districts.map((d) => ({ value: d.id, label: d.name }))}
+              defaultValue={filter.districtId}
+            />
           ) : (
             <input type="hidden" name="districtId" value={filter.districtId} />
           )}
@@ -92,9 +103,14 @@ export default function AuditLog() {
               <TextField name="entityId" label="Record ID" hint="The record's identifier" defaultValue={filter.entityId} />
             </div>
           </div>
-          <button className="usa-button" type="submit">Show entries</button>
+          <button className="usa-button" type="submit">
+            Show entries
+          </button>
           {filtered && (
-            <Link className="usa-button usa-button--unstyled margin-left-2" to={query({ districtId: filter.districtId, action: "", entityType: "", entityId: "", before: "" })}>
+            <Link
+              className="usa-button usa-button--unstyled margin-left-2"
+              to={query({ districtId: filter.districtId, action: "", entityType: "", entityId: "", before: "" })}
+            >
               Clear the filter
             </Link>
           )}
@@ -123,9 +139,13 @@ export default function AuditLog() {
           <tbody>
             {entries.map((e) => (
               <tr key={e.id}>
-                <th scope="row" data-label="When (UTC)"><DateTime iso={e.at} /></th>
+                <th scope="row" data-label="When (UTC)">
+                  <DateTime iso={e.at} />
+                </th>
                 <td data-label="Who">{e.actorName ?? (e.actorId ? "A deleted account" : "System")}</td>
-                <td data-label="Action"><code>{e.action}</code></td>
+                <td data-label="Action">
+                  <code>{e.action}</code>
+                </td>
                 <td data-label="Record" className="tapline-break">
                   {e.entityType} <code>{e.entityId}</code>
                 </td>
@@ -150,10 +170,18 @@ export default function AuditLog() {
       <nav aria-label="Audit log pages" className="margin-top-2">
         <ul className="usa-list usa-list--unstyled tapline-pager">
           {filter.before && (
-            <li><Link className="usa-link" to={query(filter)}>Newest entries</Link></li>
+            <li>
+              <Link className="usa-link" to={query(filter)}>
+                Newest entries
+              </Link>
+            </li>
           )}
           {nextCursor && (
-            <li><Link className="usa-link" to={query(filter, { before: nextCursor })}>Older entries</Link></li>
+            <li>
+              <Link className="usa-link" to={query(filter, { before: nextCursor })}>
+                Older entries
+              </Link>
+            </li>
           )}
         </ul>
       </nav>

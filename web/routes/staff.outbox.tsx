@@ -17,7 +17,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const { districtOutbox } = await requireSignedIn<{ districtOutbox: Email[] }>(
     args,
     `query DistrictOutbox($districtId: ID!) { districtOutbox(districtId: $districtId, first: 100) { id toAddress subject bodyText kind createdAt sentAt } }`,
-    { districtId: district.id },
+    { districtId: district.id }
   );
   return { districts: staff.districts.map((d) => ({ id: d.id, name: d.name })), districtId: district.id, emails: districtOutbox } satisfies Data;
 }
@@ -29,20 +29,29 @@ export default function Outbox() {
     <>
       <h1>Outgoing email</h1>
       <p>
-        The email {name} sends: notices, receipts, reminders and account links. When the district has no mail server configured, emails are
-        not sent; each person reads theirs in the portal under Account, Emails.
+        The email {name} sends: notices, receipts, reminders and account links. When the district has no mail server configured, emails are not sent;
+        each person reads theirs in the portal under Account, Emails.
       </p>
       {districts.length > 1 && (
         <Form method="get" className="usa-form tapline-filter">
-          <SelectField name="districtId" label="District" options={districts.map((d) => ({ value: d.id, label: d.name }))} defaultValue={districtId} />
-          <button className="usa-button" type="submit">Show this district's email</button>
+          <SelectField
+            name="districtId"
+            label="District"
+            options={districts.map((d) => ({ value: d.id, label: d.name }))}
+            defaultValue={districtId}
+          />
+          <button className="usa-button" type="submit">
+            Show this district's email
+          </button>
         </Form>
       )}
       {emails.length === 0 ? (
         <p>No email yet.</p>
       ) : (
         <table className="usa-table usa-table--stacked usa-table--borderless width-full">
-          <caption>The last {emails.length} emails of {name}, newest first</caption>
+          <caption>
+            The last {emails.length} emails of {name}, newest first
+          </caption>
           <thead>
             <tr>
               <th scope="col">Created (UTC)</th>
@@ -55,15 +64,23 @@ export default function Outbox() {
           <tbody>
             {emails.map((e) => (
               <tr key={e.id}>
-                <th scope="row" data-label="Created (UTC)"><DateTime iso={e.createdAt} /></th>
-                <td data-label="To" className="tapline-break">{e.toAddress}</td>
+                <th scope="row" data-label="Created (UTC)">
+                  <DateTime iso={e.createdAt} />
+                </th>
+                <td data-label="To" className="tapline-break">
+                  {e.toAddress}
+                </td>
                 <td data-label="Subject and text">
                   <details className="tapline-details tapline-details--inline">
                     <summary>{e.subject}</summary>
-                    <div className="tapline-plain-text"><Linkified text={e.bodyText} /></div>
+                    <div className="tapline-plain-text">
+                      <Linkified text={e.bodyText} />
+                    </div>
                   </details>
                 </td>
-                <td data-label="Kind"><code>{e.kind}</code></td>
+                <td data-label="Kind">
+                  <code>{e.kind}</code>
+                </td>
                 <td data-label="Sent (UTC)">{e.sentAt ? <DateTime iso={e.sentAt} /> : "Not sent: read in the portal"}</td>
               </tr>
             ))}

@@ -18,9 +18,28 @@ export default function StaffLayout() {
     <>
       <nav aria-label="Staff" className="tapline-subnav">
         <ul className="usa-list usa-list--unstyled">
-          <li><NavLink to="/staff" end className={link}>Staff home</NavLink></li>
-          <li><NavLink to="/staff/audit" className={link}>Audit log</NavLink></li>
-          {clerkOrAdmin && <li><NavLink to="/staff/outbox" className={link}>Outgoing email</NavLink></li>}
+          <li>
+            <NavLink to="/staff" end className={link}>
+              Staff home
+            </NavLink>
+          </li>
+          <li>
+            <NavLink to="/staff/audit" className={link}>
+              Audit log
+            </NavLink>
+          </li>
+          <li>
+            <NavLink to="/staff/people" className={link}>
+              Staff and roles
+            </NavLink>
+          </li>
+          {clerkOrAdmin && (
+            <li>
+              <NavLink to="/staff/outbox" className={link}>
+                Outgoing email
+              </NavLink>
+            </li>
+          )}
           {districts
             .filter((d) => d.roles.includes("ADMIN"))
             .map((d) => (

@@ -6,10 +6,7 @@ import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 import type { RootData } from "~/root";
 
-export const meta: MetaFunction = () => [
-  { title: "Confirm your email address | Tapline" },
-  { name: "referrer", content: "no-referrer" },
-];
+export const meta: MetaFunction = () => [{ title: "Confirm your email address | Tapline" }, { name: "referrer", content: "same-origin" }];
 
 /** Opening the link changes nothing (mail scanners open links too): the button below does. */
 export function loader({ request }: LoaderFunctionArgs) {
@@ -21,9 +18,14 @@ type ActionData = { done?: string; error?: string };
 export async function action({ request, context }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
-  const r = await gql<{ verifyEmail: { message: string } }>(context, request, `mutation VerifyEmail($token: String!) { verifyEmail(token: $token) { ok message } }`, {
-    token: String(form.get("token") ?? ""),
-  });
+  const r = await gql<{ verifyEmail: { message: string } }>(
+    context,
+    request,
+    `mutation VerifyEmail($token: String!) { verifyEmail(token: $token) { ok message } }`,
+    {
+      token: String(form.get("token") ?? ""),
+    }
+  );
   if (!r.ok) return Response.json({ error: r.error.message } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
   return Response.json({ done: r.data.verifyEmail.message } satisfies ActionData, { headers: cookieHeaders(r) });
 }
@@ -34,10 +36,16 @@ export default function VerifyEmail() {
   const root = useRouteLoaderData("root") as RootData | undefined;
   const signedIn = !!root?.viewer;
   const newLink = signedIn ? (
-    <p><Link className="usa-button" to="/account">Ask for a new confirmation link</Link></p>
+    <p>
+      <Link className="usa-button" to="/account">
+        Ask for a new confirmation link
+      </Link>
+    </p>
   ) : (
     <p>
-      <Link className="usa-button" to="/sign-in?redirectTo=%2Faccount">Sign in to ask for a new confirmation link</Link>
+      <Link className="usa-button" to="/sign-in?redirectTo=%2Faccount">
+        Sign in to ask for a new confirmation link
+      </Link>
     </p>
   );
   return (
@@ -46,7 +54,11 @@ export default function VerifyEmail() {
       {a?.done ? (
         <>
           <SuccessAlert>{a.done}</SuccessAlert>
-          <p><Link className="usa-link" to={signedIn ? "/dashboard" : "/sign-in"}>{signedIn ? "Go to my applications" : "Sign in"}</Link></p>
+          <p>
+            <Link className="usa-link" to={signedIn ? "/dashboard" : "/sign-in"}>
+              {signedIn ? "Go to my applications" : "Sign in"}
+            </Link>
+          </p>
         </>
       ) : a?.error || !token ? (
         <>
@@ -64,7 +76,9 @@ export default function VerifyEmail() {
           <Form method="post">
             <AuthenticityTokenInput />
             <input type="hidden" name="token" value={token} />
-            <button className="usa-button" type="submit">Confirm my email address</button>
+            <button className="usa-button" type="submit">
+              Confirm my email address
+            </button>
           </Form>
         </>
       )}

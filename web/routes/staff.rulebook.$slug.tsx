@@ -1,0 +1,371 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import { requireSignedIn } from "~/auth.server";
+import { Notice } from "~/components/fields";
+import { formatCalendarDate, isCalendarDate, todayIn } from "~/components/format";
+import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
+import { ENTRY_FIELDS, LimitsTable, byTopic, slugify, type RuleEntry, type Rulebook, type RulebookVersion } from "~/components/rulebook";
+import { requireStaff } from "~/components/staff.server";
+import { requireCsrf } from "~/csrf.server";
+import { cookieHeaders, gql } from "~/graphql.server";
+
+type District = { id: string; slug: string; name: string; timeZone: string; rulebook: Rulebook; rulebookVersions: RulebookVersion[] };
+type Values = Record<string, string>;
+type ActionData = { error: string; fields: Record<string, string>; values: Values };
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `Rulebook of ${(data as { district?: District } | undefined)?.district?.name ?? "the district"} | Staff | Tapline` },
+];
+
+const Q = `query RulebookForEdit($slug: String!) {
+  district(slug: $slug) {
+    id slug name timeZone
+    rulebook { version label effectiveDate entries { ${ENTRY_FIELDS} } }
+    rulebookVersions { version label effectiveDate source reason }
+  }
+}`;
+
+/** ADMIN of this district only. */
+async function loadForAdmin(args: Pick<LoaderFunctionArgs, "request" | "context" | "params">): Promise<District> {
+  const staff = await requireStaff(args, ["ADMIN"]);
+  const { district } = await requireSignedIn<{ district: District }>(args, Q, { slug: args.params.slug });
+  if (!staff.districts.some((d) => d.id === district.id && d.roles.includes("ADMIN")))
+    throw new Response(`Only an Administrator of ${district.name} may change its rulebook.`, { status: 403 });
+  return district;
+}
+
+export async function loader(args: LoaderFunctionArgs) {
+  const district = await loadForAdmin(args);
+  return { district, today: todayIn(district.timeZone) };
+}
+
+const editable = (e: RuleEntry) => e.kind !== "table";
+const isMoney = (e: RuleEntry) => e.kind === "money" || e.kind === "money_rate";
+
+/** The value in force, as the form shows it. */
+function formValue(e: RuleEntry): string {
+  if (isMoney(e)) return e.amountCents === null || e.amountCents === undefined ? "" : centsToDollars(e.amountCents);
+  if (e.kind === "boolean") return e.applies ? "on" : "";
+  if (e.kind === "text") return e.applies ? e.display : "";
+  return e.number === null || e.number === undefined ? "" : String(e.number);
+}
+
+/** The value in force, as the API stores it. */
+function currentValue(e: RuleEntry): unknown {
+  if (isMoney(e)) return e.amountCents ?? null;
+  if (e.kind === "boolean") return e.applies;
+  if (e.kind === "text") return e.applies ? e.display : null;
+  return e.number ?? null;
+}
+
+function centsToDollars(cents: number): string {
+  return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, "0")}`;
+}
+
+/** "150", "150.5", "$1,500.00" -> integer cents, exactly (no floating point). */
+function dollarsToCents(input: string): number | null | undefined {
+  const s = input.trim().replace(/^\$\s*/, "");
+  if (s === "") return null;
+  const m = /^(\d{1,3}(?:,\d{3})+|\d+)?(?:\.(\d{1,2}))?$/.exec(s);
+  if (!m || (m[1] === undefined && m[2] === undefined)) return undefined;
+  const cents = Number((m[1] ?? "0").replace(/,/g, "")) * 100 + Number((m[2] ?? "0").padEnd(2, "0"));
+  return Number.isSafeInteger(cents) ? cents : undefined;
+}
+
+function parseNumber(input: string, integer: boolean): number | null | undefined {
+  const s = input.trim().replace(/,/g, "");
+  if (s === "") return null;
+  if (!(integer ? /^-?\d+$/ : /^-?(\d+\.?\d*|\.\d+)$/).test(s)) return undefined;
+  const n = Number(s);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** Reads one entry's field; undefined value means the input is not acceptable (the message says why). */
+function readEntry(e: RuleEntry, raw: string): { value?: unknown; problem?: string } {
+  switch (e.kind) {
+    case "money":
+    case "money_rate": {
+      const v = dollarsToCents(raw);
+      return v === undefined
+        ? { problem: `${e.label}: enter an amount in dollars and cents, like 150.00, or leave it empty if the law does not set it.` }
+        : { value: v };
+    }
+    case "integer":
+    case "days": {
+      const v = parseNumber(raw, true);
+      return v === undefined ? { problem: `${e.label}: enter a whole number, like 30, or leave it empty if the law does not set it.` } : { value: v };
+    }
+    case "number":
+    case "percent": {
+      const v = parseNumber(raw, false);
+      return v === undefined ? { problem: `${e.label}: enter a number, like 2.5, or leave it empty if the law does not set it.` } : { value: v };
+    }
+    case "boolean":
+      return { value: raw === "on" };
+    default: {
+      const t = raw.trim();
+      return { value: t === "" ? null : t };
+    }
+  }
+}
+
+export async function action(args: ActionFunctionArgs) {
+  const { request, context } = args;
+  await requireCsrf(context, request);
+  const district = await loadForAdmin(args);
+  const form = await request.formData();
+  const entries = district.rulebook.entries.filter(editable);
+  const values: Values = {
+    effectiveDate: String(form.get("effectiveDate") ?? "").trim(),
+    reason: String(form.get("reason") ?? ""),
+  };
+  const fields: Record<string, string> = {};
+  const changes: { key: string; value: unknown }[] = [];
+  for (const e of entries) {
+    const raw = e.kind === "boolean" ? (form.get(e.key) === "on" ? "on" : "") : String(form.get(e.key) ?? "");
+    values[e.key] = raw;
+    const { value, problem } = readEntry(e, raw);
+    if (problem) fields[e.key] = problem;
+    else if (JSON.stringify(value) !== JSON.stringify(currentValue(e))) changes.push({ key: e.key, value });
+  }
+  if (!isCalendarDate(values.effectiveDate)) fields.effectiveDate = "Enter the date the change comes into force, like 2026-12-01.";
+  if (!values.reason.trim()) fields.reason = "Say why the rule changes (the audit log keeps it).";
+  if (Object.keys(fields).length)
+    return Response.json({ error: "Please correct the highlighted fields.", fields, values } satisfies ActionData, { status: 400 });
+
+  const r = await gql<{ changeRulebook: { version: number; effectiveDate: string } }>(
+    context,
+    request,
+    `mutation ChangeRulebook($input: ChangeRulebookInput!) { changeRulebook(input: $input) { version effectiveDate } }`,
+    { input: { districtId: district.id, changes, effectiveDate: values.effectiveDate, reason: values.reason } }
+  );
+  if (!r.ok) {
+    if (r.error.code === "UNAUTHENTICATED")
+      throw redirect(`/sign-in?redirectTo=${encodeURIComponent(new URL(request.url).pathname)}`, { headers: cookieHeaders(r) });
+    return Response.json({ error: r.error.message, fields: r.error.fields, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
+  }
+  const v = r.data.changeRulebook;
+  return redirect(`/staff/rulebook/${district.slug}?done=${v.version}&from=${v.effectiveDate}`, { headers: cookieHeaders(r) });
+}
+
+export default function RulebookEditor() {
+  const { district: d, today } = useLoaderData<typeof loader>() as { district: District; today: string };
+  const a = useActionData<ActionData>();
+  const [params] = useSearchParams();
+  const done = a ? null : params.get("done");
+  const from = params.get("from");
+  const rb = d.rulebook;
+  const topics = byTopic(rb.entries);
+  const scheduled = d.rulebookVersions.filter((v) => v.effectiveDate > today);
+  const labels: Record<string, string> = { effectiveDate: "Comes into force on", reason: "Reason for the change", changes: "Settings" };
+  for (const e of rb.entries) labels[e.key] = e.label;
+  const value = (e: RuleEntry) => (a?.values ? a.values[e.key] ?? "" : formValue(e));
+
+  return (
+    <>
+      <h1>Rulebook of {d.name}</h1>
+      {done && (
+        <SuccessAlert>
+          Saved as rulebook version {done}
+          {from ? `, in force from ${formatCalendarDate(from)}` : ""}. The audit log records the change and its reason.
+        </SuccessAlert>
+      )}
+      <p>
+        Showing version {rb.version}, “{rb.label}”, in force today ({formatCalendarDate(today)}) since {formatCalendarDate(rb.effectiveDate)}. Saving
+        makes a new version from the date you choose; the version in force before that date stays as it is.{" "}
+        <Link className="usa-link" to={`/rules/${d.slug}`}>
+          See the public rules page of {d.name}
+        </Link>
+        .
+      </p>
+      {scheduled.length > 0 && (
+        <Notice type="warning">
+          Already scheduled:{" "}
+          {scheduled.map((v, i) => (
+            <span key={v.version}>
+              {i > 0 && "; "}version {v.version} from {formatCalendarDate(v.effectiveDate)}
+            </span>
+          ))}
+          . A change is made on top of the version in force on its date.
+        </Notice>
+      )}
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={labels} />
+
+      <Form method="post" className="tapline-rulebook-form" noValidate key={`${rb.version}-${done ?? ""}`}>
+        <AuthenticityTokenInput />
+        <p>
+          Money is in dollars and cents (for example 150.00). Leave a field empty where the law does not set the figure. Only the settings you change
+          are saved. Limits tables cannot be changed here.
+        </p>
+        <nav aria-label="Topics">
+          <ul className="usa-list tapline-topic-list">
+            {topics.map((t) => (
+              <li key={t.topic}>
+                <a className="usa-link" href={`#topic-${slugify(t.topic)}`}>
+                  {t.topic}
+                </a>
+              </li>
+            ))}
+            <li>
+              <a className="usa-link" href="#save-heading">
+                Date and reason, then save
+              </a>
+            </li>
+          </ul>
+        </nav>
+        <div id="changes" tabIndex={-1}>
+          {a?.fields?.changes && (
+            <span className="usa-error-message" role="alert">
+              {a.fields.changes}
+            </span>
+          )}
+        </div>
+        {topics.map((t) => (
+          <section key={t.topic} aria-labelledby={`topic-${slugify(t.topic)}`} className="tapline-topic">
+            <h2 id={`topic-${slugify(t.topic)}`}>{t.topic}</h2>
+            {t.entries.map((e) =>
+              e.kind === "table" ? (
+                <div key={e.key} className="margin-y-3">
+                  {e.note && <p className="tapline-rule__note">{e.note}</p>}
+                  {(e.rows?.length ?? 0) > 0 ? (
+                    <LimitsTable entry={e} />
+                  ) : (
+                    <p>
+                      <strong>{e.label}</strong> ({e.section}): none set.
+                    </p>
+                  )}
+                </div>
+              ) : (
+                <EntryField key={e.key} entry={e} value={value(e)} error={a?.fields?.[e.key]} />
+              )
+            )}
+          </section>
+        ))}
+
+        <section aria-labelledby="save-heading" className="tapline-save">
+          <h2 id="save-heading">Date and reason</h2>
+          <TextField
+            name="effectiveDate"
+            label="Comes into force on"
+            type="date"
+            hint="The change applies from this date, in the district's time zone. Today by default."
+            defaultValue={a?.values.effectiveDate ?? today}
+            error={a?.fields?.effectiveDate}
+            required
+          />
+          <div className={`usa-form-group${a?.fields?.reason ? " usa-form-group--error" : ""}`}>
+            <label className={`usa-label${a?.fields?.reason ? " usa-label--error" : ""}`} htmlFor="reason">
+              Reason for the change<span className="usa-sr-only"> (required)</span>
+            </label>
+            <div className="usa-hint" id="reason-hint">
+              For example: Town Board resolution 2026-14 of November 3, 2026. The audit log keeps it.
+            </div>
+            {a?.fields?.reason && (
+              <span className="usa-error-message" id="reason-error" role="alert">
+                {a.fields.reason}
+              </span>
+            )}
+            <textarea
+              className={`usa-textarea${a?.fields?.reason ? " usa-input--error" : ""}`}
+              id="reason"
+              name="reason"
+              rows={3}
+              required
+              defaultValue={a?.values.reason}
+              aria-invalid={a?.fields?.reason ? true : undefined}
+              aria-describedby={a?.fields?.reason ? "reason-hint reason-error" : "reason-hint"}
+            />
+          </div>
+          <button className="usa-button" type="submit">
+            Save as a new version
+          </button>
+        </section>
+      </Form>
+    </>
+  );
+}
+
+function EntryField({ entry: e, value, error }: { entry: RuleEntry; value: string; error?: string }) {
+  const id = e.key;
+  const inForce = `In force: ${e.display}.`;
+  const unitHint = isMoney(e)
+    ? e.kind === "money_rate" && e.unit
+      ? `Dollars ${e.unit.replace(/^cents\s+/, "")}.`
+      : ""
+    : e.kind === "days"
+    ? `Unit: ${e.unit ?? "calendar days"}.`
+    : e.kind === "percent"
+    ? "Unit: percent."
+    : e.unit
+    ? `Unit: ${e.unit}.`
+    : "";
+  const hint = [e.section + ".", unitHint, inForce].filter(Boolean).join(" ");
+  const describedBy = [`${id}-hint`, error ? `${id}-error` : null].filter(Boolean).join(" ");
+  const errorMsg = error && (
+    <span className="usa-error-message" id={`${id}-error`} role="alert">
+      {error}
+    </span>
+  );
+
+  if (e.kind === "boolean")
+    return (
+      <div className={`usa-form-group${error ? " usa-form-group--error" : ""}`}>
+        {errorMsg}
+        <div className="usa-checkbox">
+          <input
+            className="usa-checkbox__input"
+            id={id}
+            type="checkbox"
+            name={e.key}
+            defaultChecked={value === "on"}
+            aria-describedby={describedBy}
+            aria-invalid={error ? true : undefined}
+          />
+          <label className="usa-checkbox__label" htmlFor={id}>
+            {e.label}
+            <span className="usa-checkbox__label-description" id={`${id}-hint`}>
+              {hint}
+            </span>
+          </label>
+        </div>
+      </div>
+    );
+
+  const inputClass = `usa-input${error ? " usa-input--error" : ""}${e.kind === "text" ? "" : " usa-input--md"}`;
+  const input = (
+    <input
+      className={inputClass}
+      id={id}
+      name={e.key}
+      type="text"
+      inputMode={isMoney(e) || e.kind === "number" || e.kind === "percent" ? "decimal" : e.kind === "text" ? undefined : "numeric"}
+      defaultValue={value}
+      aria-describedby={describedBy}
+      aria-invalid={error ? true : undefined}
+      spellCheck={e.kind === "text" ? undefined : false}
+      autoComplete="off"
+    />
+  );
+  return (
+    <div className={`usa-form-group${error ? " usa-form-group--error" : ""}`}>
+      <label className={`usa-label${error ? " usa-label--error" : ""}`} htmlFor={id}>
+        {e.label}
+      </label>
+      <div className="usa-hint" id={`${id}-hint`}>
+        {hint}
+      </div>
+      {errorMsg}
+      {isMoney(e) ? (
+        <div className={`usa-input-group usa-input--md${error ? " usa-input--error" : ""}`}>
+          <div className="usa-input-prefix" aria-hidden="true">
+            $
+          </div>
+          {input}
+        </div>
+      ) : (
+        input
+      )}
+    </div>
+  );
+}
