@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO } from "../harness.js";
+import { Client, DEMO } from "../harness.js";
 import { expectNoAxeViolations, signedInContext, startE2E, type E2E } from "./browser.js";
 
 let e: E2E;
@@ -95,9 +95,10 @@ describe("a resident in the browser", () => {
   });
 });
 
-describe("accessibility (axe-core, WCAG 2.1 AA)", () => {
-  const PUBLIC_PAGES = ["/", "/sign-in", "/sign-up"];
-  const SIGNED_IN_PAGES = ["/dashboard"];
+describe("accessibility (axe-core, WCAG 2.1 AA) of every page", () => {
+  const PUBLIC_PAGES = ["/", "/sign-in", "/sign-up", "/forgot-password", "/reset-password?token=x", "/verify-email?token=x", "/rules", "/rules/lakeview", "/rules/huron", "/rules/lakeview?on=2026-02-30", "/no-such-page"];
+  const APPLICANT_PAGES = ["/dashboard", "/account", "/account/tokens", "/account/emails", "/account/documents", "/account/organizations", "/invitations/accept?token=x", "/staff"];
+  const ADMIN_PAGES = ["/staff", "/staff/audit", "/staff/outbox", "/staff/people", "/staff/rulebook/lakeview", "/dashboard"];
 
   it("public pages have no violations", async () => {
     const page = await e.browser.newPage();
@@ -108,12 +109,26 @@ describe("accessibility (axe-core, WCAG 2.1 AA)", () => {
     await page.close();
   });
 
-  it("signed-in pages have no violations", async () => {
+  it("an applicant's pages have no violations", async () => {
+    const api = new Client(e.srv.url);
+    await api.signIn(DEMO.applicant);
+    const { createOrganization } = await api.ok(`mutation { createOrganization(input: { name: "Axe Test Hauling", kind: "HAULER" }) { id } }`);
     const ctx = await signedInContext(e, DEMO.applicant);
     const page = await ctx.newPage();
-    for (const p of SIGNED_IN_PAGES) {
+    for (const p of [...APPLICANT_PAGES, `/account/organizations/${createOrganization.id}`]) {
       await page.goto(`${e.srv.url}${p}`);
-      expect(page.url()).toContain(p);
+      expect(new URL(page.url()).pathname).toBe(p.split("?")[0]);
+      await expectNoAxeViolations(page);
+    }
+    await ctx.close();
+  });
+
+  it("an ADMIN's staff pages have no violations", async () => {
+    const ctx = await signedInContext(e, DEMO.lakeviewAdmin);
+    const page = await ctx.newPage();
+    for (const p of ADMIN_PAGES) {
+      await page.goto(`${e.srv.url}${p}`);
+      expect(new URL(page.url()).pathname).toBe(p);
       await expectNoAxeViolations(page);
     }
     await ctx.close();

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { Link, useLoaderData } from "@remix-run/react";
+import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { SuccessAlert } from "~/components/forms";
 import { gql } from "~/graphql.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -9,8 +10,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 export default function Home() {
   const { districts } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
   return (
     <>
+      {params.get("signedOut") && <SuccessAlert>You are signed out.</SuccessAlert>}
       <section className="usa-section padding-top-2">
         <h1>Sewer district services, online</h1>
         <p className="usa-intro">
