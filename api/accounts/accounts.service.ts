@@ -55,41 +55,73 @@ function toViewer(row: ViewerRow): Viewer {
   };
 }
 
-/** One query per request: the session (or API token), its user and the user's staff roles. */
+/**
+ * Who a token belongs to is cached in-process for a few seconds, so a signed-in page costs no
+ * session query most of the time. Every change that ends a session or changes roles calls
+ * forgetViewers(userId), so on this instance it takes effect at once; other instances see it
+ * within VIEWER_CACHE_MS.
+ */
+export const VIEWER_CACHE_MS = 5_000;
+const viewerCache = new Map<string, { row: ViewerRow; at: number }>();
+const VIEWER_CACHE_MAX = 10_000;
+
+export function forgetViewers(userId: string): void {
+  for (const [k, v] of viewerCache) if (v.row.user_id === userId) viewerCache.delete(k);
+}
+const forgetSessionToken = (token: string) => viewerCache.delete(`session:${sha256(token)}`);
+
+async function cachedViewerRow(ds: DataSource, kind: "session" | "token", tokenHash: string, now: Date): Promise<ViewerRow | undefined> {
+  const key = `${kind}:${tokenHash}`;
+  const hit = viewerCache.get(key);
+  if (hit && now.getTime() - hit.at < VIEWER_CACHE_MS) return hit.row;
+  const rows: ViewerRow[] =
+    kind === "session"
+      ? await ds.query(
+          `SELECT s.id AS session_id, NULL AS token_id, s.last_seen_at, s.created_at, s.expires_at, s.revoked_at,
+                  u.id AS user_id, u.email, u.display_name, u.email_verified_at, u.demo, ${ROLES_SQL}
+             FROM user_session s JOIN app_user u ON u.id = s.user_id
+            WHERE s.token_hash = $1`,
+          [tokenHash],
+        )
+      : await ds.query(
+          `SELECT NULL AS session_id, t.id AS token_id, t.last_used_at AS last_seen_at, t.revoked_at,
+                  u.id AS user_id, u.email, u.display_name, u.email_verified_at, u.demo, ${ROLES_SQL}
+             FROM api_token t JOIN app_user u ON u.id = t.user_id
+            WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
+          [tokenHash],
+        );
+  const row = rows[0];
+  if (row && !row.revoked_at) {
+    if (viewerCache.size >= VIEWER_CACHE_MAX) viewerCache.delete(viewerCache.keys().next().value!);
+    viewerCache.set(key, { row, at: now.getTime() });
+  } else viewerCache.delete(key);
+  return row;
+}
+
 export async function viewerFromSession(
   ds: DataSource,
   token: string,
   now = new Date(),
 ): Promise<{ viewer: Viewer | null; problem?: SessionProblem }> {
-  const rows: ViewerRow[] = await ds.query(
-    `SELECT s.id AS session_id, NULL AS token_id, s.last_seen_at, s.created_at, s.expires_at, s.revoked_at,
-            u.id AS user_id, u.email, u.display_name, u.email_verified_at, u.demo, ${ROLES_SQL}
-       FROM user_session s JOIN app_user u ON u.id = s.user_id
-      WHERE s.token_hash = $1`,
-    [sha256(token)],
-  );
-  const row = rows[0];
+  const row = await cachedViewerRow(ds, "session", sha256(token), now);
   if (!row) return { viewer: null, problem: "UNKNOWN" };
   if (row.revoked_at) return { viewer: null, problem: "REVOKED" };
   if (row.expires_at! <= now || now.getTime() - row.last_seen_at!.getTime() > SESSION_IDLE_MS)
     return { viewer: null, problem: "EXPIRED" };
-  if (now.getTime() - row.last_seen_at!.getTime() > SEEN_RESOLUTION_MS)
+  if (now.getTime() - row.last_seen_at!.getTime() > SEEN_RESOLUTION_MS) {
+    row.last_seen_at = now;
     await ds.query(`UPDATE user_session SET last_seen_at = $2 WHERE id = $1`, [row.session_id, now]);
+  }
   return { viewer: toViewer(row) };
 }
 
 export async function viewerFromApiToken(ds: DataSource, token: string, now = new Date()): Promise<Viewer | null> {
-  const rows: ViewerRow[] = await ds.query(
-    `SELECT NULL AS session_id, t.id AS token_id, t.last_used_at AS last_seen_at, t.revoked_at,
-            u.id AS user_id, u.email, u.display_name, u.email_verified_at, u.demo, ${ROLES_SQL}
-       FROM api_token t JOIN app_user u ON u.id = t.user_id
-      WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
-    [sha256(token)],
-  );
-  const row = rows[0];
+  const row = await cachedViewerRow(ds, "token", sha256(token), now);
   if (!row) return null;
-  if (!row.last_seen_at || now.getTime() - row.last_seen_at.getTime() > SEEN_RESOLUTION_MS)
+  if (!row.last_seen_at || now.getTime() - row.last_seen_at.getTime() > SEEN_RESOLUTION_MS) {
+    row.last_seen_at = now;
     await ds.query(`UPDATE api_token SET last_used_at = $2 WHERE id = $1`, [row.token_id, now]);
+  }
   return toViewer(row);
 }
 
@@ -179,11 +211,14 @@ async function consumeOneTimeToken(tx: EntityManager, token: string, purpose: On
 }
 
 export async function verifyEmail(ds: DataSource, token: string, meta: RequestMeta): Promise<void> {
+  let verifiedUserId: string | undefined;
   await ds.transaction(async (tx) => {
     const t = await consumeOneTimeToken(tx, token, "EMAIL_VERIFICATION");
+    verifiedUserId = t.userId;
     await tx.update(User, { id: t.userId }, { emailVerifiedAt: new Date(), updatedAt: new Date() });
     await audit(tx, { userId: t.userId, requestId: meta.requestId }, { action: "account.email_verified", entityType: "User", entityId: t.userId });
   });
+  if (verifiedUserId) forgetViewers(verifiedUserId);
 }
 
 /** Always answers the same way, so it does not reveal which addresses have accounts. */
@@ -222,13 +257,16 @@ export async function resetPassword(ds: DataSource, token: string, newPassword: 
   const pwProblem = passwordProblem(newPassword);
   if (pwProblem) throw badInput({ password: pwProblem });
   const passwordHash = await hashPassword(newPassword);
+  let resetUserId: string | undefined;
   await ds.transaction(async (tx) => {
     const t = await consumeOneTimeToken(tx, token, "PASSWORD_RESET");
+    resetUserId = t.userId;
     await tx.update(User, { id: t.userId }, { passwordHash, updatedAt: new Date() });
     // Whoever had the old password is signed out everywhere.
     await tx.query(`UPDATE user_session SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`, [t.userId]);
     await audit(tx, { userId: t.userId, requestId: meta.requestId }, { action: "account.password_reset", entityType: "User", entityId: t.userId });
   });
+  if (resetUserId) forgetViewers(resetUserId);
 }
 
 export type SignInInput = { email: string; password: string };
@@ -253,7 +291,7 @@ export async function signIn(ds: DataSource, input: SignInInput, meta: RequestMe
       password: "That email address and password do not match an account.",
     });
   }
-  return ds.transaction(async (tx) => {
+  const result = await ds.transaction(async (tx) => {
     await tx.query(`INSERT INTO sign_in_attempt (email, ip, succeeded) VALUES ($1, $2, true)`, [email, meta.ip]);
     // Rotate: the session the browser had before signing in is ended.
     if (previousSessionToken) await tx.query(`UPDATE user_session SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL`, [sha256(previousSessionToken)]);
@@ -261,6 +299,8 @@ export async function signIn(ds: DataSource, input: SignInInput, meta: RequestMe
     await audit(tx, { userId: user.id, requestId: meta.requestId }, { action: "account.signed_in", entityType: "User", entityId: user.id, details: { ip: meta.ip } });
     return { user, sessionToken };
   });
+  if (previousSessionToken) forgetSessionToken(previousSessionToken);
+  return result;
 }
 
 const actorOf = (viewer: Viewer, meta: { requestId?: string }): Actor => ({ userId: viewer.userId, requestId: meta.requestId });
@@ -271,14 +311,17 @@ export async function signOut(ds: DataSource, viewer: Viewer, meta: { requestId?
     await tx.update(UserSession, { id: viewer.sessionId! }, { revokedAt: new Date() });
     await audit(tx, actorOf(viewer, meta), { action: "account.signed_out", entityType: "UserSession", entityId: viewer.sessionId! });
   });
+  forgetViewers(viewer.userId);
 }
 
 export async function signOutEverywhere(ds: DataSource, viewer: Viewer, meta: { requestId?: string }): Promise<number> {
-  return ds.transaction(async (tx) => {
+  const result = await ds.transaction(async (tx) => {
     const r = await tx.query(`UPDATE user_session SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`, [viewer.userId]);
     await audit(tx, actorOf(viewer, meta), { action: "account.signed_out_everywhere", entityType: "User", entityId: viewer.userId, details: { sessions: r[0]?.length ?? r.length } });
     return Array.isArray(r[0]) ? r[0].length : r.length;
   });
+  forgetViewers(viewer.userId);
+  return result;
 }
 
 export async function listSessions(ds: DataSource, viewer: Viewer): Promise<UserSession[]> {
@@ -296,6 +339,7 @@ export async function revokeSession(ds: DataSource, viewer: Viewer, sessionId: s
     if (!s.revokedAt) await tx.update(UserSession, { id: s.id }, { revokedAt: new Date() });
     await audit(tx, actorOf(viewer, meta), { action: "account.session_revoked", entityType: "UserSession", entityId: s.id });
   });
+  forgetViewers(viewer.userId);
 }
 
 export async function createApiToken(ds: DataSource, viewer: Viewer, nameInput: string, meta: { requestId?: string }): Promise<{ token: string; apiToken: ApiToken }> {
@@ -320,4 +364,5 @@ export async function revokeApiToken(ds: DataSource, viewer: Viewer, id: string,
     if (!t.revokedAt) await tx.update(ApiToken, { id }, { revokedAt: new Date() });
     await audit(tx, actorOf(viewer, meta), { action: "account.api_token_revoked", entityType: "ApiToken", entityId: id });
   });
+  forgetViewers(viewer.userId);
 }

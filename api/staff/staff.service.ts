@@ -1,5 +1,5 @@
 import type { DataSource } from "typeorm";
-import { normalizeEmail } from "../accounts/accounts.service.js";
+import { forgetViewers, normalizeEmail } from "../accounts/accounts.service.js";
 import { STAFF_ROLES, StaffRole, User, type StaffRoleName } from "../accounts/user.entity.js";
 import { hasRole, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
@@ -36,6 +36,7 @@ export async function grantStaffRole(
   requestId?: string,
 ): Promise<void> {
   requireAdmin(viewer, input.districtId);
+  let grantedTo: string | undefined;
   const fields: Record<string, string> = {};
   if (!STAFF_ROLES.includes(input.role)) fields.role = "Choose CLERK, OPERATOR, BOARD or ADMIN.";
   if (!input.reason.trim()) fields.reason = "Say why (the audit log keeps it).";
@@ -64,7 +65,9 @@ export async function grantStaffRole(
       subject: `You are now ${input.role} at ${district.name}`,
       body: `Hello ${user.displayName},\n\n${viewer.displayName} gave you the ${input.role} role at ${district.name} on Tapline.\nReason: ${input.reason.trim()}\n`,
     });
+    grantedTo = user.id;
   });
+  if (grantedTo) forgetViewers(grantedTo);
 }
 
 export async function revokeStaffRole(
@@ -91,4 +94,5 @@ export async function revokeStaffRole(
       details: { role: input.role },
     });
   });
+  forgetViewers(input.userId);
 }
