@@ -13,7 +13,6 @@ import { pino } from "pino";
 import { startTapline } from "../api/app.js";
 import { loadConfig } from "../api/config.js";
 import { DEMO_PASSWORD } from "../api/db/demo.js";
-import { freshDatabase, prepareTemplate } from "../test/db.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -31,6 +30,8 @@ const OPERATIONS: { name: string; query: string; signedIn?: boolean }[] = [
   },
 ];
 
+process.env.TAPLINE_TEST_RUN ??= `bench${Date.now().toString(36)}`;
+const { freshDatabase, prepareTemplate, dropRunDatabases } = await import("../test/db.js");
 await prepareTemplate();
 const db = await freshDatabase();
 const config = loadConfig({
@@ -72,6 +73,7 @@ for (const op of OPERATIONS) {
 }
 await running.close();
 await db.drop();
+await dropRunDatabases();
 
 const base = rows[0];
 const pad = (s: string | number, n: number) => String(s).padEnd(n);

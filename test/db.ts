@@ -14,7 +14,10 @@ import { migrateAndLoad } from "../api/db/migrate.js";
  * made once (kept in .cache/ while the migrations and shipped data do not change) and copied.
  */
 export const REAL_PG = !!process.env.DATABASE_URL;
-const TEMPLATE_DB = "tapline_test_template";
+// Each run has its own template and databases, so two runs on one server (CI and a developer, or
+// two developers) never drop each other's databases.
+const RUN_ID = process.env.TAPLINE_TEST_RUN ?? "";
+const TEMPLATE_DB = `tapline_tpl_${RUN_ID}`;
 
 function fingerprint(): string {
   const h = createHash("sha256");
@@ -32,15 +35,14 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-/** Called once per run from the global setup. */
+/** Called once per run from the global setup (which sets TAPLINE_TEST_RUN first). */
 export async function prepareTemplate(): Promise<void> {
   const log = pino({ level: "warn" });
   if (REAL_PG) {
+    if (!RUN_ID) throw new Error("TAPLINE_TEST_RUN is not set");
     const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await admin.connect();
     try {
-      const stale = await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE 'tapline_t_%' OR datname = $1`, [TEMPLATE_DB]);
-      for (const r of stale.rows) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`);
       await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`);
     } finally {
       await admin.end();
@@ -71,7 +73,7 @@ export type TestDatabase = { databaseUrl?: string; dataDir: string; drop(): Prom
 export async function freshDatabase(): Promise<TestDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tapline-test-"));
   if (REAL_PG) {
-    const name = `tapline_t_${randomBytes(6).toString("hex")}`;
+    const name = `tapline_t_${RUN_ID}_${randomBytes(4).toString("hex")}`;
     const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`);
@@ -95,7 +97,7 @@ export async function freshDatabase(): Promise<TestDatabase> {
 /** An empty database (no migrations) for the migration test. */
 export async function emptyDatabase(): Promise<{ url: string; poolSize: number; drop(): Promise<void> }> {
   if (REAL_PG) {
-    const name = `tapline_t_${randomBytes(6).toString("hex")}`;
+    const name = `tapline_t_${RUN_ID}_${randomBytes(4).toString("hex")}`;
     const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${name}`);
@@ -113,4 +115,17 @@ export async function emptyDatabase(): Promise<{ url: string; poolSize: number; 
   }
   const db = await startEmbeddedDatabase(null);
   return { url: db.url, poolSize: 1, drop: () => db.stop() };
+}
+
+/** Called from the global teardown: drops this run's template and any database a crashed file left. */
+export async function dropRunDatabases(): Promise<void> {
+  if (!REAL_PG || !RUN_ID) return;
+  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await admin.connect();
+  try {
+    const rows = await admin.query(`SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2`, [TEMPLATE_DB, `tapline\\_t\\_${RUN_ID}\\_%`]);
+    for (const r of rows.rows) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
 }
