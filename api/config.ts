@@ -26,6 +26,14 @@ const envSchema = z
     TAPLINE_DEMO: z.enum(["0", "1", "true", "false"]).optional(),
     STRIPE_SECRET_KEY: optionalString,
     STRIPE_WEBHOOK_SECRET: optionalString,
+    /** tests only: where the Stripe client sends API calls, e.g. http://127.0.0.1:12111 (a local stand-in) */
+    STRIPE_API_BASE: optionalString.pipe(
+      z
+        .string()
+        .url()
+        .regex(/^https?:\/\/[^/]+\/?$/, "must be http(s)://host[:port] with no path")
+        .optional(),
+    ),
     SMTP_HOST: optionalString,
     SMTP_PORT: z.coerce.number().int().positive().default(587),
     SMTP_USER: optionalString,
@@ -45,7 +53,7 @@ export type Config = {
   databaseUrl?: string;
   dataDir: string;
   sessionSecret: string;
-  stripe?: { secretKey: string; webhookSecret: string };
+  stripe?: { secretKey: string; webhookSecret: string; api?: { host: string; port: number; protocol: "http" | "https" } };
   smtp?: { host: string; port: number; user?: string; password?: string; from: string };
   smtpFrom: string;
   logLevel: string;
@@ -64,6 +72,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (source.NODE_ENV === "production") {
     if (blank("SESSION_SECRET")) lines.push("  SESSION_SECRET: is required when NODE_ENV=production");
     if (blank("PUBLIC_URL")) lines.push("  PUBLIC_URL: is required when NODE_ENV=production");
+    if (/^http:/i.test(String(source.STRIPE_API_BASE ?? "").trim())) lines.push("  STRIPE_API_BASE: must be https:// when NODE_ENV=production (it carries the Stripe secret key)");
   }
   if (blank("STRIPE_SECRET_KEY") !== blank("STRIPE_WEBHOOK_SECRET"))
     lines.push(`  ${blank("STRIPE_SECRET_KEY") ? "STRIPE_SECRET_KEY" : "STRIPE_WEBHOOK_SECRET"}: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set together or not at all`);
@@ -82,7 +91,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     databaseUrl: e.DATABASE_URL,
     dataDir,
     sessionSecret: e.SESSION_SECRET ?? devSessionSecret(dataDir),
-    stripe: e.STRIPE_SECRET_KEY ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET! } : undefined,
+    stripe: e.STRIPE_SECRET_KEY
+      ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET!, api: e.STRIPE_API_BASE ? stripeApi(e.STRIPE_API_BASE) : undefined }
+      : undefined,
     smtp: e.SMTP_HOST
       ? { host: e.SMTP_HOST, port: e.SMTP_PORT, user: e.SMTP_USER, password: e.SMTP_PASSWORD, from: e.SMTP_FROM }
       : undefined,
@@ -91,6 +102,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     uploadMaxBytes: e.UPLOAD_MAX_BYTES,
     uploadDir: path.join(dataDir, "uploads"),
   };
+}
+
+/** STRIPE_API_BASE ("http://127.0.0.1:12111") as the Stripe client's host, port and protocol. */
+function stripeApi(base: string): { host: string; port: number; protocol: "http" | "https" } {
+  const u = new URL(base);
+  const protocol = u.protocol === "http:" ? "http" : "https";
+  return { host: u.hostname, port: u.port ? Number(u.port) : protocol === "http" ? 80 : 443, protocol };
 }
 
 /** Outside production the secret is generated once and kept in the data folder. */

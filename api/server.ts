@@ -13,6 +13,8 @@ import type { DataSource } from "typeorm";
 import { AppError } from "./common/errors.js";
 import type { Config } from "./config.js";
 import { registerDocumentDownload } from "./documents/download.js";
+import { registerPermitPdf } from "./laterals/permit-pdf.js";
+import { registerStripeWebhook } from "./payments/webhook.js";
 import { formatMegabytes } from "./documents/documents.service.js";
 import type { Context } from "./graphql/context.js";
 import { makeFormatError } from "./graphql/errors.js";
@@ -120,6 +122,9 @@ export function createApp(opts: { ds: DataSource; config: Config; log: Logger; a
 
   // Before the portal is mounted (it takes every path the API does not).
   registerDocumentDownload(app, { ds, config, log });
+  registerPermitPdf(app, { ds, config, log });
+  // Stripe signs the raw body: this route reads it raw, before any JSON parser.
+  registerStripeWebhook(app, { ds, config, log });
 
   const bodyLimit = maxBodyBytes(config);
   app.use(

@@ -8,6 +8,8 @@ import { RulebookVersion } from "../districts/rulebook-version.entity.js";
 import { Document } from "../documents/document.entity.js";
 import { OutboxEmail } from "../outbox/outbox-email.entity.js";
 import { Invitation, Membership, Organization } from "../organizations/organization.entity.js";
+import { Payment, Refund } from "../payments/payment.entity.js";
+import { LateralInspection, LateralPermit, LateralPermitDocument, SewerMoratorium } from "../laterals/lateral-permit.entity.js";
 
 export const entities = [
   District,
@@ -23,6 +25,12 @@ export const entities = [
   AuditEntry,
   OutboxEmail,
   Document,
+  Payment,
+  Refund,
+  LateralPermit,
+  LateralPermitDocument,
+  LateralInspection,
+  SewerMoratorium,
 ];
 
 /** `poolSize` is 1 on the embedded database (pglite-socket takes one connection at a time). */

@@ -5,7 +5,10 @@ import { registerOutboxSender } from "../outbox/sender.js";
 import { enqueueJob, runDueJobs } from "./queue.js";
 
 /** Recurring jobs: each slot's singleton key makes one instance run it once per period. */
-const RECURRING: { name: string; everyMs: number }[] = [{ name: "outbox.send", everyMs: 30_000 }];
+const RECURRING: { name: string; everyMs: number }[] = [
+  { name: "outbox.send", everyMs: 30_000 },
+  { name: "contractors.expiry-reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/contractors/contractors.service.ts
+];
 
 export function startWorkers(ds: DataSource, config: Config, log: Logger, pollMs = 5_000): () => Promise<void> {
   registerOutboxSender(config);

@@ -6,6 +6,7 @@ const SECTIONS = [
   { to: "/account/tokens", label: "API tokens", end: false },
   { to: "/account/emails", label: "Emails", end: false },
   { to: "/account/documents", label: "Documents", end: false },
+  { to: "/account/payments", label: "My payments", end: false },
   { to: "/account/organizations", label: "Organizations", end: false },
 ];
 

@@ -30,11 +30,14 @@ export default function Dashboard() {
             <h2 className="usa-summary-box__heading" id="empty-heading">Nothing in progress yet</h2>
             <div className="usa-summary-box__text">
               <p>When you apply for a permit or licence, or when the district serves you a notice, it appears here with what is due next and by when.</p>
+              <p><Link className="usa-button" to="/permits/new">Connect to the public sewer</Link></p>
               <p><Link className="usa-link" to="/rules">See the rules and fees of each district</Link>.</p>
             </div>
           </div>
         </div>
       ) : (
+        <>
+        <p><Link className="usa-link" to="/permits/new">Connect to the public sewer</Link> · <Link className="usa-link" to="/permits">My lateral permits</Link></p>
         <table className="usa-table usa-table--stacked">
           <caption>In progress, soonest deadline first</caption>
           <thead><tr><th scope="col">What</th><th scope="col">Status</th><th scope="col">Next step</th><th scope="col">Due</th></tr></thead>
@@ -49,6 +52,7 @@ export default function Dashboard() {
             ))}
           </tbody>
         </table>
+        </>
       )}
       <h2>My organizations</h2>
       {d.organizations.length === 0 ? (

@@ -16,6 +16,36 @@ const RULEBOOK: Task = {
   text: "Change fees, deadlines and other settings, from a date, with a reason.",
 };
 
+const CONTRACTORS: Task = {
+  to: (d) => `/staff/contractors?districtId=${d.id}&status=APPLIED`,
+  label: "Contractors",
+  text: "Check bonds and insurance certificates against the minimums; approve or reject applications, suspend or reinstate contractors.",
+};
+
+const PAYMENTS: Task = {
+  to: (d) => `/staff/payments?districtId=${d.id}`,
+  label: "Payments",
+  text: "The ledger of fees and deposits; record cash and check payments at the counter and return as-built deposits (Sewer Use Law 606 B).",
+};
+
+const PERMITS: Task = {
+  to: (d) => `/staff/permits?districtId=${d.id}`,
+  label: "Lateral permits",
+  text: "Applications to connect to the public sewer by status and age: review with the checklist, issue permits, follow inspections.",
+};
+
+const INSPECTIONS: Task = {
+  to: (d) => `/staff/inspections?districtId=${d.id}`,
+  label: "Inspections this week",
+  text: "Trench, connection and leakage test inspections scheduled this week, and the requests waiting for a date.",
+};
+
+const MORATORIA: Task = {
+  to: (d) => `/staff/moratoria?districtId=${d.id}`,
+  label: "Moratoria",
+  text: "Stop new connections on an over-capacity sewer segment, and lift the moratorium when it is fixed.",
+};
+
 const PEOPLE: Task = {
   to: (d) => `/staff/people?districtId=${d.id}`,
   label: "Staff and roles",
@@ -24,10 +54,10 @@ const PEOPLE: Task = {
 
 /** What each role can do in the portal today; later features add their tasks here. */
 const ROLES: Record<string, { what: string; tasks: Task[] }> = {
-  CLERK: { what: "Receives applications, petitions and payments and keeps the district's records.", tasks: [OUTBOX, AUDIT] },
-  OPERATOR: { what: "Reviews and inspects work on the sewer system (District Operator or Superintendent).", tasks: [AUDIT] },
-  BOARD: { what: "Decides petitions and hearings and sets fees.", tasks: [AUDIT] },
-  ADMIN: { what: "Keeps the district's rulebook up to date, manages staff accounts and oversees the portal.", tasks: [RULEBOOK, PEOPLE, OUTBOX, AUDIT] },
+  CLERK: { what: "Receives applications, petitions and payments and keeps the district's records.", tasks: [PERMITS, PAYMENTS, CONTRACTORS, OUTBOX, AUDIT] },
+  OPERATOR: { what: "Reviews and inspects work on the sewer system (District Operator or Superintendent).", tasks: [PERMITS, INSPECTIONS, AUDIT] },
+  BOARD: { what: "Decides petitions and hearings and sets fees.", tasks: [PERMITS, AUDIT] },
+  ADMIN: { what: "Keeps the district's rulebook up to date, manages staff accounts and oversees the portal.", tasks: [RULEBOOK, MORATORIA, PERMITS, PEOPLE, PAYMENTS, OUTBOX, AUDIT] },
 };
 
 export default function StaffHome() {

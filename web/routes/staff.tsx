@@ -13,6 +13,9 @@ export async function loader(args: LoaderFunctionArgs) {
 export default function StaffLayout() {
   const { districts } = useLoaderData<typeof loader>();
   const clerkOrAdmin = districts.some((d) => d.roles.includes("CLERK") || d.roles.includes("ADMIN"));
+  const contractorStaff = districts.some((d) => ["CLERK", "OPERATOR", "ADMIN"].some((r) => d.roles.includes(r)));
+  const operator = districts.some((d) => d.roles.includes("OPERATOR"));
+  const admin = districts.some((d) => d.roles.includes("ADMIN"));
   const link = ({ isActive }: { isActive: boolean }) => `usa-link${isActive ? " tapline-subnav__current" : ""}`;
   return (
     <>
@@ -24,6 +27,25 @@ export default function StaffLayout() {
             </NavLink>
           </li>
           <li>
+            <NavLink to="/staff/permits" className={link}>
+              Lateral permits
+            </NavLink>
+          </li>
+          {operator && (
+            <li>
+              <NavLink to="/staff/inspections" className={link}>
+                Inspections
+              </NavLink>
+            </li>
+          )}
+          {admin && (
+            <li>
+              <NavLink to="/staff/moratoria" className={link}>
+                Moratoria
+              </NavLink>
+            </li>
+          )}
+          <li>
             <NavLink to="/staff/audit" className={link}>
               Audit log
             </NavLink>
@@ -33,6 +55,20 @@ export default function StaffLayout() {
               Staff and roles
             </NavLink>
           </li>
+          {contractorStaff && (
+            <li>
+              <NavLink to="/staff/contractors" className={link}>
+                Contractors
+              </NavLink>
+            </li>
+          )}
+          {clerkOrAdmin && (
+            <li>
+              <NavLink to="/staff/payments" className={link}>
+                Payments
+              </NavLink>
+            </li>
+          )}
           {clerkOrAdmin && (
             <li>
               <NavLink to="/staff/outbox" className={link}>

@@ -1,0 +1,278 @@
+import { districtCode } from "../districts/district-code.js";
+import { daysLeft as daysLeftIn, dateIn, type CalendarDate } from "../common/dates.js";
+import { AppError } from "../common/errors.js";
+import { formatCents } from "../common/money.js";
+import type { Rulebook } from "../districts/districts.service.js";
+import type { RulebookKey } from "../districts/rulebook-keys.js";
+import type { BuildingUse, FeeLine, InspectionKind, InspectionStatus, PermitStatus } from "./lateral-permit.entity.js";
+
+/**
+ * The rules of building lateral permits that need no database: fees from the rulebook, the
+ * reviewer's checklist, which inspections a permit needs, what is due next, street names.
+ * Every figure comes from the rulebook version given, with its section; none is a constant here.
+ */
+
+export const INSPECTION_LABELS: Record<InspectionKind, string> = {
+  TRENCH: "Trench inspection (before backfill)",
+  CONNECTION: "Connection inspection",
+  LEAKAGE_TEST: "Infiltration/exfiltration or air test",
+};
+const INSPECTION_SHORT: Record<InspectionKind, string> = { TRENCH: "trench", CONNECTION: "connection", LEAKAGE_TEST: "leakage (air) test" };
+export const inspectionName = (k: InspectionKind) => INSPECTION_SHORT[k];
+
+/** Which inspections the rulebook requires (SUL 612, 613 A-B; Huron III-10), in the order the work goes. */
+export function requiredInspections(rb: Rulebook): { kind: InspectionKind; section: string; label: string }[] {
+  const out: { kind: InspectionKind; section: string; label: string }[] = [];
+  const add = (kind: InspectionKind, key: RulebookKey) => {
+    if (rb.enabled(key)) out.push({ kind, section: rb.entry(key).section, label: INSPECTION_LABELS[kind] });
+  };
+  add("TRENCH", "lateral.trenchInspectionRequired");
+  add("CONNECTION", "lateral.connectionSupervised");
+  add("LEAKAGE_TEST", "lateral.leakageTestRequired");
+  // A connection is always inspected before it is accepted, whatever else the rulebook says.
+  if (!out.some((i) => i.kind === "CONNECTION")) out.splice(out[0]?.kind === "TRENCH" ? 1 : 0, 0, { kind: "CONNECTION", section: rb.entry("lateral.connectionSupervised").section, label: INSPECTION_LABELS.CONNECTION });
+  return out;
+}
+
+/** Same as requiredInspections, from the few rulebook values the dashboard query selects. */
+export function requiredKindsFromValues(values: Record<string, unknown>): InspectionKind[] {
+  const kinds: InspectionKind[] = [];
+  if (values["lateral.trenchInspectionRequired"] === true) kinds.push("TRENCH");
+  kinds.push("CONNECTION");
+  if (values["lateral.leakageTestRequired"] === true) kinds.push("LEAKAGE_TEST");
+  return kinds;
+}
+
+export const FEE_CODES = {
+  residential: "LATERAL_FEE_RESIDENTIAL",
+  floorArea: "LATERAL_FEE_FLOOR_AREA",
+  impact: "LATERAL_IMPACT_FEE",
+  deposit: "AS_BUILT_DEPOSIT",
+} as const;
+
+const USE_WORDS: Record<BuildingUse, string> = { RESIDENTIAL: "residential", COMMERCIAL: "commercial", INSTITUTIONAL: "institutional", INDUSTRIAL: "industrial" };
+
+function feeNotSet(rb: Rulebook, key: RulebookKey): AppError {
+  const e = rb.entry(key);
+  const note = e.note ? ` ${e.note}` : "";
+  return new AppError(
+    "CONFLICT",
+    `The Town Board has not set the ${e.label.charAt(0).toLowerCase()}${e.label.slice(1)} in this district's rulebook (${e.section}), so the application cannot be submitted yet.${note} Ask the Town Clerk.`,
+  );
+}
+
+function moneyOf(rb: Rulebook, key: RulebookKey): { value: number; section: string; label: string } | null {
+  const e = rb.entry(key);
+  return typeof e.value === "number" ? { value: e.value, section: e.section, label: e.label } : null;
+}
+
+const sqft = (n: number) => n.toLocaleString("en-US");
+function rate(cents: number): string {
+  // Money rates may be fractions of a dollar: 50 → "$0.50".
+  return formatCents(cents);
+}
+
+/**
+ * The fee lines of an application, computed from the rulebook in force on the submission date
+ * (SUL 1212, 606 B): never from anything the browser sends. Throws CONFLICT when the district has
+ * not set the fee (Huron's law states none).
+ */
+export function computeFees(rb: Rulebook, a: { buildingUse: BuildingUse; floorAreaSqft: number | null; asBuiltSheets: number }): FeeLine[] {
+  const lines: FeeLine[] = [];
+  if (a.buildingUse === "RESIDENTIAL") {
+    const fee = moneyOf(rb, "lateral.fee.residential");
+    if (!fee) throw feeNotSet(rb, "lateral.fee.residential");
+    lines.push({ code: FEE_CODES.residential, label: fee.label, section: fee.section, amountCents: fee.value });
+  } else {
+    const perFoot = moneyOf(rb, "lateral.fee.commercialPerSquareFoot");
+    if (!perFoot) throw feeNotSet(rb, "lateral.fee.commercialPerSquareFoot");
+    if (!a.floorAreaSqft || a.floorAreaSqft <= 0) throw new AppError("BAD_USER_INPUT", "Enter the building's floor area.", { floorAreaSqft: "Enter the floor area in square feet." });
+    lines.push({
+      code: FEE_CODES.floorArea,
+      label: `Inspection and administration fee, ${USE_WORDS[a.buildingUse]}: ${sqft(a.floorAreaSqft)} sq ft × ${rate(perFoot.value)}`,
+      section: perFoot.section,
+      amountCents: a.floorAreaSqft * perFoot.value,
+    });
+  }
+  const impact = moneyOf(rb, "lateral.impactFee");
+  if (impact && impact.value > 0) lines.push({ code: FEE_CODES.impact, label: impact.label, section: impact.section, amountCents: impact.value });
+  const deposit = moneyOf(rb, "lateral.asBuiltDepositPerSheet");
+  if (deposit && deposit.value > 0 && a.asBuiltSheets > 0)
+    lines.push({
+      code: FEE_CODES.deposit,
+      label: `As-built drawing deposit, ${a.asBuiltSheets} ${a.asBuiltSheets === 1 ? "sheet" : "sheets"} × ${formatCents(deposit.value)} (refundable)`,
+      section: deposit.section,
+      amountCents: a.asBuiltSheets * deposit.value,
+      refundable: true,
+    });
+  return lines;
+}
+
+export type ChecklistItem = { key: string; label: string; requirement: string; section: string };
+
+const FRACTIONS: Record<string, string> = { "0.125": "1/8", "0.25": "1/4", "0.375": "3/8", "0.5": "1/2", "0.75": "3/4" };
+function figure(value: number, unit?: string): string {
+  const n = FRACTIONS[String(value)] ?? value.toLocaleString("en-US");
+  if (!unit) return n;
+  // "1/4 inch per foot", "4 inches", "4 feet"
+  const singular = value <= 1 ? unit.replace(/^inches\b/, "inch").replace(/^feet\b/, "foot") : unit;
+  return `${n} ${singular}`;
+}
+
+/**
+ * The reviewer's checklist: the physical minimums of SUL 603 A, 605-609 and 616 (Huron III-6,
+ * III-9), from the rulebook, with sections. Entries the district's law does not set are left out.
+ */
+export function reviewChecklist(rb: Rulebook): ChecklistItem[] {
+  const items: ChecklistItem[] = [];
+  const num = (key: RulebookKey, text: (v: string) => string) => {
+    const e = rb.entry(key);
+    if (typeof e.value === "number") items.push({ key, label: e.label, requirement: text(figure(e.value, e.unit)), section: e.section });
+  };
+  const flag = (key: RulebookKey, text: string) => {
+    const e = rb.entry(key);
+    if (e.value === true) items.push({ key, label: e.label, requirement: text, section: e.section });
+  };
+  num("lateral.minDiameterInches", (v) => `Inside diameter at least ${v}`);
+  num("lateral.minSlopeInchesPerFoot", (v) => `Slope at least ${v}`);
+  const insulated = rb.entry("lateral.minCoverInsulatedFeet");
+  num("lateral.minCoverFeet", (v) =>
+    typeof insulated.value === "number" ? `Earth cover at least ${v} (${figure(insulated.value, insulated.unit)} if insulated as the District Operator approves)` : `Earth cover at least ${v}`,
+  );
+  num("lateral.castIronWithinFeetOfWater", (v) => `Cast iron soil pipe within ${v} of a water main or water service`);
+  num("lateral.castIronFromBuildingFeet", (v) => `Cast iron soil pipe through the building wall and for at least ${v} out`);
+  num("lateral.maxCleanoutSpacingFeet", (v) => `Cleanouts to grade at most ${v} apart`);
+  num("lateral.cleanoutTurnDegrees", (v) => `A cleanout at every change of direction of ${v} or more`);
+  num("lateral.minBasementEntryInches", (v) => `Enters the basement at least ${v} above the floor`);
+  flag("lateral.underBasementProhibited", "No lateral under a basement, and no building over an existing lateral, without written approval");
+  flag("lateral.waterMeterRequired", "A potable water meter the District Operator accepts on the newly connected building");
+  return items;
+}
+
+/** "harbor rd", whether typed "Harbor Road", "HARBOR RD." or " harbor  road ". */
+const SUFFIXES: Record<string, string> = {
+  street: "st", avenue: "ave", av: "ave", road: "rd", drive: "dr", lane: "ln", boulevard: "blvd", court: "ct",
+  place: "pl", terrace: "ter", circle: "cir", highway: "hwy", parkway: "pkwy", way: "way", trail: "trl",
+  north: "n", south: "s", east: "e", west: "w",
+};
+export function normalizeStreet(raw: string): string {
+  const words = raw
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[.,#]/g, " ")
+    .split(/\s+/)
+    .filter(Boolean);
+  return words.map((w, i) => (i > 0 ? (SUFFIXES[w] ?? w) : w)).join(" ");
+}
+
+export const permitNumber = (slug: string, year: string, n: number) => `${districtCode(slug)}-LP-${year}-${String(n).padStart(4, "0")}`;
+
+export type InspectionLike = { kind: InspectionKind; status: InspectionStatus; scheduledFor: Date | null; requestedAt: Date; resultNotes?: string | null };
+export type NextStep = { text: string | null; dueDate: CalendarDate | null; daysLeft: number | null; inspectionToRequest: InspectionKind | null };
+
+/** Latest inspection of each kind (by request time). */
+export function latestByKind(inspections: InspectionLike[]): Map<InspectionKind, InspectionLike> {
+  const m = new Map<InspectionKind, InspectionLike>();
+  for (const i of [...inspections].sort((a, b) => a.requestedAt.getTime() - b.requestedAt.getTime())) m.set(i.kind, i);
+  return m;
+}
+
+/** Kinds the applicant may request now: required, with no open request, not yet passed. */
+export function requestableKinds(required: InspectionKind[], inspections: InspectionLike[]): InspectionKind[] {
+  const passed = new Set(inspections.filter((i) => i.status === "PASSED").map((i) => i.kind));
+  const open = new Set(inspections.filter((i) => i.status === "REQUESTED" || i.status === "SCHEDULED").map((i) => i.kind));
+  return required.filter((k) => !passed.has(k) && !open.has(k));
+}
+
+/** What is due next on a permit, and by when, in the district's time zone. */
+export function nextStep(
+  p: { status: PermitStatus; feeTotalCents: number; paid: boolean; depositRefundDueCents: number },
+  inspections: InspectionLike[],
+  required: InspectionKind[],
+  timeZone: string,
+  now: Date = new Date(),
+): NextStep {
+  const none = { dueDate: null, daysLeft: null, inspectionToRequest: null };
+  switch (p.status) {
+    case "DRAFT":
+      return { text: "Finish the application and submit it", ...none };
+    case "SUBMITTED":
+      return p.paid
+        ? { text: "The District Operator reviews the application", ...none }
+        : { text: `Pay the fees of ${formatCents(p.feeTotalCents)}; the permit is issued only once they are paid`, ...none };
+    case "CHANGES_REQUESTED":
+      return { text: "Make the changes the District Operator asked for and submit the application again", ...none };
+    case "APPROVED": {
+      const scheduled = inspections
+        .filter((i) => i.status === "SCHEDULED" && i.scheduledFor)
+        .sort((a, b) => a.scheduledFor!.getTime() - b.scheduledFor!.getTime())[0];
+      if (scheduled) {
+        const due = dateIn(timeZone, scheduled.scheduledFor!);
+        return { text: `${INSPECTION_LABELS[scheduled.kind]} on ${due}`, dueDate: due, daysLeft: daysLeftIn(due, timeZone, now), inspectionToRequest: null };
+      }
+      const requested = inspections.find((i) => i.status === "REQUESTED");
+      const canRequest = requestableKinds(required, inspections);
+      if (canRequest.length) {
+        const k = canRequest[0];
+        const failed = latestByKind(inspections).get(k)?.status === "FAILED";
+        return {
+          text: failed ? `Fix what failed and request the ${inspectionName(k)} inspection again` : `Request the ${inspectionName(k)} inspection when the work is ready`,
+          dueDate: null,
+          daysLeft: null,
+          inspectionToRequest: k,
+        };
+      }
+      if (requested) return { text: `The District Operator schedules the ${inspectionName(requested.kind)} inspection`, ...none };
+      return { text: "The District Operator accepts the connection", ...none };
+    }
+    case "CONNECTED":
+      return { text: "File the as-built (record) drawings; the deposit is refunded once they are approved", ...none };
+    case "CLOSED":
+      return p.depositRefundDueCents > 0 ? { text: `The Town Clerk refunds the as-built deposit of ${formatCents(p.depositRefundDueCents)}`, ...none } : { text: null, ...none };
+    case "WITHDRAWN":
+      return { text: null, ...none };
+  }
+}
+
+export const STATUS_LABELS: Record<PermitStatus, string> = {
+  DRAFT: "Draft",
+  SUBMITTED: "Submitted",
+  CHANGES_REQUESTED: "Changes requested",
+  APPROVED: "Permit issued",
+  CONNECTED: "Connected",
+  CLOSED: "Closed",
+  WITHDRAWN: "Withdrawn",
+};
+
+/**
+ * A wall-clock time in a time zone ("2026-12-07T09:30", as a datetime-local input sends it) as an
+ * instant; an ISO string with "Z" or an offset is taken as it is. Null when it is neither.
+ */
+export function zonedInstant(input: string, timeZone: string): Date | null {
+  const s = String(input ?? "").trim();
+  if (/[zZ]$|[+-]\d{2}:?\d{2}$/.test(s)) {
+    const t = Date.parse(s);
+    return Number.isNaN(t) ? null : new Date(t);
+  }
+  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/.exec(s);
+  if (!m) return null;
+  const wall = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +(m[6] ?? 0));
+  if (new Date(wall).getUTCDate() !== +m[3] || +m[4] > 23 || +m[5] > 59) return null;
+  const offsetAt = (t: number) => {
+    const p = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    }).formatToParts(new Date(t));
+    const g = (k: string) => Number(p.find((x) => x.type === k)!.value);
+    return Date.UTC(g("year"), g("month") - 1, g("day"), g("hour"), g("minute"), g("second")) - t;
+  };
+  let t = wall - offsetAt(wall);
+  t = wall - offsetAt(t);
+  return new Date(t);
+}

@@ -1,0 +1,70 @@
+import express from "express";
+import type { Logger } from "pino";
+import type Stripe from "stripe";
+import type { DataSource } from "typeorm";
+import type { Config } from "../config.js";
+import { recordProviderEvent, settleCheckout, stripeClient, type SettleOutcome } from "./payments.service.js";
+
+/** Session events that mean the money is in: card payments complete at once, others later. */
+const PAID_EVENTS = new Set(["checkout.session.completed", "checkout.session.async_payment_succeeded"]);
+
+/**
+ * What an event does. Completed and paid checkout sessions are applied by settleCheckout; every
+ * other event is only remembered (so a repeat is recognised) and otherwise ignored.
+ */
+export async function handleStripeEvent(ds: DataSource, config: Config, log: Logger, event: Stripe.Event): Promise<SettleOutcome | "ignored" | "duplicate_event"> {
+  if (PAID_EVENTS.has(event.type)) {
+    const s = event.data.object as Stripe.Checkout.Session;
+    if (s.object === "checkout.session" && s.payment_status === "paid") {
+      const r = await ds.transaction((tx) =>
+        settleCheckout(tx, {
+          provider: "stripe",
+          eventId: event.id,
+          type: event.type,
+          sessionId: s.id,
+          paymentId: s.client_reference_id ?? s.metadata?.paymentId ?? null,
+          amountTotal: s.amount_total,
+          currency: s.currency,
+          paymentIntent: typeof s.payment_intent === "string" ? s.payment_intent : (s.payment_intent?.id ?? null),
+          publicUrl: config.publicUrl,
+          log,
+        }),
+      );
+      return r.outcome;
+    }
+  }
+  const obj = event.data?.object as { object?: string; id?: string } | undefined;
+  const sessionId = obj?.object === "checkout.session" && typeof obj.id === "string" ? obj.id : null;
+  const fresh = await ds.transaction((tx) => recordProviderEvent(tx, event.id, event.type, sessionId));
+  return fresh ? "ignored" : "duplicate_event";
+}
+
+/**
+ * POST /webhooks/stripe: Stripe's events, verified against STRIPE_WEBHOOK_SECRET on the raw body.
+ * A bad signature is 400 and changes nothing; a handled (or ignored, or repeated) event is 200; a
+ * failure is 500, so Stripe sends the event again later (it is applied once).
+ */
+export function registerStripeWebhook(app: express.Express, opts: { ds: DataSource; config: Config; log: Logger }) {
+  const { ds, config, log } = opts;
+  app.post("/webhooks/stripe", express.raw({ type: "application/json", limit: "512kb" }), async (req, res) => {
+    res.set("Cache-Control", "no-store");
+    if (!config.stripe) return res.status(404).type("text/plain").send("Stripe is not configured on this portal.");
+    const signature = req.headers["stripe-signature"];
+    let event: Stripe.Event;
+    try {
+      if (!Buffer.isBuffer(req.body) || typeof signature !== "string") throw new Error("no raw JSON body or no Stripe-Signature header");
+      event = stripeClient(config).webhooks.constructEvent(req.body, signature, config.stripe.webhookSecret);
+    } catch (err: any) {
+      log.warn({ reason: String(err?.message ?? err).slice(0, 200) }, "stripe webhook refused: signature verification failed");
+      return res.status(400).type("text/plain").send("Webhook signature verification failed.");
+    }
+    try {
+      const outcome = await handleStripeEvent(ds, config, log, event);
+      log.info({ eventId: event.id, type: event.type, outcome }, "stripe webhook handled");
+      res.status(200).json({ received: true });
+    } catch (err) {
+      log.error({ err, eventId: event.id, type: event.type }, "stripe webhook failed; Stripe will send it again");
+      res.status(500).json({ received: false });
+    }
+  });
+}

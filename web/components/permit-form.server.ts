@@ -1,0 +1,100 @@
+import { redirect, type ActionFunctionArgs } from "@remix-run/node";
+import { requireCsrf } from "~/csrf.server";
+import { cookieHeaders, gql, type GqlResult } from "~/graphql.server";
+
+/** The application form's fields as the page posts them (also what it shows again after an error). */
+export type PermitFormValues = Record<string, string> & { documentIds: string };
+export type PermitActionData = { error: string; fields: Record<string, string>; values: PermitFormValues; id: string | null };
+
+const TEXT = ["districtId", "permitClass", "buildingUse", "workKind", "streetNumber", "street", "city", "zip", "taxParcel", "ownerName", "agentName", "contractorId"];
+
+/** The API names the plans `documentIds` and a new upload `content`; on the page both are the plans fieldset. */
+function pageFields(fields: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(fields)) out[k === "content" || k === "contentBase64" || k === "filename" ? "plans" : k === "documentIds" ? "plans" : k] = v;
+  return out;
+}
+
+/**
+ * Saves the application (a new one when there is no id) and, when asked, submits it. Plans chosen
+ * from the person's documents and a newly uploaded file are attached. Every step is a GraphQL
+ * operation; the fees are computed by the API on submission.
+ */
+export async function savePermitForm({ request, context }: Pick<ActionFunctionArgs, "request" | "context">, existingId: string | null) {
+  await requireCsrf(context, request);
+  const form = await request.formData();
+  const intent = String(form.get("intent") ?? "save");
+  const id = existingId ?? (String(form.get("id") ?? "") || null);
+  const values: PermitFormValues = { documentIds: form.getAll("documentIds").map(String).join(",") };
+  for (const k of TEXT) values[k] = String(form.get(k) ?? "").trim();
+  values.floorAreaSqft = String(form.get("floorAreaSqft") ?? "").trim();
+  values.asBuiltSheets = String(form.get("asBuiltSheets") ?? "").trim();
+  const results: GqlResult<any>[] = [];
+  const fail = (error: string, fields: Record<string, string>, permitId: string | null = id) =>
+    Response.json({ error, fields: pageFields(fields), values, id: permitId } satisfies PermitActionData, { status: 400, headers: cookieHeaders(...results) });
+  const signIn = () => redirect(`/sign-in?redirectTo=${encodeURIComponent(new URL(request.url).pathname)}`, { headers: cookieHeaders(...results) });
+
+  const whole = (name: string, label: string): number | null | string => {
+    const v = values[name];
+    if (!v) return null;
+    if (!/^-?\d+$/.test(v.replace(/,/g, ""))) return `Enter the ${label} as a whole number.`;
+    return Number(v.replace(/,/g, ""));
+  };
+  const floor = whole("floorAreaSqft", "floor area in square feet");
+  const sheets = whole("asBuiltSheets", "number of sheets");
+  const local: Record<string, string> = {};
+  if (typeof floor === "string") local.floorAreaSqft = floor;
+  if (typeof sheets === "string") local.asBuiltSheets = sheets;
+  if (Object.keys(local).length) return fail("Please correct the highlighted fields.", local);
+
+  const documentIds = form.getAll("documentIds").map(String).filter(Boolean);
+  const file = form.get("file");
+  if (file && typeof file !== "string" && file.size > 0) {
+    const policy = await gql<{ documentUploadPolicy: { maxBytes: number; maxSize: string } }>(context, request, `query { documentUploadPolicy { maxBytes maxSize } }`);
+    results.push(policy);
+    if (!policy.ok) return policy.error.code === "UNAUTHENTICATED" ? signIn() : fail(policy.error.message, {});
+    if (file.size > policy.data.documentUploadPolicy.maxBytes) {
+      const message = `The file is larger than the ${policy.data.documentUploadPolicy.maxSize} limit. Upload a smaller file.`;
+      return fail(message, { plans: message });
+    }
+    const up = await gql<{ uploadDocument: { id: string } }>(context, request, `mutation UploadPlans($i: UploadDocumentInput!) { uploadDocument(input: $i) { id } }`, {
+      i: { filename: file.name, contentBase64: Buffer.from(await file.arrayBuffer()).toString("base64") },
+    });
+    results.push(up);
+    if (!up.ok) return up.error.code === "UNAUTHENTICATED" ? signIn() : fail(up.error.message, up.error.fields);
+    documentIds.push(up.data.uploadDocument.id);
+    values.documentIds = documentIds.join(",");
+  }
+
+  const input: Record<string, unknown> = {
+    ...(id ? { id } : { districtId: values.districtId || null }),
+    permitClass: values.permitClass || null,
+    buildingUse: values.buildingUse || null,
+    workKind: values.workKind || null,
+    floorAreaSqft: floor,
+    asBuiltSheets: sheets,
+    streetNumber: values.streetNumber,
+    street: values.street,
+    city: values.city,
+    zip: values.zip,
+    taxParcel: values.taxParcel,
+    ownerName: values.ownerName,
+    agentName: values.agentName,
+    contractorId: values.contractorId || null,
+    documentIds,
+  };
+  const saved = await gql<{ saveLateralPermitDraft: { id: string } }>(context, request, `mutation SavePermit($i: LateralPermitDraftInput!) { saveLateralPermitDraft(input: $i) { id } }`, { i: input });
+  results.push(saved);
+  if (!saved.ok) return saved.error.code === "UNAUTHENTICATED" ? signIn() : fail(saved.error.message, saved.error.fields);
+  const permitId = saved.data.saveLateralPermitDraft.id;
+  if (intent !== "submit") return redirect(`/permits/${permitId}/edit?saved=1`, { headers: cookieHeaders(...results) });
+
+  const submitted = await gql(context, request, `mutation SubmitPermit($id: ID!) { submitLateralPermit(id: $id) { id } }`, { id: permitId });
+  results.push(submitted);
+  if (!submitted.ok) {
+    if (submitted.error.code === "UNAUTHENTICATED") return signIn();
+    // The draft is saved; the page keeps its id so the next post updates it.
+    return fail(`Your draft is saved, but it cannot be submitted yet. ${submitted.error.message}`, submitted.error.fields, permitId);
+  }
+  return redirect(`/permits/${permitId}?submitted=1`, { headers: cookieHeaders(...results) });
+}

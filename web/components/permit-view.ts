@@ -1,0 +1,65 @@
+/** What the applicant's and the staff's permit pages read, and how they show it. */
+export type PermitView = {
+  id: string;
+  status: string;
+  statusLabel: string;
+  permitNumber: string | null;
+  address: string;
+  permitClass: string | null;
+  buildingUse: string | null;
+  floorAreaSqft: number | null;
+  workKind: string | null;
+  taxParcel: string | null;
+  ownerName: string | null;
+  agentName: string | null;
+  applicantName: string;
+  asBuiltSheets: number | null;
+  reviewNotes: string | null;
+  submittedAt: string | null;
+  approvedAt: string | null;
+  connectedAt: string | null;
+  closedAt: string | null;
+  withdrawnAt: string | null;
+  feeTotalCents: number;
+  pdfUrl: string | null;
+  viewerIsApplicant: boolean;
+  viewerIsOperator: boolean;
+  district: { id: string; name: string; timeZone: string };
+  feeLines: { code: string; label: string; section: string; amountCents: number; refundable: boolean }[];
+  payment: null | { id: string; status: string; receiptNumber: string | null; paidAt: string | null; refunds: { receiptNumber: string; amountCents: number; createdAt: string }[] };
+  contractor: null | { id: string; name: string; standing: { choosable: boolean; reasons: string[] } };
+  documents: { id: string; filename: string; downloadUrl: string }[];
+  inspections: { id: string; kind: string; kindLabel: string; status: string; requestedAt: string; scheduledFor: string | null; inspectorName: string | null; resultNotes: string | null; applicantNotes: string | null }[];
+  requiredInspections: { kind: string; label: string; section: string; status: string; requestable: boolean }[];
+  checklist: { key: string; label: string; requirement: string; section: string }[];
+  nextStep: { text: string | null; dueDate: string | null; daysLeft: number | null };
+  depositRefund: null | { amountCents: number; refunded: boolean; receiptNumber: string | null };
+};
+
+export const PERMIT_VIEW_FIELDS = `id status statusLabel permitNumber address permitClass buildingUse floorAreaSqft workKind taxParcel ownerName agentName applicantName
+  asBuiltSheets reviewNotes submittedAt approvedAt connectedAt closedAt withdrawnAt feeTotalCents pdfUrl viewerIsApplicant viewerIsOperator
+  district { id name timeZone }
+  feeLines { code label section amountCents refundable }
+  payment { id status receiptNumber paidAt refunds { receiptNumber amountCents createdAt } }
+  contractor { id name standing { choosable reasons } }
+  documents { id filename downloadUrl }
+  inspections { id kind kindLabel status requestedAt scheduledFor inspectorName resultNotes applicantNotes }
+  requiredInspections { kind label section status requestable }
+  checklist { key label requirement section }
+  nextStep { text dueDate daysLeft }
+  depositRefund { amountCents refunded receiptNumber }`;
+
+export const money = (cents: number) => `$${Math.floor(cents / 100).toLocaleString("en-US")}.${String(cents % 100).padStart(2, "0")}`;
+export const CLASS_LABELS: Record<string, string> = {
+  RESIDENTIAL_COMMERCIAL_INSTITUTIONAL: "Class 1: residential, commercial or institutional",
+  INDUSTRIAL: "Class 2: industrial wastes",
+};
+export const USE_LABELS: Record<string, string> = { RESIDENTIAL: "Residential", COMMERCIAL: "Commercial", INSTITUTIONAL: "Institutional", INDUSTRIAL: "Industrial" };
+export const WORK_LABELS: Record<string, string> = { NEW_BUILDING: "New building", EXISTING_LATERAL: "Existing lateral" };
+export const INSPECTION_STATUS: Record<string, string> = { NOT_REQUESTED: "Not requested yet", REQUESTED: "Requested", SCHEDULED: "Scheduled", PASSED: "Passed", FAILED: "Failed" };
+
+/** An instant as the district's clock reads it. */
+export function districtTime(iso: string, timeZone: string): string {
+  return new Date(iso).toLocaleString("en-US", { timeZone, weekday: "short", year: "numeric", month: "short", day: "numeric", hour: "numeric", minute: "2-digit", timeZoneName: "short" });
+}
+

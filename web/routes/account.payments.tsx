@@ -1,0 +1,96 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { requireSignedIn } from "~/auth.server";
+import { DateTime } from "~/components/format";
+
+export const meta: MetaFunction = () => [{ title: "My payments | Tapline" }];
+
+type Payment = {
+  id: string;
+  status: string;
+  amountCents: number;
+  refundedCents: number;
+  receiptNumber: string | null;
+  paidAt: string | null;
+  createdAt: string;
+  payableTitle: string;
+  district: { name: string };
+};
+
+const money = (cents: number) => `$${Math.floor(cents / 100).toLocaleString("en-US")}.${String(cents % 100).padStart(2, "0")}`;
+const STATUS_LABELS: Record<string, string> = {
+  PENDING: "Waiting for payment",
+  PAID: "Paid",
+  CANCELLED: "Cancelled",
+  REFUNDED: "Refunded",
+  PARTIALLY_REFUNDED: "Paid, deposit returned",
+};
+
+export async function loader(args: LoaderFunctionArgs) {
+  return requireSignedIn<{ myPayments: Payment[] }>(
+    args,
+    `query MyPayments { myPayments(first: 100) { id status amountCents refundedCents receiptNumber paidAt createdAt payableTitle district { name } } }`,
+  );
+}
+
+export default function MyPayments() {
+  const { myPayments } = useLoaderData<typeof loader>() as { myPayments: Payment[] };
+  return (
+    <>
+      <h1>My payments</h1>
+      <p>Fees and deposits you owe or paid to a district, newest first, with their receipts.</p>
+      {myPayments.length === 0 ? (
+        <p>No payments yet. When an application needs a fee, it appears here.</p>
+      ) : (
+        <table className="usa-table usa-table--stacked usa-table--borderless width-full">
+          <caption className="usa-sr-only">My payments, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">For</th>
+              <th scope="col">District</th>
+              <th scope="col" className="tapline-num">
+                Amount
+              </th>
+              <th scope="col">Status</th>
+              <th scope="col">Receipt</th>
+            </tr>
+          </thead>
+          <tbody>
+            {myPayments.map((p) => (
+              <tr key={p.id}>
+                <th scope="row" data-label="For">
+                  <Link className="usa-link" to={`/payments/${p.id}`}>
+                    {p.payableTitle}
+                  </Link>
+                  <span className="display-block text-base-dark">
+                    Since <DateTime iso={p.createdAt} />
+                  </span>
+                </th>
+                <td data-label="District">{p.district.name}</td>
+                <td data-label="Amount" className="tapline-num">
+                  {money(p.amountCents)}
+                  {p.refundedCents > 0 && <span className="display-block">{money(p.refundedCents)} returned</span>}
+                </td>
+                <td data-label="Status">{STATUS_LABELS[p.status] ?? p.status}</td>
+                <td data-label="Receipt">
+                  {p.receiptNumber ? (
+                    <Link className="usa-link" to={`/payments/${p.id}/receipt`}>
+                      {p.receiptNumber}
+                      <span className="usa-sr-only"> (receipt for {p.payableTitle})</span>
+                    </Link>
+                  ) : p.status === "PENDING" ? (
+                    <Link className="usa-link" to={`/payments/${p.id}`}>
+                      Pay<span className="usa-sr-only"> for {p.payableTitle}</span>
+                    </Link>
+                  ) : (
+                    "—"
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,171 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { requireSignedIn } from "~/auth.server";
+import { NestedErrorBoundary } from "~/components/fields";
+
+type Payment = {
+  id: string;
+  status: string;
+  amountCents: number;
+  refundedCents: number;
+  paidAt: string | null;
+  receiptNumber: string | null;
+  methodDescription: string | null;
+  provider: string | null;
+  payableTitle: string;
+  payerName: string;
+  lines: { code: string; label: string; section: string; amountCents: number; refundable: boolean }[];
+  refunds: { id: string; amountCents: number; reason: string; method: string; receiptNumber: string; createdAt: string; lineCodes: string[] }[];
+  district: { name: string; address: string; timeZone: string };
+};
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `Receipt ${(data as { payment?: Payment } | undefined)?.payment?.receiptNumber ?? ""} | Tapline` },
+];
+
+const money = (cents: number) => `$${Math.floor(cents / 100).toLocaleString("en-US")}.${String(cents % 100).padStart(2, "0")}`;
+/** A calendar date in the district's time zone: "April 3, 2026". */
+const dateIn = (iso: string, timeZone: string) => new Date(iso).toLocaleDateString("en-US", { timeZone, year: "numeric", month: "long", day: "numeric" });
+
+export async function loader(args: LoaderFunctionArgs) {
+  return requireSignedIn<{ payment: Payment }>(
+    args,
+    `query PaymentReceipt($id: ID!) { payment(id: $id) { id status amountCents refundedCents paidAt receiptNumber methodDescription provider payableTitle payerName
+      lines { code label section amountCents refundable }
+      refunds { id amountCents reason method receiptNumber createdAt lineCodes }
+      district { name address timeZone } } }`,
+    { id: args.params.id },
+  );
+}
+
+/** On paper: only the receipt, without the site's header, navigation and footer. */
+const PRINT_CSS = `
+@media print {
+  .usa-skipnav, .usa-header, .usa-site-alert, .usa-footer, .tapline-subnav, .tapline-no-print { display: none !important; }
+  .tapline-main { padding: 0 !important; min-height: 0 !important; }
+  body { font-size: 11pt; color: #000; }
+  .tapline-receipt { border: 0 !important; padding: 0 !important; max-width: none !important; }
+  .tapline-receipt a { color: #000; text-decoration: none; }
+}
+.tapline-receipt { border: 1px solid #a9aeb1; padding: 1.5rem 2rem; max-width: 48rem; background: #fff; }
+.tapline-receipt__head { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 1rem; border-bottom: 2px solid #1b1b1b; padding-bottom: 0.75rem; margin-bottom: 1rem; }
+.tapline-receipt__head h1 { margin: 0; }
+.tapline-receipt table { width: 100%; border-collapse: collapse; margin: 1rem 0; }
+.tapline-receipt th, .tapline-receipt td { text-align: left; padding: 0.35rem 0.5rem 0.35rem 0; border-bottom: 1px solid #dfe1e2; vertical-align: top; }
+.tapline-receipt .tapline-num { text-align: right; padding-right: 0; }
+.tapline-receipt tfoot th, .tapline-receipt tfoot td { border-bottom: 0; border-top: 2px solid #1b1b1b; font-weight: 700; }
+`;
+
+export default function Receipt() {
+  const { payment: p } = useLoaderData<typeof loader>() as { payment: Payment };
+  const received = p.status === "PAID" || p.status === "PARTIALLY_REFUNDED" || p.status === "REFUNDED";
+  if (!received || !p.paidAt) {
+    return (
+      <>
+        <h1>No receipt yet</h1>
+        <p>This payment has not been paid, so there is no receipt.</p>
+        <p>
+          <Link className="usa-link" to={`/payments/${p.id}`}>
+            Back to the payment
+          </Link>
+        </p>
+      </>
+    );
+  }
+  const tz = p.district.timeZone;
+  return (
+    <>
+      <style>{PRINT_CSS}</style>
+      <p className="tapline-no-print">
+        <Link className="usa-link" to={`/payments/${p.id}`}>
+          Back to the payment
+        </Link>
+        {" · "}To print or save as PDF, use your browser's Print command (Ctrl+P, or ⌘P on a Mac).
+      </p>
+      <article className="tapline-receipt" aria-labelledby="receipt-title">
+        <header className="tapline-receipt__head">
+          <div>
+            <h1 id="receipt-title">Receipt</h1>
+            <p className="margin-y-05">
+              <strong>{p.district.name}</strong>
+            </p>
+            <address className="tapline-address">{p.district.address}</address>
+          </div>
+          <dl className="tapline-facts margin-0">
+            <dt>Receipt number</dt>
+            <dd>{p.receiptNumber}</dd>
+            <dt>Date</dt>
+            <dd>
+              <time dateTime={p.paidAt}>{dateIn(p.paidAt, tz)}</time>
+            </dd>
+          </dl>
+        </header>
+        <dl className="tapline-facts">
+          <dt>Received from</dt>
+          <dd>{p.payerName}</dd>
+          <dt>For</dt>
+          <dd>{p.payableTitle}</dd>
+          <dt>Paid</dt>
+          <dd>{p.methodDescription}</dd>
+        </dl>
+        <table>
+          <caption className="usa-sr-only">Items paid, with the section of the law each amount comes from</caption>
+          <thead>
+            <tr>
+              <th scope="col">Item</th>
+              <th scope="col">Law</th>
+              <th scope="col" className="tapline-num">
+                Amount
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {p.lines.map((l) => (
+              <tr key={l.code}>
+                <th scope="row">
+                  {l.label}
+                  {l.refundable ? " (refundable deposit)" : ""}
+                </th>
+                <td>{l.section}</td>
+                <td className="tapline-num">{money(l.amountCents)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row" colSpan={2}>
+                Total paid
+              </th>
+              <td className="tapline-num">{money(p.amountCents)}</td>
+            </tr>
+          </tfoot>
+        </table>
+        {p.refunds.length > 0 && (
+          <section aria-labelledby="refunds-title">
+            <h2 id="refunds-title" className="font-heading-md">
+              Returned
+            </h2>
+            <ul className="usa-list">
+              {p.refunds.map((r) => (
+                <li key={r.id}>
+                  {money(r.amountCents)} on {dateIn(r.createdAt, tz)}, {r.method === "card" ? "to the card paid with" : `by ${r.method}`}, refund receipt{" "}
+                  {r.receiptNumber}. {r.reason}
+                </li>
+              ))}
+            </ul>
+            <p>
+              <strong>Net amount kept: {money(p.amountCents - p.refundedCents)}</strong>
+            </p>
+          </section>
+        )}
+        {p.provider === "test" && (
+          <p>
+            <strong>Test checkout: no real money moved for this receipt.</strong>
+          </p>
+        )}
+      </article>
+    </>
+  );
+}
+
+export const ErrorBoundary = NestedErrorBoundary;

@@ -1,0 +1,143 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import { requireSignedIn } from "~/auth.server";
+import { NestedErrorBoundary, SelectField } from "~/components/fields";
+import { DateTime } from "~/components/format";
+import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
+import { requireStaff } from "~/components/staff.server";
+import { requireCsrf } from "~/csrf.server";
+import { cookieHeaders, gql } from "~/graphql.server";
+
+export const meta: MetaFunction = () => [{ title: "Moratoria | Staff | Tapline" }];
+
+type Moratorium = { id: string; segmentName: string; streets: string[]; reason: string; section: string; declaredAt: string; liftedAt: string | null; liftReason: string | null };
+type Data = { districts: { id: string; slug: string; name: string }[]; districtId: string; moratoria: Moratorium[] };
+type ActionData = { error: string; fields: Record<string, string>; intent: string; values: Record<string, string> };
+
+/** ADMIN: moratoria on new connections for sewer segments (SUL 310). */
+export async function loader(args: LoaderFunctionArgs) {
+  const info = await requireStaff(args, ["ADMIN"]);
+  const district = info.districts.find((d) => d.id === new URL(args.request.url).searchParams.get("districtId")) ?? info.districts[0];
+  const { moratoria } = await requireSignedIn<{ moratoria: Moratorium[] }>(
+    args,
+    `query Moratoria($s: String!) { moratoria(districtSlug: $s, includeLifted: true) { id segmentName streets reason section declaredAt liftedAt liftReason } }`,
+    { s: district.slug },
+  );
+  return { districts: info.districts.map((d) => ({ id: d.id, slug: d.slug, name: d.name })), districtId: district.id, moratoria } satisfies Data;
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  await requireCsrf(context, request);
+  const form = await request.formData();
+  const intent = String(form.get("intent") ?? "");
+  const districtId = String(form.get("districtId") ?? "");
+  const values = { segmentName: String(form.get("segmentName") ?? ""), streets: String(form.get("streets") ?? ""), reason: String(form.get("reason") ?? "") };
+  const r =
+    intent === "lift"
+      ? await gql(context, request, `mutation Lift($id: ID!, $r: String!) { liftMoratorium(id: $id, reason: $r) { id } }`, { id: String(form.get("id") ?? ""), r: values.reason })
+      : await gql(context, request, `mutation Declare($i: DeclareMoratoriumInput!) { declareMoratorium(input: $i) { id } }`, {
+          i: { districtId, segmentName: values.segmentName, streets: values.streets.split(/\r?\n|;/).map((s) => s.trim()).filter(Boolean), reason: values.reason },
+        });
+  if (!r.ok) return Response.json({ error: r.error.message, fields: r.error.fields, intent, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
+  return redirect(`/staff/moratoria?districtId=${districtId}&done=${intent === "lift" ? "lifted" : "declared"}`, { headers: cookieHeaders(r) });
+}
+
+export default function Moratoria() {
+  const { districts, districtId, moratoria } = useLoaderData<typeof loader>() as Data;
+  const a = useActionData<ActionData>();
+  const [params] = useSearchParams();
+  const district = districts.find((d) => d.id === districtId)!;
+  const declareErrors = a?.intent === "declare" ? a.fields : {};
+  return (
+    <>
+      <h1>Moratoria on new connections</h1>
+      <p className="usa-intro">
+        When part of the sewer system is over capacity, new connections there may be refused until it is fixed. Applications for the streets you list
+        are refused with your reason.
+      </p>
+      {params.get("done") && !a && <SuccessAlert>The moratorium is {params.get("done")}.</SuccessAlert>}
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={{ segmentName: "Sewer segment", streets: "Streets", reason: "Reason" }} />
+      {districts.length > 1 && (
+        <Form method="get" className="usa-form">
+          <SelectField name="districtId" label="District" options={districts.map((d) => ({ value: d.id, label: d.name }))} defaultValue={districtId} />
+          <button className="usa-button" type="submit">
+            Show
+          </button>
+        </Form>
+      )}
+      <h2>{district.name}</h2>
+      {moratoria.length === 0 ? (
+        <p>No moratorium has been declared.</p>
+      ) : (
+        <ul className="usa-list usa-list--unstyled">
+          {moratoria.map((m) => (
+            <li key={m.id} className="tapline-details">
+              <h3 className="margin-top-0">
+                {m.segmentName} {m.liftedAt ? <span className="usa-tag">Lifted</span> : <span className="usa-tag bg-secondary-dark">In force</span>}
+              </h3>
+              <p>
+                Streets: {m.streets.join(", ")}. {m.reason} ({m.section}). Declared <DateTime iso={m.declaredAt} />.
+                {m.liftedAt && (
+                  <>
+                    {" "}
+                    Lifted <DateTime iso={m.liftedAt} />: {m.liftReason}
+                  </>
+                )}
+              </p>
+              {!m.liftedAt && (
+                <Form method="post" className="usa-form">
+                  <AuthenticityTokenInput />
+                  <input type="hidden" name="intent" value="lift" />
+                  <input type="hidden" name="id" value={m.id} />
+                  <input type="hidden" name="districtId" value={districtId} />
+                  <label className="usa-label" htmlFor={`lift-${m.id}`}>
+                    Why lift it?
+                  </label>
+                  <input className="usa-input" id={`lift-${m.id}`} name="reason" required />
+                  <button className="usa-button usa-button--secondary" type="submit">
+                    Lift the moratorium<span className="usa-sr-only"> on {m.segmentName}</span>
+                  </button>
+                </Form>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <h2>Declare a moratorium</h2>
+      <Form method="post" className="usa-form usa-form--large">
+        <AuthenticityTokenInput />
+        <input type="hidden" name="intent" value="declare" />
+        <input type="hidden" name="districtId" value={districtId} />
+        <TextField name="segmentName" label="Sewer segment" hint="For example: Harbor Road pump station" defaultValue={a?.values.segmentName} error={declareErrors.segmentName} required />
+        <div className={`usa-form-group${declareErrors.streets ? " usa-form-group--error" : ""}`}>
+          <label className="usa-label" htmlFor="streets">
+            Streets it serves (one per line)
+          </label>
+          {declareErrors.streets && (
+            <span className="usa-error-message" role="alert">
+              {declareErrors.streets}
+            </span>
+          )}
+          <textarea className="usa-textarea" id="streets" name="streets" defaultValue={a?.values.streets} required />
+        </div>
+        <div className={`usa-form-group${declareErrors.reason ? " usa-form-group--error" : ""}`}>
+          <label className="usa-label" htmlFor="reason">
+            Reason applicants will read
+          </label>
+          {declareErrors.reason && (
+            <span className="usa-error-message" role="alert">
+              {declareErrors.reason}
+            </span>
+          )}
+          <textarea className="usa-textarea" id="reason" name="reason" defaultValue={a?.intent === "declare" ? a.values.reason : undefined} required />
+        </div>
+        <button className="usa-button" type="submit">
+          Declare the moratorium
+        </button>
+      </Form>
+    </>
+  );
+}
+
+export const ErrorBoundary = NestedErrorBoundary;
