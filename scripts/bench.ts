@@ -17,16 +17,21 @@ import { DEMO_PASSWORD } from "../api/db/demo.js";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
-const OPERATIONS: { name: string; query: string; signedIn?: boolean }[] = [
+const OPERATIONS: { name: string; query: string; as?: string }[] = [
   { name: "baseline { __typename }", query: `{ __typename }` },
   {
     name: "public rulebook (Lakeview)",
     query: `{ district(slug: "lakeview") { name rulebook { version effectiveDate entries { key label section display note applies } } } }`,
   },
   {
-    name: "signed-in dashboard",
-    signedIn: true,
-    query: `{ me { id displayName emailVerified } myDashboard { recentEmails items { kind id title status dueDate daysLeft href } organizations { role organization { id name } } } }`,
+    name: "dashboard, 20 permits",
+    as: "applicant@demo.tapline.local",
+    query: `{ me { id displayName emailVerified } myDashboard { recentEmails items { kind id title status nextStep dueDate daysLeft href } organizations { role organization { id name } } } }`,
+  },
+  {
+    name: "staff queue of 10,000 (20/page)",
+    as: "operator@lakeview.demo.tapline.local",
+    query: `query($d: ID!) { lateralPermitQueue(districtId: $d, status: "SUBMITTED", first: 20) { nextCursor items { id status streetNumber street city buildingUse feeTotalCents submittedAt ownerName } } }`,
   },
 ];
 
@@ -44,23 +49,56 @@ const config = loadConfig({
 });
 const running = await startTapline(config, { portal: "none", workers: false, log: pino({ level: "silent" }) });
 
-async function signInCookie(): Promise<string> {
+/**
+ * Seed: 20 submitted applications for the demo applicant (their dashboard) and 10,000 in the
+ * Lakeview queue from other residents, inserted in bulk (the same rows the service writes on
+ * submission, without going through it 10,000 times).
+ */
+async function seed() {
+  const ds = running.ds;
+  const [{ district_id, rulebook_id }] = await ds.query(
+    `SELECT d.id AS district_id, (SELECT id FROM rulebook_version v WHERE v.district_id = d.id ORDER BY version DESC LIMIT 1) AS rulebook_id
+       FROM district d WHERE d.slug = 'lakeview'`,
+  );
+  const [{ id: applicant }] = await ds.query(`SELECT id FROM app_user WHERE email = 'applicant@demo.tapline.local'`);
+  const [{ id: resident }] = await ds.query(
+    `INSERT INTO app_user (email, display_name, password_hash) VALUES ('bench.resident@example.org', 'Bench Resident', 'x') RETURNING id`,
+  );
+  const fee = JSON.stringify([{ code: "INSPECTION_FEE", label: "Inspection and administration fee, residential", section: "Sewer Use Law 1212", amountCents: 15000, refundable: false }]);
+  const insert = (who: string, n: number) =>
+    ds.query(
+      `INSERT INTO lateral_permit (district_id, applicant_id, status, permit_class, building_use, work_kind, street_number, street, city, zip,
+                                   tax_parcel, owner_name, as_built_sheets, rulebook_version_id, fee_lines, fee_total_cents, submitted_at, created_at)
+       SELECT $1, $2, 'SUBMITTED', 'RESIDENTIAL_COMMERCIAL_INSTITUTIONAL', 'RESIDENTIAL', 'NEW_BUILDING', (100 + g)::text, 'Harbor Road', 'Lakeview', '14850',
+              '12.3-' || g, 'Owner ' || g, 1, $3, $4::jsonb, 15000, now() - make_interval(mins => g), now() - make_interval(mins => g)
+         FROM generate_series(1, $5) AS g`,
+      [district_id, who, rulebook_id, fee, n],
+    );
+  await insert(applicant, 20);
+  await insert(resident, 10_000);
+  await ds.query(`ANALYZE lateral_permit`);
+  return district_id as string;
+}
+const lakeviewId = await seed();
+
+async function signInCookie(email: string): Promise<string> {
   const res = await fetch(`${running.url}/graphql`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ query: `mutation($i: SignInInput!) { signIn(input: $i) { me { id } } }`, variables: { i: { email: "applicant@demo.tapline.local", password: DEMO_PASSWORD } } }),
+    body: JSON.stringify({ query: `mutation($i: SignInInput!) { signIn(input: $i) { me { id } } }`, variables: { i: { email, password: DEMO_PASSWORD } } }),
   });
   return res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
 }
 
-const cookie = await signInCookie();
+const cookies = new Map<string, string>();
+for (const op of OPERATIONS) if (op.as && !cookies.has(op.as)) cookies.set(op.as, await signInCookie(op.as));
 const AUTOCANNON = createRequire(import.meta.url).resolve("autocannon/autocannon.js");
 
 /** autocannon runs in its own process, so the load generator does not share the server's thread. */
 async function load(op: (typeof OPERATIONS)[number], seconds: number) {
   const args = [AUTOCANNON, "-j", "-c", String(CONNECTIONS), "-d", String(seconds), "-m", "POST", "-H", "content-type=application/json"];
-  if (op.signedIn) args.push("-H", `cookie=${cookie}`);
-  args.push("-b", JSON.stringify({ query: op.query }), `${running.url}/graphql`);
+  if (op.as) args.push("-H", `cookie=${cookies.get(op.as)}`);
+  args.push("-b", JSON.stringify({ query: op.query, variables: { d: lakeviewId } }), `${running.url}/graphql`);
   const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });
   return JSON.parse(stdout);
 }

@@ -116,6 +116,11 @@ export class Rulebook {
 const versionCache = new Map<string, RulebookVersion>();
 const VERSION_CACHE_MAX = 200;
 
+/** A rulebook version by id (e.g. the one a decision recorded); cached, since versions never change. */
+export async function rulebookById(ds: DataSource | EntityManager, id: string): Promise<Rulebook> {
+  return new Rulebook(await versionById(ds, id));
+}
+
 async function versionById(ds: DataSource | EntityManager, id: string): Promise<RulebookVersion> {
   let v = versionCache.get(id);
   if (!v) {

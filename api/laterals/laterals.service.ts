@@ -8,7 +8,7 @@ import { formatCents } from "../common/money.js";
 import { isChoosable } from "../contractors/contractors.service.js";
 import { registerDashboardProvider, type DashboardItem } from "../dashboard/dashboard.js";
 import { District } from "../districts/district.entity.js";
-import { Rulebook, rulebookOn } from "../districts/districts.service.js";
+import { Rulebook, rulebookById, rulebookOn } from "../districts/districts.service.js";
 import { RulebookVersion } from "../districts/rulebook-version.entity.js";
 import { isUuid, registerDocumentAccess } from "../documents/documents.service.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
@@ -961,16 +961,25 @@ registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<Dashbo
                  THEN p.deposit_refund_due_cents ELSE 0 END AS deposit_refund_due_cents, d.time_zone,
             coalesce((SELECT json_agg(json_build_object('kind', i.kind, 'status', i.status, 'scheduledFor', i.scheduled_for, 'requestedAt', i.requested_at))
                         FROM lateral_inspection i WHERE i.permit_id = p.id), '[]'::json) AS inspections,
-            (SELECT jsonb_object_agg(e->>'key', e->'value') FROM jsonb_array_elements(rv.entries) e
-              WHERE e->>'key' IN ('lateral.trenchInspectionRequired', 'lateral.connectionSupervised', 'lateral.leakageTestRequired')) AS rules
+            p.rulebook_version_id
        FROM lateral_permit p
        JOIN district d ON d.id = p.district_id
-       LEFT JOIN rulebook_version rv ON rv.id = p.rulebook_version_id
       WHERE p.applicant_id = $1 AND p.status <> 'WITHDRAWN'
       ORDER BY p.created_at DESC`,
     [viewer.userId],
   );
+  // The inspection rules of each rulebook version used, from the in-process cache (no query once warm).
+  const versionIds = [...new Set(rows.map((r) => r.rulebook_version_id).filter(Boolean))] as string[];
+  const rulesByVersion = new Map<string, Record<string, unknown>>();
+  for (const id of versionIds) {
+    const rb = await rulebookById(ds, id);
+    rulesByVersion.set(
+      id,
+      Object.fromEntries(rb.entries.filter((e) => e.key.startsWith("lateral.")).map((e) => [e.key, e.value])),
+    );
+  }
   return rows.map((r) => {
+    r.rules = r.rulebook_version_id ? rulesByVersion.get(r.rulebook_version_id) : {};
     const inspections = (r.inspections as any[]).map((i) => ({ kind: i.kind, status: i.status, scheduledFor: i.scheduledFor ? new Date(i.scheduledFor) : null, requestedAt: new Date(i.requestedAt) }));
     const step = nextStep(
       { status: r.status, feeTotalCents: r.fee_total_cents, paid: r.paid_at !== null, depositRefundDueCents: r.deposit_refund_due_cents },
