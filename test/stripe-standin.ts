@@ -11,6 +11,10 @@ import type { AddressInfo } from "node:net";
  *   GET  /v1/checkout/sessions/:id         retrieve it
  *   POST /v1/checkout/sessions/:id/expire  expire an open one
  *   POST /v1/refunds                       refund (part of) a payment intent
+ *   GET  /c/pay/:id                        a trivial stand-in of Stripe's hosted checkout page
+ *
+ * With `hostedCheckout: true`, a session's url is that page on the stand-in itself (for browser
+ * tests); otherwise it is Stripe-like (https://checkout.stripe.test/c/pay/...).
  */
 export type StandInRequest = { method: string; path: string; idempotencyKey: string | null; params: Record<string, any> };
 export type StandIn = {
@@ -44,11 +48,12 @@ export function parseStripeForm(body: string): Record<string, any> {
   return out;
 }
 
-export async function startStripeStandIn(): Promise<StandIn> {
+export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}): Promise<StandIn> {
   const requests: StandInRequest[] = [];
   const sessions = new Map<string, any>();
   const refunds = new Map<string, any>();
   const replies = new Map<string, { status: number; body: any }>();
+  let checkoutBase = "https://checkout.stripe.test"; // the stand-in's own address once listening, with hostedCheckout
 
   const send = (res: http.ServerResponse, status: number, body: any, replayed = false) => {
     res.writeHead(status, { "content-type": "application/json", "request-id": id("req"), ...(replayed ? { "idempotent-replayed": "true" } : {}) });
@@ -73,7 +78,7 @@ export async function startStripeStandIn(): Promise<StandIn> {
         metadata: params.metadata ?? {},
         success_url: params.success_url,
         cancel_url: params.cancel_url,
-        url: `https://checkout.stripe.test/c/pay/${sid}`,
+        url: `${checkoutBase}/c/pay/${sid}`,
         payment_intent: null,
         livemode: false,
         created: Math.floor(Date.now() / 1000),
@@ -121,6 +126,16 @@ export async function startStripeStandIn(): Promise<StandIn> {
     req.on("end", () => {
       const path = (req.url ?? "").split("?")[0];
       const method = req.method ?? "GET";
+      const page = /^\/c\/pay\/([^/]+)$/.exec(path);
+      if (method === "GET" && page) {
+        const s = sessions.get(page[1]);
+        res.writeHead(s ? 200 : 404, { "content-type": "text/html; charset=utf-8" });
+        return res.end(
+          `<!doctype html><html lang="en"><head><title>Checkout (Stripe stand-in)</title></head><body><main><h1>Checkout (Stripe stand-in)</h1>` +
+            (s ? `<p>Session ${s.id}: ${s.status}, ${s.payment_status}, ${s.amount_total} ${s.currency}</p>` : `<p>No such session</p>`) +
+            `</main></body></html>`,
+        );
+      }
       const idempotencyKey = (req.headers["idempotency-key"] as string | undefined) ?? null;
       const params = parseStripeForm(body);
       requests.push({ method, path, idempotencyKey, params });
@@ -138,6 +153,7 @@ export async function startStripeStandIn(): Promise<StandIn> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
+  if (opts.hostedCheckout) checkoutBase = `http://127.0.0.1:${port}`;
 
   return {
     url: `http://127.0.0.1:${port}`,
