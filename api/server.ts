@@ -4,6 +4,7 @@ import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/dis
 import { ApolloServerPluginCacheControl } from "@apollo/server/plugin/cacheControl";
 import responseCachePlugin from "@apollo/server-plugin-response-cache";
 import { publicResponseCache } from "./graphql/cache.js";
+import { clearMicroCache } from "./graphql/micro-cache.js";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import express from "express";
 import { randomUUID } from "node:crypto";
@@ -62,6 +63,16 @@ export async function createApi(opts: { ds: DataSource; config: Config; log: Log
     plugins: [
       ...protection.plugins,
       ApolloServerPluginCacheControl({ defaultMaxAge: 0 }),
+      // Any mutation may change what a cached dashboard or queue shows: clear them.
+      {
+        async requestDidStart() {
+          return {
+            async willSendResponse({ operation }) {
+              if (operation?.operation === "mutation") clearMicroCache();
+            },
+          };
+        },
+      },
       // Public-only answers are shared; anything with a signed-in field has maxAge 0 and is not cached.
       responseCachePlugin({ cache: publicResponseCache }),
       ...(config.production ? [ApolloServerPluginLandingPageDisabled()] : []),

@@ -2,6 +2,7 @@ import { Ctx, Field, Int, ObjectType, Query, Resolver } from "type-graphql";
 import type { DataSource } from "typeorm";
 import type { Viewer } from "../accounts/viewer.js";
 import { Access } from "../graphql/access.js";
+import { microCached } from "../graphql/micro-cache.js";
 import type { Context } from "../graphql/context.js";
 import { MyOrganization } from "../organizations/organizations.resolver.js";
 
@@ -33,7 +34,11 @@ export const registerDashboardProvider = (p: DashboardProvider) => providers.pus
 export class DashboardResolver {
   @Access("SIGNED_IN")
   @Query(() => Dashboard, { description: 'The "My applications" dashboard' })
-  async myDashboard(@Ctx() ctx: Context): Promise<Dashboard> {
+  myDashboard(@Ctx() ctx: Context): Promise<Dashboard> {
+    return microCached(`dashboard:${ctx.viewer!.userId}`, () => this.build(ctx));
+  }
+
+  private async build(ctx: Context): Promise<Dashboard> {
     const v = ctx.viewer!;
     // One query for the parts every dashboard has; each feature's provider adds one of its own.
     const [lists, [row]] = await Promise.all([

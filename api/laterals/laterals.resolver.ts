@@ -1,3 +1,5 @@
+import { forbidden } from "../common/errors.js";
+import { microCached } from "../graphql/micro-cache.js";
 import DataLoader from "dataloader";
 import { Arg, Ctx, Field, FieldResolver, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root } from "type-graphql";
 import { In } from "typeorm";
@@ -311,7 +313,11 @@ export class LateralPermitsResolver {
     @Arg("first", () => Int, { nullable: true }) first?: number,
     @Arg("after", () => String, { nullable: true }) after?: string,
   ) {
-    return laterals.queue(ctx.ds, ctx.viewer!, { districtId, status, first, after });
+    // Authorization first, then the short-lived cache shared by the district's staff.
+    if (!isStaff(ctx.viewer, districtId)) throw forbidden("You are not staff of that district.");
+    return microCached(`lateral-queue:${districtId}:${status ?? ""}:${first ?? ""}:${after ?? ""}`, () =>
+      laterals.queue(ctx.ds, ctx.viewer!, { districtId, status, first, after }),
+    );
   }
 
   @Access("OPERATOR")
