@@ -47,28 +47,34 @@ export function daysLeft(deadline: CalendarDate, timeZone: string, now: Date = n
   return daysBetween(dateIn(timeZone, now), deadline);
 }
 
-/** The first instant after the deadline day has ended in the district's zone. */
-export function endOfDay(date: CalendarDate, timeZone: string): Date {
-  const next = addCalendarDays(date, 1);
-  // Find the UTC instant of local midnight starting `next`: start from UTC midnight and correct by the zone offset.
-  const guess = Date.parse(`${next}T00:00:00Z`);
+/**
+ * The UTC instant of a wall-clock time in a time zone (two passes settle daylight-saving edges).
+ * `wallUtc` is the wall time written as if it were UTC: Date.UTC(y, m - 1, d, h, mi, s).
+ */
+export function zonedWallTime(wallUtc: number, timeZone: string): Date {
+  const fmt = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  });
   const offsetAt = (t: number) => {
-    const p = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    }).formatToParts(new Date(t));
+    const p = fmt.formatToParts(new Date(t));
     const g = (k: string) => Number(p.find((x) => x.type === k)!.value);
     return Date.UTC(g("year"), g("month") - 1, g("day"), g("hour"), g("minute"), g("second")) - t;
   };
-  let t = guess - offsetAt(guess);
-  t = guess - offsetAt(t); // second pass settles DST edges
+  let t = wallUtc - offsetAt(wallUtc);
+  t = wallUtc - offsetAt(t);
   return new Date(t);
+}
+
+/** The first instant after the deadline day has ended in the district's zone (local midnight). */
+export function endOfDay(date: CalendarDate, timeZone: string): Date {
+  return zonedWallTime(Date.parse(`${addCalendarDays(date, 1)}T00:00:00Z`), timeZone);
 }
 
 export function formatDate(date: CalendarDate): string {

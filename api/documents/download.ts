@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { DataSource } from "typeorm";
 import { AppError } from "../common/errors.js";
 import type { Config } from "../config.js";
-import { buildContext } from "../graphql/request-context.js";
+import { httpViewer, refuseHttp } from "../graphql/request-context.js";
 import { readDocument } from "./documents.service.js";
 
 /**
@@ -19,9 +19,7 @@ export function contentDisposition(filename: string): string {
   return `${header}; filename*=UTF-8''${encoded}`;
 }
 
-function refuse(res: express.Response, status: number, message: string) {
-  res.status(status).set({ "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" }).send(message);
-}
+const refuse = refuseHttp;
 
 /**
  * GET /documents/:id downloads a document for whoever may read it, signed in with the session
@@ -31,17 +29,8 @@ export function registerDocumentDownload(app: express.Express, opts: { ds: DataS
   const { ds, config, log } = opts;
   app.get("/documents/:id", async (req, res) => {
     const requestId = String((req as any).id ?? "");
-    let built: Awaited<ReturnType<typeof buildContext>>;
-    try {
-      built = await buildContext({ ds, config, log, headers: req.headers, ip: req.ip ?? "unknown", requestId: requestId || undefined });
-    } catch (e) {
-      if (e instanceof AppError) return refuse(res.set("WWW-Authenticate", 'Bearer realm="Tapline"'), 401, e.message);
-      log.error({ err: e, requestId }, "document download: could not resolve the caller");
-      return refuse(res, 500, "Something went wrong on our side. Please try again.");
-    }
-    if (built.setCookies.length) res.setHeader("Set-Cookie", built.setCookies);
-    const viewer = built.ctx.viewer;
-    if (!viewer) return refuse(res.set("WWW-Authenticate", 'Bearer realm="Tapline"'), 401, "Please sign in to download this document.");
+    const viewer = await httpViewer(req, res, opts, "document");
+    if (!viewer) return;
 
     let found: Awaited<ReturnType<typeof readDocument>>;
     try {

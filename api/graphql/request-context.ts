@@ -81,3 +81,36 @@ export async function buildContext(args: {
   }
   return { ctx, setCookies };
 }
+
+/** A plain-text refusal for the non-GraphQL routes (downloads, PDFs). */
+export function refuseHttp(res: import("express").Response, status: number, message: string): void {
+  res.status(status).set({ "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" }).send(message);
+}
+
+/**
+ * Who calls a non-GraphQL route (session cookie or bearer token), as GraphQL resolves it. Answers
+ * 401 (signed out, bad token) or 500 itself and returns null then; `what` names the thing asked for.
+ */
+export async function httpViewer(
+  req: import("express").Request,
+  res: import("express").Response,
+  opts: { ds: DataSource; config: Config; log: Logger },
+  what: string,
+): Promise<import("../accounts/viewer.js").Viewer | null> {
+  const requestId = String((req as any).id ?? "");
+  let built: Awaited<ReturnType<typeof buildContext>>;
+  try {
+    built = await buildContext({ ...opts, headers: req.headers, ip: req.ip ?? "unknown", requestId: requestId || undefined });
+  } catch (e) {
+    if (e instanceof AppError) {
+      refuseHttp(res.set("WWW-Authenticate", 'Bearer realm="Tapline"'), 401, e.message);
+      return null;
+    }
+    opts.log.error({ err: e, requestId }, `${what}: could not resolve the caller`);
+    refuseHttp(res, 500, "Something went wrong on our side. Please try again.");
+    return null;
+  }
+  if (built.setCookies.length) res.setHeader("Set-Cookie", built.setCookies);
+  if (!built.ctx.viewer) refuseHttp(res.set("WWW-Authenticate", 'Bearer realm="Tapline"'), 401, `Please sign in to download this ${what}.`);
+  return built.ctx.viewer;
+}

@@ -8,7 +8,7 @@ import { AppError } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
 import type { Config } from "../config.js";
 import { District } from "../districts/district.entity.js";
-import { buildContext } from "../graphql/request-context.js";
+import { httpViewer, refuseHttp } from "../graphql/request-context.js";
 import { paymentsFor, refundsFor } from "../payments/payments.service.js";
 import type { LateralPermit } from "./lateral-permit.entity.js";
 import { PAYABLE_TYPE, addressOf, getPermit, inspectionsOf, rulebookOfVersion } from "./laterals.service.js";
@@ -21,9 +21,7 @@ const CLASS_LABELS: Record<string, string> = {
 const USE_LABELS: Record<string, string> = { RESIDENTIAL: "Residential", COMMERCIAL: "Commercial", INSTITUTIONAL: "Institutional", INDUSTRIAL: "Industrial" };
 const WORK_LABELS: Record<string, string> = { NEW_BUILDING: "New building", EXISTING_LATERAL: "Existing lateral" };
 
-function refuse(res: express.Response, status: number, message: string) {
-  res.status(status).set({ "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" }).send(message);
-}
+const refuse = refuseHttp;
 
 /** The printable permit: number, property, class, contractor, fees paid with receipts, conditions and inspections. */
 export async function permitPdf(ds: DataSource, p: LateralPermit): Promise<Buffer> {
@@ -99,20 +97,11 @@ export async function permitPdf(ds: DataSource, p: LateralPermit): Promise<Buffe
  * once issued. Missing, not allowed and not yet issued look the same (404); signed out is 401.
  */
 export function registerPermitPdf(app: express.Express, opts: { ds: DataSource; config: Config; log: Logger }) {
-  const { ds, config, log } = opts;
+  const { ds, log } = opts;
   app.get("/permits/:id/permit.pdf", async (req, res) => {
     const requestId = String((req as any).id ?? "");
-    let built: Awaited<ReturnType<typeof buildContext>>;
-    try {
-      built = await buildContext({ ds, config, log, headers: req.headers, ip: req.ip ?? "unknown", requestId: requestId || undefined });
-    } catch (e) {
-      if (e instanceof AppError) return refuse(res.set("WWW-Authenticate", 'Bearer realm="Tapline"'), 401, e.message);
-      log.error({ err: e, requestId }, "permit PDF: could not resolve the caller");
-      return refuse(res, 500, "Something went wrong on our side. Please try again.");
-    }
-    if (built.setCookies.length) res.setHeader("Set-Cookie", built.setCookies);
-    const viewer = built.ctx.viewer;
-    if (!viewer) return refuse(res.set("WWW-Authenticate", 'Bearer realm="Tapline"'), 401, "Please sign in to download this permit.");
+    const viewer = await httpViewer(req, res, opts, "permit");
+    if (!viewer) return;
     try {
       const p = await getPermit(ds, viewer, req.params.id);
       if (!p.permitNumber) return refuse(res, 404, "That permit has not been issued.");

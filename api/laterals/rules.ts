@@ -1,5 +1,5 @@
 import { districtCode } from "../districts/district-code.js";
-import { daysLeft as daysLeftIn, dateIn, type CalendarDate } from "../common/dates.js";
+import { daysLeft as daysLeftIn, dateIn, zonedWallTime, type CalendarDate } from "../common/dates.js";
 import { AppError } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
 import type { Rulebook } from "../districts/districts.service.js";
@@ -258,21 +258,5 @@ export function zonedInstant(input: string, timeZone: string): Date | null {
   if (!m) return null;
   const wall = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +(m[6] ?? 0));
   if (new Date(wall).getUTCDate() !== +m[3] || +m[4] > 23 || +m[5] > 59) return null;
-  const offsetAt = (t: number) => {
-    const p = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    }).formatToParts(new Date(t));
-    const g = (k: string) => Number(p.find((x) => x.type === k)!.value);
-    return Date.UTC(g("year"), g("month") - 1, g("day"), g("hour"), g("minute"), g("second")) - t;
-  };
-  let t = wall - offsetAt(wall);
-  t = wall - offsetAt(t);
-  return new Date(t);
+  return zonedWallTime(wall, timeZone);
 }
