@@ -16,6 +16,18 @@ export type PortalLoadContext = {
 
 /** Mounts the Remix portal on every path the API does not take: Vite in development, the build otherwise. */
 export async function mountPortal(app: express.Express, config: Config, execute: GraphQLExecutor, dev: boolean): Promise<() => Promise<void>> {
+  // Portal forms are read whole (CSRF check, then the action): refuse bodies larger than an upload
+  // form can be before anything reads them.
+  const maxBody = config.uploadMaxBytes + 1024 * 1024;
+  app.use((req, res, next) => {
+    const length = Number(req.headers["content-length"] ?? 0);
+    if (req.method !== "GET" && req.method !== "HEAD" && length > maxBody)
+      return res
+        .status(413)
+        .type("text/plain")
+        .send(`The form is larger than ${Math.round(config.uploadMaxBytes / (1024 * 1024))} MB. Go back and attach a smaller file.`);
+    next();
+  });
   const getLoadContext = (req: express.Request): PortalLoadContext => ({
     graphql: (request, query, variables) => execute(request, query, variables, req.ip ?? "unknown"),
     demo: config.demo,

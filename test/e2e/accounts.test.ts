@@ -82,6 +82,16 @@ describe("a resident in the browser", () => {
     expect(n).toBe(0);
   });
 
+  it("refuses a portal form over the upload limit before reading it", async () => {
+    const res = await fetch(`${e.srv.url}/account/documents`, {
+      method: "POST",
+      headers: { "content-type": "application/octet-stream" },
+      body: new Uint8Array(12 * 1024 * 1024),
+    });
+    expect(res.status).toBe(413);
+    expect(await res.text()).toMatch(/larger than 10 MB/);
+  });
+
   it("works without JavaScript: sign in by a plain form post", async () => {
     const ctx = await e.browser.newContext({ javaScriptEnabled: false });
     const page = await ctx.newPage();
