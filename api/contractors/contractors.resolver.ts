@@ -13,7 +13,7 @@ export class ContractorBondType {
   @Field(() => String, { description: "YYYY-MM-DD: the last day the bond is in force" }) expiresOn: string;
   @Field(() => ID) documentId: string;
   @Field(() => String) documentFilename: string;
-  @Field(() => String, { description: "GET this path to download the bond (the firm's members and the district's Clerk and Operator)" }) downloadUrl: string;
+  @Field(() => String, { description: "GET this path to download the bond (the firm's members and the district's Clerk, Operator and ADMINs)" }) downloadUrl: string;
 }
 
 @ObjectType("ContractorInsurance", { description: "A certificate of insurance on file (SUL 508(2))" })
@@ -43,6 +43,19 @@ export class ContractorStandingType {
   @Field(() => [String]) reasons: string[];
 }
 
+@ObjectType("ContractorRenewal", { description: "A renewed bond and/or renewed certificates an approved contractor files (SUL 508); the filing on record stays in force until the Clerk accepts it" })
+export class ContractorRenewalType {
+  @Field(() => ID) id: string;
+  @Field(() => String, { description: "PENDING, ACCEPTED or REJECTED" }) status: string;
+  @Field(() => ContractorBondType, { nullable: true, description: "The renewed bond; null when only certificates are renewed" }) bond: ContractorBondType | null;
+  @Field(() => [ContractorInsuranceType], { description: "The renewed certificates; each replaces the one on file for its coverage" }) insurance: ContractorInsuranceType[];
+  @Field(() => [ContractorFindingType], { description: "Shortfalls of the filing as it would stand once accepted, against the rulebook in force today; acceptance needs none" })
+  findings: ContractorFindingType[];
+  @Field(() => String, { nullable: true }) decisionReason: string | null;
+  @Field(() => Date, { nullable: true }) decidedAt: Date | null;
+  @Field(() => Date) filedAt: Date;
+}
+
 @ObjectType("Contractor", { description: "A contracting firm's application to, and place on, a district's list of approved contractors (SUL 601 A, 508)" })
 export class ContractorType {
   @Field(() => ID) id: string;
@@ -58,6 +71,8 @@ export class ContractorType {
   @Field(() => String, { nullable: true }) decisionReason: string | null;
   @Field(() => Date, { nullable: true }) decidedAt: Date | null;
   @Field(() => String, { nullable: true }) suspendedReason: string | null;
+  @Field(() => ContractorRenewalType, { nullable: true, description: "The latest renewal filed while approved: waiting for the Clerk, or the last decided" })
+  renewal: ContractorRenewalType | null;
   @Field(() => Date) createdAt: Date;
   @Field(() => Date) updatedAt: Date;
 }
@@ -137,6 +152,37 @@ export class ReinstateContractorInput {
   @Field(() => String) reason: string;
 }
 
+@InputType()
+export class RenewContractorInput {
+  @Field(() => ID, { description: "An approved contractor of a firm I own" }) contractorId: string;
+  @Field(() => Int, { nullable: true, description: "Integer cents; with bondExpiresOn and bondDocumentId to renew the bond, or all left out" }) bondAmountCents?: number | null;
+  @Field(() => String, { nullable: true, description: "YYYY-MM-DD" }) bondExpiresOn?: string | null;
+  @Field(() => ID, { nullable: true }) bondDocumentId?: string | null;
+  @Field(() => [ContractorInsuranceInput], { nullable: true, description: "Renewed certificates; each replaces the one on file for its coverage" })
+  insurance?: ContractorInsuranceInput[] | null;
+}
+
+@InputType()
+export class DecideContractorRenewalInput {
+  @Field(() => ID) renewalId: string;
+  @Field(() => String, { description: "ACCEPT or REJECT" }) decision: string;
+  @Field(() => String, { nullable: true, description: "Required to reject; the firm reads it" }) reason?: string | null;
+}
+
+function presentRenewal(r: contractors.RenewalView | null): ContractorRenewalType | null {
+  if (!r) return null;
+  return {
+    id: r.id,
+    status: r.status,
+    bond: r.bond && { ...r.bond, downloadUrl: `/documents/${r.bond.documentId}` },
+    insurance: r.insurance.map((i) => ({ ...i, downloadUrl: `/documents/${i.certificateDocumentId}` })),
+    findings: r.findings,
+    decisionReason: r.decisionReason,
+    decidedAt: r.decidedAt,
+    filedAt: r.filedAt,
+  };
+}
+
 function present(c: contractors.ContractorView): ContractorType {
   return {
     id: c.id,
@@ -158,6 +204,7 @@ function present(c: contractors.ContractorView): ContractorType {
     decisionReason: c.decisionReason,
     decidedAt: c.decidedAt,
     suspendedReason: c.suspendedReason,
+    renewal: presentRenewal(c.renewal),
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
   };
@@ -223,6 +270,18 @@ export class ContractorsResolver {
   @Mutation(() => ContractorType, { description: "The Clerk or Operator of the district reinstates a suspended contractor, with a reason" })
   async reinstateContractor(@Arg("input", () => ReinstateContractorInput) input: ReinstateContractorInput, @Ctx() ctx: Context) {
     return present(await contractors.reinstateContractor(ctx.ds, ctx.viewer!, input.contractorId, input, ctx.requestId));
+  }
+
+  @Access("SIGNED_IN")
+  @Mutation(() => ContractorType, { description: "An owner of an approved contractor files a renewed bond and/or certificates; the filing on record stays in force until the Clerk accepts it" })
+  async renewContractor(@Arg("input", () => RenewContractorInput) input: RenewContractorInput, @Ctx() ctx: Context) {
+    return present(await contractors.renewContractor(ctx.ds, ctx.viewer!, input, ctx.requestId));
+  }
+
+  @Access("CLERK")
+  @Mutation(() => ContractorType, { description: "The Clerk of the district accepts a renewal (only with no findings; its figures replace those on file) or rejects it (with a reason)" })
+  async decideContractorRenewal(@Arg("input", () => DecideContractorRenewalInput) input: DecideContractorRenewalInput, @Ctx() ctx: Context) {
+    return present(await contractors.decideContractorRenewal(ctx.ds, ctx.viewer!, input, ctx.requestId));
   }
 
   @FieldResolver(() => OrganizationType)

@@ -146,6 +146,22 @@ export type InsuranceView = {
   certificateFilename: string;
 };
 
+export const RENEWAL_STATUSES = ["PENDING", "ACCEPTED", "REJECTED"] as const;
+export type RenewalStatus = (typeof RENEWAL_STATUSES)[number];
+
+/** A renewed bond and/or renewed certificates filed by an approved contractor. */
+export type RenewalView = {
+  id: string;
+  status: RenewalStatus;
+  bond: { amountCents: number; expiresOn: CalendarDate; documentId: string; documentFilename: string } | null;
+  insurance: InsuranceView[];
+  /** Shortfalls of the filing as it would be once accepted (the renewed items over the ones on file), against the rulebook in force today. */
+  findings: Finding[];
+  decisionReason: string | null;
+  decidedAt: Date | null;
+  filedAt: Date;
+};
+
 export type ContractorView = {
   id: string;
   organizationId: string;
@@ -166,6 +182,8 @@ export type ContractorView = {
   /** Shortfalls against the rulebook in force today in the district. */
   findings: Finding[];
   standing: ContractorStanding;
+  /** The latest renewal filed while approved (waiting, or the last decided), if any. */
+  renewal: RenewalView | null;
   /** The calendar date in the district's zone the findings and standing were worked out for. */
   today: CalendarDate;
 };
@@ -182,11 +200,44 @@ const SELECT_CONTRACTORS = `
                      'limitCents', i.limit_cents::text, 'expiresOn', i.expires_on::text,
                      'certificateDocumentId', i.certificate_document_id, 'certificateFilename', cd.filename))
                      FROM contractor_insurance i JOIN document cd ON cd.id = i.certificate_document_id
-                    WHERE i.contractor_id = c.id), '[]'::json) AS insurance
+                    WHERE i.contractor_id = c.id), '[]'::json) AS insurance,
+         (SELECT json_build_object(
+                   'id', r.id, 'status', r.status, 'bondAmountCents', r.bond_amount_cents::text, 'bondExpiresOn', r.bond_expires_on::text,
+                   'bondDocumentId', r.bond_document_id, 'bondDocumentFilename', rd.filename, 'insurance', r.insurance,
+                   'filenames', (SELECT json_object_agg(d.id, d.filename) FROM document d
+                                  WHERE d.id IN (SELECT (e->>'certificateDocumentId')::uuid FROM jsonb_array_elements(r.insurance) e)),
+                   'decisionReason', r.decision_reason, 'decidedAt', r.decided_at, 'filedAt', r.created_at)
+            FROM contractor_renewal r LEFT JOIN document rd ON rd.id = r.bond_document_id
+           WHERE r.contractor_id = c.id ORDER BY r.created_at DESC, r.id DESC LIMIT 1) AS renewal
     FROM contractor c JOIN document bd ON bd.id = c.bond_document_id`;
 
-type Row = Omit<ContractorView, "bondAmountCents" | "insurance" | "findings" | "standing" | "today"> & {
+type RenewedInsurance = { coverage: Coverage; insurer: string; policyNumber: string; limitCents: number | null; expiresOn: CalendarDate; certificateDocumentId: string };
+type RenewalRow = {
+  id: string;
+  status: RenewalStatus;
+  bondAmountCents: string | null;
+  bondExpiresOn: CalendarDate | null;
+  bondDocumentId: string | null;
+  bondDocumentFilename: string | null;
+  insurance: RenewedInsurance[];
+  filenames: Record<string, string> | null;
+  decisionReason: string | null;
+  decidedAt: string | null;
+  filedAt: string;
+};
+
+/** The filing as it stands once a renewal is accepted: its bond, if renewed, and its certificates over those on file, coverage by coverage. */
+export function renewedFiling(current: FiledApplication, renewal: Pick<FiledApplication, "insurance"> & { bondAmountCents: number | null; bondExpiresOn: CalendarDate | null }): FiledApplication {
+  return {
+    bondAmountCents: renewal.bondAmountCents ?? current.bondAmountCents,
+    bondExpiresOn: renewal.bondExpiresOn ?? current.bondExpiresOn,
+    insurance: [...current.insurance.filter((i) => !renewal.insurance.some((n) => n.coverage === i.coverage)), ...renewal.insurance],
+  };
+}
+
+type Row = Omit<ContractorView, "bondAmountCents" | "insurance" | "findings" | "standing" | "today" | "renewal"> & {
   bondAmountCents: string;
+  renewal: RenewalRow | null;
   insurance: (Omit<InsuranceView, "limitCents" | "label"> & { limitCents: string | null })[];
 };
 
@@ -205,9 +256,30 @@ async function present(db: Db, rows: Row[]): Promise<ContractorView[]> {
     const insurance: InsuranceView[] = r.insurance
       .map((i) => ({ ...i, label: coverageLabel(i.coverage), limitCents: i.limitCents === null ? null : Number(i.limitCents) }))
       .sort((a, b) => COVERAGES.indexOf(a.coverage) - COVERAGES.indexOf(b.coverage));
-    const view = { ...r, bondAmountCents: Number(r.bondAmountCents), insurance, today };
-    return { ...view, findings: checkAgainstMinimums(rulebook, view, today), standing: contractorStanding(view, today) };
+    const view = { ...r, bondAmountCents: Number(r.bondAmountCents), insurance, today, renewal: null };
+    return { ...view, findings: checkAgainstMinimums(rulebook, view, today), standing: contractorStanding(view, today), renewal: presentRenewal(r.renewal, view, rulebook, today) };
   });
+}
+
+function presentRenewal(r: RenewalRow | null, current: FiledApplication, rulebook: Rulebook, today: CalendarDate): RenewalView | null {
+  if (!r) return null;
+  const bondAmountCents = r.bondAmountCents === null ? null : Number(r.bondAmountCents);
+  const insurance: InsuranceView[] = r.insurance
+    .map((i) => ({ ...i, label: coverageLabel(i.coverage), certificateFilename: r.filenames?.[i.certificateDocumentId] ?? "" }))
+    .sort((a, b) => COVERAGES.indexOf(a.coverage) - COVERAGES.indexOf(b.coverage));
+  return {
+    id: r.id,
+    status: r.status,
+    bond:
+      bondAmountCents === null
+        ? null
+        : { amountCents: bondAmountCents, expiresOn: r.bondExpiresOn!, documentId: r.bondDocumentId!, documentFilename: r.bondDocumentFilename ?? "" },
+    insurance,
+    findings: checkAgainstMinimums(rulebook, renewedFiling(current, { bondAmountCents, bondExpiresOn: r.bondExpiresOn, insurance }), today),
+    decisionReason: r.decisionReason,
+    decidedAt: r.decidedAt === null ? null : new Date(r.decidedAt),
+    filedAt: new Date(r.filedAt),
+  };
 }
 
 async function loadViews(db: Db, where: string, params: unknown[], order = `c.created_at DESC, c.id`): Promise<ContractorView[]> {
@@ -380,8 +452,14 @@ function validateApplication(input: ApplyInput): Record<string, string> {
   if (!Number.isSafeInteger(input.bondAmountCents) || input.bondAmountCents < 0) fields.bondAmountCents = "Enter the bond amount in dollars and cents, like 5000.00.";
   if (!isCalendarDate(input.bondExpiresOn ?? "")) fields.bondExpiresOn = DATE_HINT;
   if (!isUuid(input.bondDocumentId ?? "")) fields.bondDocumentId = "Upload or choose the bond.";
+  return { ...fields, ...validateInsurance(input.insurance ?? []) };
+}
+
+/** Field checks of certificates, keyed by coverage (`insurance.<coverage>.<field>`). */
+function validateInsurance(insurance: InsuranceInput[]): Record<string, string> {
+  const fields: Record<string, string> = {};
   const seen = new Set<string>();
-  (input.insurance ?? []).forEach((i, n) => {
+  insurance.forEach((i, n) => {
     if (!isCoverage(i.coverage)) {
       fields[`insurance.${n}.coverage`] = `Choose one of ${COVERAGES.join(", ")}.`;
       return;
@@ -401,6 +479,21 @@ function validateApplication(input: ApplyInput): Record<string, string> {
     if (!isUuid(i.certificateDocumentId ?? "")) fields[at("certificateDocumentId")] = "Upload or choose the certificate of insurance.";
   });
   return fields;
+}
+
+/** BAD_USER_INPUT unless every document filed is the viewer's or the firm's. */
+async function requireUsableDocuments(tx: EntityManager, viewer: Viewer, organizationId: string, bondDocumentId: string | null, insurance: InsuranceInput[]) {
+  const docIds = [...(bondDocumentId ? [bondDocumentId] : []), ...insurance.map((i) => i.certificateDocumentId)];
+  const usable = new Set<string>(
+    (await tx.query(`SELECT id FROM document WHERE id = ANY($1::uuid[]) AND (owner_id = $2 OR organization_id = $3)`, [docIds, viewer.userId, organizationId])).map(
+      (r: { id: string }) => r.id,
+    ),
+  );
+  const docFields: Record<string, string> = {};
+  const notYours = "Choose a document you or your firm uploaded.";
+  if (bondDocumentId && !usable.has(bondDocumentId)) docFields.bondDocumentId = notYours;
+  for (const i of insurance) if (!usable.has(i.certificateDocumentId)) docFields[`insurance.${i.coverage}.certificateDocumentId`] = notYours;
+  if (Object.keys(docFields).length) throw badInput(docFields);
 }
 
 async function ownersOf(tx: EntityManager, organizationId: string): Promise<{ id: string; email: string; displayName: string }[]> {
@@ -436,17 +529,7 @@ export async function applyAsContractor(ds: DataSource, viewer: Viewer, input: A
     const [org] = await tx.query(`SELECT id, name, kind FROM organization WHERE id = $1`, [input.organizationId]);
     if (org.kind !== "CONTRACTOR") throw badInput({ organizationId: `${org.name} is not a contracting firm. Choose a firm registered as a contractor.` });
 
-    const docIds = [input.bondDocumentId, ...input.insurance.map((i) => i.certificateDocumentId)];
-    const usable = new Set<string>(
-      (await tx.query(`SELECT id FROM document WHERE id = ANY($1::uuid[]) AND (owner_id = $2 OR organization_id = $3)`, [docIds, viewer.userId, org.id])).map(
-        (r: { id: string }) => r.id,
-      ),
-    );
-    const docFields: Record<string, string> = {};
-    const notYours = "Choose a document you or your firm uploaded.";
-    if (!usable.has(input.bondDocumentId)) docFields.bondDocumentId = notYours;
-    for (const i of input.insurance) if (!usable.has(i.certificateDocumentId)) docFields[`insurance.${i.coverage}.certificateDocumentId`] = notYours;
-    if (Object.keys(docFields).length) throw badInput(docFields);
+    await requireUsableDocuments(tx, viewer, org.id, input.bondDocumentId, input.insurance);
 
     const values = [input.bondAmountCents, input.bondExpiresOn, input.bondDocumentId, rulebook.version.id, viewer.userId];
     const inserted: { id: string }[] = await tx.query(
@@ -638,6 +721,179 @@ export function reinstateContractor(ds: DataSource, viewer: Viewer, contractorId
 }
 
 // ---------------------------------------------------------------------------------------------
+// Renewals: an approved contractor files a renewed bond and/or renewed certificates
+
+export type RenewInput = {
+  contractorId: string;
+  bondAmountCents?: number | null;
+  bondExpiresOn?: string | null;
+  bondDocumentId?: string | null;
+  insurance?: InsuranceInput[] | null;
+};
+
+/**
+ * The owner of an approved contractor files a renewed bond and/or renewed certificates (SUL 508),
+ * say after the expiry reminder. The filing on record stays in force, and the firm choosable until
+ * it actually expires, until the Clerk accepts the renewal. Filing again while one waits replaces
+ * it. Shortfalls do not stop the filing: they are findings the Clerk sees.
+ */
+export async function renewContractor(ds: DataSource, viewer: Viewer, input: RenewInput, requestId?: string): Promise<ContractorView> {
+  const insurance = input.insurance ?? [];
+  const bondGiven = [input.bondAmountCents, input.bondExpiresOn, input.bondDocumentId].some((x) => x !== null && x !== undefined && x !== "");
+  const fields: Record<string, string> = validateInsurance(insurance);
+  if (!isUuid(input.contractorId ?? "")) fields.contractorId = "Choose the approved contractor to renew.";
+  if (bondGiven) {
+    const b = input.bondAmountCents;
+    if (typeof b !== "number" || !Number.isSafeInteger(b) || b < 0) fields.bondAmountCents = "Enter the bond amount in dollars and cents, like 5000.00.";
+    if (!isCalendarDate(input.bondExpiresOn ?? "")) fields.bondExpiresOn = DATE_HINT;
+    if (!isUuid(input.bondDocumentId ?? "")) fields.bondDocumentId = "Upload or choose the renewed bond.";
+  }
+  if (!bondGiven && !insurance.length && !fields.contractorId) fields.bondDocumentId = "File a renewed bond or at least one renewed certificate.";
+  if (Object.keys(fields).length) throw badInput(fields);
+  const bond = bondGiven ? { amountCents: input.bondAmountCents!, expiresOn: input.bondExpiresOn!, documentId: input.bondDocumentId! } : null;
+
+  await ds.transaction(async (tx) => {
+    const c = await lockContractor(tx, input.contractorId);
+    const [member]: { role: string }[] = await tx.query(`SELECT role FROM membership WHERE user_id = $1 AND organization_id = $2`, [viewer.userId, c.organizationId]);
+    if (!member) throw notFound("That contractor");
+    if (member.role !== "OWNER") throw forbidden("Only an owner of the firm can file a renewal of its bond or certificates.");
+    const district = await tx.findOneOrFail(District, { where: { id: c.districtId } });
+    if (c.status !== "APPROVED")
+      throw conflict(`${c.orgName} is ${c.status.toLowerCase()} in ${district.name}; only an approved contractor files a renewal (change the application instead).`);
+    await requireUsableDocuments(tx, viewer, c.organizationId, bond?.documentId ?? null, insurance);
+    const today = dateIn(district.timeZone);
+    const rulebook = await rulebookOn(tx, district, today);
+    const renewed: RenewedInsurance[] = insurance.map((i) => ({
+      coverage: i.coverage as Coverage,
+      insurer: i.insurer.trim(),
+      policyNumber: i.policyNumber.trim(),
+      limitCents: i.limitCents ?? null,
+      expiresOn: i.expiresOn,
+      certificateDocumentId: i.certificateDocumentId,
+    }));
+    const replaced = await returning<{ id: string }>(tx, `DELETE FROM contractor_renewal WHERE contractor_id = $1 AND status = 'PENDING' RETURNING id`, [c.id]);
+    const [{ id: renewalId }] = await tx.query(
+      `INSERT INTO contractor_renewal (contractor_id, bond_amount_cents, bond_expires_on, bond_document_id, insurance, rulebook_version_id, filed_by_id)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7) RETURNING id`,
+      [c.id, bond?.amountCents ?? null, bond?.expiresOn ?? null, bond?.documentId ?? null, JSON.stringify(renewed), rulebook.version.id, viewer.userId],
+    );
+    const [current] = await present(tx, await tx.query(`${SELECT_CONTRACTORS} WHERE c.id = $1`, [c.id]));
+    await audit(tx, actor(viewer, requestId), {
+      action: "contractor.renewal_filed",
+      entityType: "Contractor",
+      entityId: c.id,
+      districtId: district.id,
+      details: {
+        renewalId,
+        replacedRenewalId: replaced[0]?.id ?? null,
+        organizationId: c.organizationId,
+        bondAmountCents: bond?.amountCents ?? null,
+        bondExpiresOn: bond?.expiresOn ?? null,
+        coverages: renewed.map((i) => i.coverage),
+        rulebookVersion: rulebook.version.version,
+        findings: current.renewal?.findings.length ?? 0,
+      },
+    });
+  });
+  return (await loadViews(ds, `c.id = $1`, [input.contractorId]))[0];
+}
+
+/**
+ * The Clerk of the contractor's district accepts a waiting renewal (refused while the renewed filing
+ * falls short of the rulebook in force today; the renewed figures then replace those on file) or
+ * rejects it with a reason (the filing on record is unchanged). The firm's owners are told by email.
+ */
+export async function decideContractorRenewal(
+  ds: DataSource,
+  clerk: Viewer,
+  input: { renewalId: string; decision: string; reason?: string | null },
+  requestId?: string,
+): Promise<ContractorView> {
+  const reason = (input.reason ?? "").trim();
+  const fields: Record<string, string> = {};
+  if (input.decision !== "ACCEPT" && input.decision !== "REJECT") fields.decision = "Choose ACCEPT or REJECT.";
+  if (input.decision === "REJECT" && !reason) fields.reason = "Say why the renewal is rejected; the firm reads it.";
+  if (reason.length > 2000) fields.reason = "Keep the reason under 2,000 characters.";
+  if (Object.keys(fields).length) throw badInput(fields);
+  const accept = input.decision === "ACCEPT";
+
+  const [found] = isUuid(input.renewalId ?? "") ? await ds.query(`SELECT contractor_id AS "contractorId" FROM contractor_renewal WHERE id = $1`, [input.renewalId]) : [];
+  if (!found) throw notFound("That renewal");
+  const contractorId: string = found.contractorId;
+  await ds.transaction(async (tx) => {
+    const c = await lockContractor(tx, contractorId);
+    const district = await tx.findOneOrFail(District, { where: { id: c.districtId } });
+    if (!hasRole(clerk, "CLERK", c.districtId)) throw forbidden(`Only the Clerk of ${district.name} decides its contractors' renewals.`);
+    const [r] = await tx.query(`SELECT status FROM contractor_renewal WHERE id = $1`, [input.renewalId]);
+    if (!r) throw conflict("The firm has replaced this renewal with a newer one; decide that one.");
+    if (r.status !== "PENDING") throw conflict(`This renewal is already ${r.status.toLowerCase()}.`);
+    if (c.status !== "APPROVED" && c.status !== "SUSPENDED") throw conflict(`${c.orgName} is ${c.status.toLowerCase()}; only an approved or suspended contractor's renewal can be decided.`);
+    const today = dateIn(district.timeZone);
+    const rulebook = await rulebookOn(tx, district, today);
+    const [view] = await present(tx, await tx.query(`${SELECT_CONTRACTORS} WHERE c.id = $1`, [c.id]));
+    const renewal = view.renewal!;
+    if (accept) {
+      const findings = checkAgainstMinimums(rulebook, renewedFiling(view, { bondAmountCents: renewal.bond?.amountCents ?? null, bondExpiresOn: renewal.bond?.expiresOn ?? null, insurance: renewal.insurance }), today);
+      if (findings.length)
+        throw conflict(`The renewal of ${c.orgName} cannot be accepted while it falls short of the law: ${findings.map((f) => f.message).join(" ")}`);
+      if (renewal.bond)
+        await tx.query(`UPDATE contractor SET bond_amount_cents = $2, bond_expires_on = $3, bond_document_id = $4 WHERE id = $1`, [
+          c.id,
+          renewal.bond.amountCents,
+          renewal.bond.expiresOn,
+          renewal.bond.documentId,
+        ]);
+      for (const i of renewal.insurance)
+        await tx.query(
+          `INSERT INTO contractor_insurance (contractor_id, coverage, insurer, policy_number, limit_cents, expires_on, certificate_document_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (contractor_id, coverage) DO UPDATE SET insurer = EXCLUDED.insurer, policy_number = EXCLUDED.policy_number,
+             limit_cents = EXCLUDED.limit_cents, expires_on = EXCLUDED.expires_on, certificate_document_id = EXCLUDED.certificate_document_id`,
+          [c.id, i.coverage, i.insurer, i.policyNumber, i.limitCents, i.expiresOn, i.certificateDocumentId],
+        );
+      await tx.query(`UPDATE contractor SET rulebook_version_id = $2, updated_at = now() WHERE id = $1`, [c.id, rulebook.version.id]);
+    }
+    await tx.query(
+      `UPDATE contractor_renewal SET status = $2, decided_by_id = $3, decided_at = now(), decision_reason = $4, rulebook_version_id = $5, updated_at = now() WHERE id = $1`,
+      [input.renewalId, accept ? "ACCEPTED" : "REJECTED", clerk.userId, reason || null, rulebook.version.id],
+    );
+    await audit(tx, actor(clerk, requestId), {
+      action: accept ? "contractor.renewal_accepted" : "contractor.renewal_rejected",
+      entityType: "Contractor",
+      entityId: c.id,
+      districtId: district.id,
+      reason: reason || null,
+      details: {
+        renewalId: input.renewalId,
+        organizationId: c.organizationId,
+        rulebookVersion: rulebook.version.version,
+        ...(accept
+          ? {
+              bond: renewal.bond ? { from: { amountCents: view.bondAmountCents, expiresOn: view.bondExpiresOn }, to: { amountCents: renewal.bond.amountCents, expiresOn: renewal.bond.expiresOn } } : null,
+              coverages: renewal.insurance.map((i) => ({ coverage: i.coverage, from: view.insurance.find((o) => o.coverage === i.coverage)?.expiresOn ?? null, to: i.expiresOn })),
+            }
+          : {}),
+      },
+    });
+    await notifyOwners(
+      tx,
+      c,
+      district,
+      "contractor.renewal_decided",
+      accept ? `${district.name} accepted ${c.orgName}'s renewed bond and certificates` : `${district.name} rejected ${c.orgName}'s renewal`,
+      (name) =>
+        `Hello ${name},\n\n` +
+        (accept
+          ? `The Clerk of ${district.name} accepted the renewal that ${c.orgName} filed. The renewed bond and certificates are now on record in place of the ones they renew.\n`
+          : `The Clerk of ${district.name} rejected the renewal that ${c.orgName} filed. The bond and certificates on record are unchanged; once any of them expires, applicants can no longer choose ${c.orgName} until a renewal is accepted.\n`) +
+        (reason ? `\nReason: ${reason}\n` : "") +
+        (accept ? "" : `\nYou can file a corrected renewal in the portal (Contractors, My applications).\n`),
+    );
+  });
+  return (await loadViews(ds, `c.id = $1`, [contractorId]))[0];
+}
+
+// ---------------------------------------------------------------------------------------------
 // Reminders before a bond or a certificate expires
 
 export const EXPIRY_REMINDER_JOB = "contractors.expiry-reminders";
@@ -650,10 +906,12 @@ async function returning<T>(tx: EntityManager, sql: string, params: unknown[]): 
 
 /**
  * For each approved contractor, one email to the firm's owners per filed item (the bond, each
- * certificate) that expires within `contractor.expiryReminderDays` of `today` (or has expired)
- * and has not been reminded about for that expiry date. Idempotent: the expiry date reminded
- * about is recorded in the same transaction as the email, so running twice sends nothing more.
- * `today` defaults to today in each district's zone. Returns how many items were reminded about.
+ * certificate) that is still in force and expires within `contractor.expiryReminderDays` of `today`
+ * (a countdown), and one more once the item has expired (an expiry date is the last day of cover, so
+ * expired once before `today`): a notice that the firm can no longer be chosen until a renewal is
+ * filed and accepted. Idempotent: the expiry date each email was sent for is recorded (apart for the
+ * reminder and the notice) in the same transaction as the email, so running twice sends nothing more.
+ * `today` defaults to today in each district's zone. Returns how many items were emailed about.
  */
 export async function sendExpiryReminders(ds: DataSource, today?: CalendarDate): Promise<number> {
   const districts = await ds
@@ -669,52 +927,61 @@ export async function sendExpiryReminders(ds: DataSource, today?: CalendarDate):
     if (typeof entry.value !== "number") continue;
     const until = addCalendarDays(day, entry.value);
     reminded += await ds.transaction(async (tx) => {
-      type Item = { contractorId: string; organizationId: string; orgName: string; what: string; expiresOn: CalendarDate; coverage: string | null };
-      const bonds: Item[] = await returning(tx,
-        `UPDATE contractor c SET bond_reminder_sent_for = c.bond_expires_on
-           FROM organization o
-          WHERE o.id = c.organization_id AND c.district_id = $1 AND c.status = 'APPROVED' AND c.bond_expires_on <= $2
-            AND c.bond_reminder_sent_for IS DISTINCT FROM c.bond_expires_on
-          RETURNING c.id AS "contractorId", c.organization_id AS "organizationId", o.name AS "orgName", 'bond' AS what,
-                    c.bond_expires_on::text AS "expiresOn", NULL::text AS coverage`,
-        [district.id, until],
-      );
-      const certificates: Item[] = await returning(tx,
-        `UPDATE contractor_insurance i SET reminder_sent_for = i.expires_on
-           FROM contractor c JOIN organization o ON o.id = c.organization_id
-          WHERE c.id = i.contractor_id AND c.district_id = $1 AND c.status = 'APPROVED' AND i.expires_on <= $2
-            AND i.reminder_sent_for IS DISTINCT FROM i.expires_on
-          RETURNING c.id AS "contractorId", c.organization_id AS "organizationId", o.name AS "orgName", 'certificate' AS what,
-                    i.expires_on::text AS "expiresOn", i.coverage`,
-        [district.id, until],
-      );
-      const items = [...bonds, ...certificates];
+      type Item = { contractorId: string; organizationId: string; orgName: string; expiresOn: CalendarDate; coverage: string | null; expired: boolean };
+      // Countdown: in force on `day` and expiring by `until`. Expired: before `day`, notified once per expiry date.
+      const bond = (expired: boolean) =>
+        returning<Item>(tx,
+          `UPDATE contractor c SET ${expired ? "bond_expired_notice_sent_for" : "bond_reminder_sent_for"} = c.bond_expires_on
+             FROM organization o
+            WHERE o.id = c.organization_id AND c.district_id = $1 AND c.status = 'APPROVED'
+              AND ${expired ? "c.bond_expires_on < $2" : "c.bond_expires_on >= $2 AND c.bond_expires_on <= $3"}
+              AND c.${expired ? "bond_expired_notice_sent_for" : "bond_reminder_sent_for"} IS DISTINCT FROM c.bond_expires_on
+            RETURNING c.id AS "contractorId", c.organization_id AS "organizationId", o.name AS "orgName",
+                      c.bond_expires_on::text AS "expiresOn", NULL::text AS coverage, ${expired} AS expired`,
+          expired ? [district.id, day] : [district.id, day, until],
+        );
+      const certificates = (expired: boolean) =>
+        returning<Item>(tx,
+          `UPDATE contractor_insurance i SET ${expired ? "expired_notice_sent_for" : "reminder_sent_for"} = i.expires_on
+             FROM contractor c JOIN organization o ON o.id = c.organization_id
+            WHERE c.id = i.contractor_id AND c.district_id = $1 AND c.status = 'APPROVED'
+              AND ${expired ? "i.expires_on < $2" : "i.expires_on >= $2 AND i.expires_on <= $3"}
+              AND i.${expired ? "expired_notice_sent_for" : "reminder_sent_for"} IS DISTINCT FROM i.expires_on
+            RETURNING c.id AS "contractorId", c.organization_id AS "organizationId", o.name AS "orgName",
+                      i.expires_on::text AS "expiresOn", i.coverage, ${expired} AS expired`,
+          expired ? [district.id, day] : [district.id, day, until],
+        );
+      const items = [...(await bond(false)), ...(await certificates(false)), ...(await bond(true)), ...(await certificates(true))];
       const owners = new Map<string, { id: string; email: string; displayName: string }[]>();
       for (const orgId of new Set(items.map((i) => i.organizationId))) owners.set(orgId, await ownersOf(tx, orgId));
       const bondSection = rulebook.entry("contractor.bondAmount").section;
       for (const item of items) {
         const name = item.coverage ? `certificate of ${coverageLabel(item.coverage).toLowerCase()} insurance` : "bond";
         const section = item.coverage ? rulebook.entry(COVERAGE_RULES[item.coverage as Coverage].key).section : bondSection;
+        const renewed = item.coverage ? "certificate" : "bond";
         const left = daysBetween(day, item.expiresOn);
-        const when = left < 0 ? `expired on ${formatDate(item.expiresOn)}` : left === 0 ? `expires today, ${formatDate(item.expiresOn)}` : `expires on ${formatDate(item.expiresOn)}, in ${left} day${left === 1 ? "" : "s"}`;
+        const when = left === 0 ? `expires today, ${formatDate(item.expiresOn)}` : `expires on ${formatDate(item.expiresOn)}, in ${left} day${left === 1 ? "" : "s"}`;
         for (const o of owners.get(item.organizationId) ?? [])
           await enqueueEmail(tx, {
             to: o.email,
             recipientId: o.id,
             districtId: district.id,
-            kind: "contractor.expiry_reminder",
-            subject: `${item.orgName}: the ${name} filed with ${district.name} ${left < 0 ? "has expired" : "expires soon"}`,
-            body:
-              `Hello ${o.displayName},\n\nThe ${name} that ${item.orgName} filed with ${district.name} ${when}.\n\n` +
-              `An approved contractor keeps its bond and insurance certificates in force (${section}). Once it has expired, ` +
-              `applicants can no longer choose ${item.orgName} until a renewed ${item.coverage ? "certificate" : "bond"} is filed with the Town Clerk.\n`,
+            kind: item.expired ? "contractor.expired_notice" : "contractor.expiry_reminder",
+            subject: `${item.orgName}: the ${name} filed with ${district.name} ${item.expired ? "has expired" : "expires soon"}`,
+            body: item.expired
+              ? `Hello ${o.displayName},\n\nThe ${name} that ${item.orgName} filed with ${district.name} has expired: its last day of cover was ${formatDate(item.expiresOn)}.\n\n` +
+                `An approved contractor keeps its bond and insurance certificates in force (${section}). Applicants can no longer choose ${item.orgName} ` +
+                `until it files a renewed ${renewed} and the Town Clerk accepts it (Contractors, My applications, in the portal).\n`
+              : `Hello ${o.displayName},\n\nThe ${name} that ${item.orgName} filed with ${district.name} ${when}.\n\n` +
+                `An approved contractor keeps its bond and insurance certificates in force (${section}). Once it has expired, ` +
+                `applicants can no longer choose ${item.orgName} until a renewed ${renewed} is filed with the Town Clerk.\n`,
           });
         await audit(tx, { userId: null }, {
-          action: "contractor.expiry_reminder_sent",
+          action: item.expired ? "contractor.expired_notice_sent" : "contractor.expiry_reminder_sent",
           entityType: "Contractor",
           entityId: item.contractorId,
           districtId: district.id,
-          details: { item: item.coverage ?? "BOND", expiresOn: item.expiresOn, reminderDays: entry.value },
+          details: { item: item.coverage ?? "BOND", expiresOn: item.expiresOn, ...(item.expired ? {} : { reminderDays: entry.value }) },
         });
       }
       return items.length;
@@ -729,16 +996,21 @@ registerJobHandler(EXPIRY_REMINDER_JOB, async (ds, _payload, log) => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Documents: the district's Clerk and Operator read the bond and certificates filed with it
+// Documents: the district's Clerk, Operator and ADMINs read the bond and certificates filed with it,
+// renewals included (the staff contractors page links them)
 
 registerDocumentAccess(async (ds, viewer, doc) => {
-  const districtIds = viewer.staffRoles.filter((r) => r.role === "CLERK" || r.role === "OPERATOR").map((r) => r.districtId);
+  const districtIds = viewer.staffRoles.filter((r) => r.role === "CLERK" || r.role === "OPERATOR" || r.role === "ADMIN").map((r) => r.districtId);
   if (!districtIds.length) return false;
   const rows = await ds.query(
     `SELECT 1 FROM contractor c WHERE c.bond_document_id = $1 AND c.district_id = ANY($2::uuid[])
      UNION ALL
      SELECT 1 FROM contractor_insurance i JOIN contractor c ON c.id = i.contractor_id
       WHERE i.certificate_document_id = $1 AND c.district_id = ANY($2::uuid[])
+     UNION ALL
+     SELECT 1 FROM contractor_renewal r JOIN contractor c ON c.id = r.contractor_id
+      WHERE c.district_id = ANY($2::uuid[])
+        AND (r.bond_document_id = $1 OR r.insurance @> jsonb_build_array(jsonb_build_object('certificateDocumentId', $1::text)))
      LIMIT 1`,
     [doc.id, districtIds],
   );

@@ -41,6 +41,9 @@ const DECIDE = `mutation($i: DecideContractorInput!) { decideContractor(input: $
 const SUSPEND = `mutation($i: SuspendContractorInput!) { suspendContractor(input: $i) { ${FIELDS} } }`;
 const REINSTATE = `mutation($i: ReinstateContractorInput!) { reinstateContractor(input: $i) { ${FIELDS} } }`;
 const CONTRACTOR = `query($id: ID!) { contractor(id: $id) { ${FIELDS} } }`;
+const RENEWAL_FIELDS = `renewal { id status bond { amountCents expiresOn documentId downloadUrl } insurance { coverage limitCents expiresOn certificateDocumentId } findings { item message section } decisionReason decidedAt filedAt }`;
+const RENEW = `mutation($i: RenewContractorInput!) { renewContractor(input: $i) { ${FIELDS} ${RENEWAL_FIELDS} } }`;
+const DECIDE_RENEWAL = `mutation($i: DecideContractorRenewalInput!) { decideContractorRenewal(input: $i) { ${FIELDS} ${RENEWAL_FIELDS} } }`;
 const PUBLIC_LIST = `query($s: String!) { approvedContractors(districtSlug: $s) { id name approvedSince } }`;
 const UPLOAD = `mutation($i: UploadDocumentInput!) { uploadDocument(input: $i) { id } }`;
 
@@ -317,6 +320,121 @@ describe("approved contractors (SUL 601 A, 508)", () => {
     const clerk = await signedIn(DEMO.lakeviewClerk);
     const log = await clerk.ok(`query($f: AuditFilter!) { auditLog(filter: $f) { entries { action } } }`, { f: { districtId: lakeview.id, entityId: id } });
     expect(log.auditLog.entries.filter((e: any) => e.action === "contractor.expiry_reminder_sent")).toHaveLength(3);
+  });
+
+  it("an approved contractor files a renewal; it stays choosable throughout and the accepted figures replace the old", async () => {
+    const { firm: f, id } = await approvedFirm("Renewing Rooter", { bondExpiresOn: inDays(10), expires: { PROPERTY_DAMAGE: inDays(10) } });
+    const { uploadDocument: newDoc } = await f.owner.ok(UPLOAD, { i: { filename: "renewed-bond.pdf", contentBase64: PDF, organizationId: f.orgId } });
+    const renewed = application(f).insurance.find((i) => i.coverage === "PROPERTY_DAMAGE")!;
+    const input = {
+      contractorId: id,
+      bondAmountCents: 6_000_00,
+      bondExpiresOn: inDays(400),
+      bondDocumentId: newDoc.id,
+      insurance: [{ ...renewed, expiresOn: inDays(400), certificateDocumentId: newDoc.id }],
+    };
+    // Only an owner files it; nothing to renew is refused.
+    expect(errorCode(await (await signedIn(DEMO.applicant)).gql(RENEW, { i: input }))).toBe("NOT_FOUND");
+    expect(errorCode(await f.owner.gql(RENEW, { i: { contractorId: id, insurance: [] } }))).toBe("BAD_USER_INPUT");
+
+    const filed = (await f.owner.ok(RENEW, { i: input })).renewContractor;
+    expect(filed).toMatchObject({
+      status: "APPROVED",
+      bond: { amountCents: 5_000_00, expiresOn: inDays(10) },
+      standing: { choosable: true },
+      renewal: { status: "PENDING", bond: { amountCents: 6_000_00, expiresOn: inDays(400), documentId: newDoc.id }, findings: [] },
+    });
+    expect(await publicNames()).toContain("Renewing Rooter");
+    expect((await isChoosable(srv.running.ds, id, lakeview.id)).choosable).toBe(true);
+
+    // The Clerk sees it and reads the renewed bond; the owner can file again (the waiting one is replaced).
+    const clerk = await signedIn(DEMO.lakeviewClerk);
+    const listed = (await clerk.ok(`query($d: ID!) { districtContractors(districtId: $d, status: "APPROVED") { id renewal { id status findings { item } } } }`, { d: lakeview.id })).districtContractors;
+    expect(listed.find((c: any) => c.id === id).renewal).toEqual({ id: filed.renewal.id, status: "PENDING", findings: [] });
+    expect((await download(newDoc.id, clerk)).status).toBe(200);
+    const refiled = (await f.owner.ok(RENEW, { i: input })).renewContractor;
+    expect(refiled.renewal.id).not.toBe(filed.renewal.id);
+    expect(errorCode(await clerk.gql(DECIDE_RENEWAL, { i: { renewalId: filed.renewal.id, decision: "ACCEPT" } }))).toBe("NOT_FOUND");
+    expect(errorCode(await f.owner.gql(DECIDE_RENEWAL, { i: { renewalId: refiled.renewal.id, decision: "ACCEPT" } }))).toBe("FORBIDDEN");
+    expect(errorCode(await (await signedIn(DEMO.huronClerk)).gql(DECIDE_RENEWAL, { i: { renewalId: refiled.renewal.id, decision: "ACCEPT" } }))).toBe("FORBIDDEN");
+
+    const accepted = (await clerk.ok(DECIDE_RENEWAL, { i: { renewalId: refiled.renewal.id, decision: "ACCEPT" } })).decideContractorRenewal;
+    expect(accepted).toMatchObject({
+      status: "APPROVED",
+      bond: { amountCents: 6_000_00, expiresOn: inDays(400), documentId: newDoc.id },
+      standing: { choosable: true },
+      findings: [],
+      renewal: { id: refiled.renewal.id, status: "ACCEPTED" },
+    });
+    expect(accepted.insurance.find((i: any) => i.coverage === "PROPERTY_DAMAGE")).toMatchObject({ expiresOn: inDays(400), certificateDocumentId: newDoc.id });
+    expect(accepted.insurance.find((i: any) => i.coverage === "EXCESS_LIABILITY").expiresOn).toBe(inDays(365));
+    expect(errorCode(await clerk.gql(DECIDE_RENEWAL, { i: { renewalId: refiled.renewal.id, decision: "REJECT", reason: "again" } }))).toBe("CONFLICT");
+    // The day after the old bond would have run out, the firm is still choosable.
+    expect((await isChoosable(srv.running.ds, id, lakeview.id, inDays(11))).choosable).toBe(true);
+    expect(await publicNames()).toContain("Renewing Rooter");
+    expect((await emailsOf(f.owner, "contractor.renewal_decided"))[0].subject).toMatch(/accepted Renewing Rooter's renewed bond/);
+    const log = await clerk.ok(`query($f: AuditFilter!) { auditLog(filter: $f) { entries { action } } }`, { f: { districtId: lakeview.id, entityId: id } });
+    expect(log.auditLog.entries.map((e: any) => e.action).slice(0, 3)).toEqual(["contractor.renewal_accepted", "contractor.renewal_filed", "contractor.renewal_filed"]);
+
+    // A renewal is only for an approved contractor.
+    const other = await firm("Not Yet Renewable");
+    const { applyAsContractor } = await other.owner.ok(APPLY, { i: application(other) });
+    expect(errorCode(await other.owner.gql(RENEW, { i: { contractorId: applyAsContractor.id, insurance: application(other).insurance.slice(0, 1) } }))).toBe("CONFLICT");
+  });
+
+  it("a renewal below the minimums shows findings, cannot be accepted, and a rejection leaves the filing on record", async () => {
+    const { firm: f, id } = await approvedFirm("Shortfall Sewers");
+    const lowBond = { contractorId: id, bondAmountCents: 4_000_00, bondExpiresOn: inDays(400), bondDocumentId: f.docId };
+    const filed = (await f.owner.ok(RENEW, { i: lowBond })).renewContractor;
+    expect(filed.renewal.findings).toEqual([{ item: "bond", section: "Sewer Use Law 508(1)", message: expect.stringMatching(/\$4,000\.00.*\$5,000\.00/) }]);
+    expect(filed.findings).toEqual([]);
+    const clerk = await signedIn(DEMO.lakeviewClerk);
+    const refused = await clerk.gql(DECIDE_RENEWAL, { i: { renewalId: filed.renewal.id, decision: "ACCEPT" } });
+    expect(errorCode(refused)).toBe("CONFLICT");
+    expect(refused.errors![0].message).toMatch(/Sewer Use Law 508\(1\)/);
+    expect(errorCode(await clerk.gql(DECIDE_RENEWAL, { i: { renewalId: filed.renewal.id, decision: "REJECT", reason: "" } }))).toBe("BAD_USER_INPUT");
+    const rejected = (await clerk.ok(DECIDE_RENEWAL, { i: { renewalId: filed.renewal.id, decision: "REJECT", reason: "The bond is below $5,000" } })).decideContractorRenewal;
+    expect(rejected).toMatchObject({ status: "APPROVED", bond: { amountCents: 5_000_00 }, renewal: { status: "REJECTED", decisionReason: "The bond is below $5,000" } });
+    expect((await emailsOf(f.owner, "contractor.renewal_decided"))[0].bodyText).toMatch(/The bond is below \$5,000/);
+
+    // A certificate below its minimum is found too.
+    const cert = application(f, { limits: { EXCESS_LIABILITY: 1_000_000_00 } }).insurance.filter((i) => i.coverage === "EXCESS_LIABILITY");
+    const low = (await f.owner.ok(RENEW, { i: { contractorId: id, insurance: cert } })).renewContractor;
+    expect(low.renewal.findings.map((x: any) => x.item)).toEqual(["EXCESS_LIABILITY"]);
+    expect(errorCode(await clerk.gql(DECIDE_RENEWAL, { i: { renewalId: low.renewal.id, decision: "ACCEPT" } }))).toBe("CONFLICT");
+  });
+
+  it("sends one notice, not a countdown, once an item has expired", async () => {
+    const { firm: f, id } = await approvedFirm("Lapsed Laterals", { bondExpiresOn: inDays(10) });
+    await sendExpiryReminders(srv.running.ds, today());
+    expect(await emailsOf(f.owner, "contractor.expiry_reminder")).toHaveLength(1);
+    expect(await emailsOf(f.owner, "contractor.expired_notice")).toHaveLength(0);
+    // The last day of cover is still in force: nothing new.
+    await sendExpiryReminders(srv.running.ds, inDays(10));
+    expect(await emailsOf(f.owner, "contractor.expired_notice")).toHaveLength(0);
+
+    await sendExpiryReminders(srv.running.ds, inDays(11));
+    await sendExpiryReminders(srv.running.ds, inDays(12));
+    const notices = await emailsOf(f.owner, "contractor.expired_notice");
+    expect(notices).toHaveLength(1);
+    expect(notices[0].subject).toMatch(/Lapsed Laterals: the bond filed with .* has expired/);
+    expect(notices[0].bodyText).toMatch(/can no longer choose Lapsed Laterals until it files a renewed bond/);
+    expect(notices[0].bodyText).not.toMatch(/in -?\d+ days?|expires/);
+    expect(await emailsOf(f.owner, "contractor.expiry_reminder")).toHaveLength(1);
+
+    // An item already expired when the job first sees it gets the notice only.
+    await srv.running.ds.query(`UPDATE contractor_insurance SET expires_on = $2 WHERE contractor_id = $1 AND coverage = 'PROPERTY_DAMAGE'`, [id, inDays(-3)]);
+    await sendExpiryReminders(srv.running.ds, today());
+    await sendExpiryReminders(srv.running.ds, today());
+    expect((await emailsOf(f.owner, "contractor.expired_notice")).map((e: any) => e.subject)).toContainEqual(expect.stringMatching(/property damage liability insurance .* has expired/));
+    expect(await emailsOf(f.owner, "contractor.expired_notice")).toHaveLength(2);
+    expect(await emailsOf(f.owner, "contractor.expiry_reminder")).toHaveLength(1);
+  });
+
+  it("an ADMIN of the district downloads the bond and certificates its staff page links", async () => {
+    const { firm: f } = await approvedFirm("Admin Audited Pipes");
+    expect((await download(f.docId, await signedIn(DEMO.lakeviewAdmin))).status).toBe(200);
+    expect((await download(f.docId, await signedIn(DEMO.huronAdmin))).status).toBe(404);
   });
 
   it("shows the district's requirements with their sections", async () => {

@@ -37,6 +37,8 @@ type Data = {
   documents: Doc[];
   maxSize: string;
   editing: Application | null;
+  /** Filing a renewal of an approved contractor's bond and/or certificates (`?id=...&renew=1`). */
+  renewing: boolean;
   defaults: Values;
 };
 type ActionData = { error: string; fields: Record<string, string>; values: Values };
@@ -119,6 +121,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const editId = url.searchParams.get("id");
   const editing = editId ? (base.myContractorApplications.find((a) => a.id === editId) ?? null) : null;
   if (editId && !editing) throw new Response("That application was not found.", { status: 404 });
+  const renewing = !!editing && url.searchParams.get("renew") === "1";
 
   // The district: as asked, else the one being changed, else the first that keeps an approved list.
   const asked = url.searchParams.get("district") ?? editing?.district.slug ?? null;
@@ -139,7 +142,9 @@ export async function loader(args: LoaderFunctionArgs) {
     documents: base.myDocuments,
     maxSize: base.documentUploadPolicy.maxSize,
     editing,
-    defaults: defaultsFrom(editing, firms),
+    renewing,
+    // A renewal starts empty: only what is filed in it is renewed.
+    defaults: renewing ? { organizationId: editing!.organization.id } : defaultsFrom(editing, firms),
   } satisfies Data;
 }
 
@@ -160,6 +165,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData();
   const values: Values = {};
   for (const k of TEXT_KEYS) values[k] = String(form.get(k) ?? "").trim();
+  const renewId = String(form.get("renewContractorId") ?? "").trim();
   const fields: Record<string, string> = {};
   const results: GqlResult<unknown>[] = [];
   const signIn = () => redirect(`/sign-in?redirectTo=${encodeURIComponent(PATH)}`, { headers: cookieHeaders(...results) });
@@ -199,9 +205,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   // Dollars to cents here; the API checks everything else.
+  // A renewal may leave the bond out (only certificates renewed).
+  const bondFiled = !renewId || !!(values.bondAmount || values.bondExpiresOn || values.bondDocumentId || fields.bondDocumentId);
   const bondAmountCents = dollarsToCents(values.bondAmount);
-  if (bondAmountCents === undefined || bondAmountCents === null) fields.bondAmount = "Enter the bond amount in dollars and cents, like 5000.00.";
-  if (!values.bondDocumentId && !fields.bondDocumentId) fields.bondDocumentId = "Upload the bond, or choose a document you uploaded.";
+  if (bondFiled && (bondAmountCents === undefined || bondAmountCents === null)) fields.bondAmount = "Enter the bond amount in dollars and cents, like 5000.00.";
+  if (bondFiled && !values.bondDocumentId && !fields.bondDocumentId) fields.bondDocumentId = "Upload the bond, or choose a document you uploaded.";
   const insurance = [];
   for (const c of COVERAGES) {
     const v = (f: string) => values[`${c}-${f}`];
@@ -219,6 +227,22 @@ export async function action({ request, context }: ActionFunctionArgs) {
     });
   }
   if (Object.keys(fields).length) return fail("Please correct the highlighted fields.", fields);
+
+  if (renewId) {
+    const bond = bondFiled ? { bondAmountCents, bondExpiresOn: values.bondExpiresOn, bondDocumentId: values.bondDocumentId } : {};
+    const rr = await gql<{ renewContractor: { id: string } }>(
+      context,
+      request,
+      `mutation RenewContractor($input: RenewContractorInput!) { renewContractor(input: $input) { id } }`,
+      { input: { contractorId: renewId, ...bond, insurance } },
+    );
+    results.push(rr);
+    if (!rr.ok) {
+      if (rr.error.code === "UNAUTHENTICATED") throw signIn();
+      return fail(rr.error.message, fieldsForPage(rr.error.fields));
+    }
+    return redirect(`/contractors/mine?done=renewed#contractor-${rr.data.renewContractor.id}`, { headers: cookieHeaders(...results) });
+  }
 
   const r = await gql<{ applyAsContractor: { id: string } }>(
     context,
@@ -292,7 +316,7 @@ export default function ApplyAsContractor() {
   const data = useLoaderData<typeof loader>() as Data;
   const a = useActionData<ActionData>();
   const submitting = useNavigation().state === "submitting";
-  const { district, requirements: req, firms, documents, editing, districts, maxSize } = data;
+  const { district, requirements: req, firms, documents, editing, renewing, districts, maxSize } = data;
   const v = a?.values ?? data.defaults;
   const f = a?.fields ?? {};
   const labels: Record<string, string> = {
@@ -309,7 +333,8 @@ export default function ApplyAsContractor() {
     labels[`${c.coverage}-expiresOn`] = `${c.label}: expiry date`;
     labels[`${c.coverage}-documentId`] = `${c.label}: certificate`;
   }
-  const changeable = !editing || editing.status === "APPLIED" || editing.status === "REJECTED";
+  const changeable = renewing ? editing!.status === "APPROVED" : !editing || editing.status === "APPLIED" || editing.status === "REJECTED";
+  const onFile = (coverage: string) => editing?.insurance.find((i) => i.coverage === coverage);
 
   return (
     <>
@@ -318,11 +343,18 @@ export default function ApplyAsContractor() {
           My contractor applications
         </Link>
       </p>
-      <h1>{editing ? "Change your contractor application" : "Apply to be an approved contractor"}</h1>
-      <p className="usa-intro">
-        A district that keeps a list of approved contractors lists firms whose bond and insurance certificates the Town Clerk has checked. File them
-        here; the Clerk checks them against the district's minimums and decides.
-      </p>
+      <h1>{renewing ? "Renew your bond or certificates" : editing ? "Change your contractor application" : "Apply to be an approved contractor"}</h1>
+      {renewing ? (
+        <p className="usa-intro">
+          File the renewed bond and/or the renewed certificates. Until the Clerk accepts them, the ones on file stay in force and applicants can choose your
+          firm until they expire; once accepted, the renewed ones replace them.
+        </p>
+      ) : (
+        <p className="usa-intro">
+          A district that keeps a list of approved contractors lists firms whose bond and insurance certificates the Town Clerk has checked. File them
+          here; the Clerk checks them against the district's minimums and decides.
+        </p>
+      )}
 
       {!editing && districts.length > 1 && (
         <Form method="get" className="usa-form">
@@ -348,8 +380,14 @@ export default function ApplyAsContractor() {
         </Notice>
       ) : !changeable ? (
         <Notice>
-          This application is {editing!.status.toLowerCase()} and can no longer be changed. Ask the district office if the bond or a certificate needs
-          renewing.
+          {renewing
+            ? `Only an approved contractor files a renewal; this one is ${editing!.status.toLowerCase()}.`
+            : `This application is ${editing!.status.toLowerCase()} and can no longer be changed.`}{" "}
+          {editing!.status === "APPROVED" && (
+            <Link className="usa-link" to={`${PATH}?id=${editing!.id}&renew=1`}>
+              Renew the bond or certificates
+            </Link>
+          )}
         </Notice>
       ) : (
         <>
@@ -357,7 +395,10 @@ export default function ApplyAsContractor() {
           <Form method="post" encType="multipart/form-data" className="usa-form usa-form--large" noValidate>
             <AuthenticityTokenInput />
             <input type="hidden" name="districtId" value={district.id} />
-            <h2>Applying to {district.name}</h2>
+            {renewing && <input type="hidden" name="renewContractorId" value={editing!.id} />}
+            <h2>
+              {renewing ? "Renewing with" : "Applying to"} {district.name}
+            </h2>
             {editing ? (
               <>
                 <input type="hidden" name="organizationId" value={editing.organization.id} />
@@ -376,6 +417,11 @@ export default function ApplyAsContractor() {
 
             <fieldset className="usa-fieldset margin-top-4">
               <legend className="usa-legend usa-legend--large">Bond</legend>
+              {renewing && (
+                <p className="usa-hint">
+                  On file: {money(editing!.bond.amountCents)}, in force until {editing!.bond.expiresOn}. Leave the bond empty if you renew only certificates.
+                </p>
+              )}
               <TextField
                 name="bondAmount"
                 label="Bond amount, in dollars"
@@ -383,15 +429,25 @@ export default function ApplyAsContractor() {
                 inputMode="decimal"
                 defaultValue={v.bondAmount}
                 error={f.bondAmount}
-                required
+                required={!renewing}
               />
-              <TextField name="bondExpiresOn" label="Bond expires on" type="date" hint="The last day the bond is in force." defaultValue={v.bondExpiresOn} error={f.bondExpiresOn} required />
+              <TextField
+                name="bondExpiresOn"
+                label="Bond expires on"
+                type="date"
+                hint="The last day the bond is in force."
+                defaultValue={v.bondExpiresOn}
+                error={f.bondExpiresOn}
+                required={!renewing}
+              />
               <DocumentPicker id="bondDocumentId" fileName="bondFile" label="The bond" documents={documents} value={v.bondDocumentId} error={f.bondDocumentId} maxSize={maxSize} />
             </fieldset>
 
             <h2>Certificates of insurance</h2>
             <p>
-              Fill in each policy you file. Leave a policy empty to leave it out; the Clerk will see what is missing.
+              {renewing
+                ? "Fill in each renewed policy; it replaces the one on file for that coverage. Leave the others empty: they stay as they are."
+                : "Fill in each policy you file. Leave a policy empty to leave it out; the Clerk will see what is missing."}
               {req.cancellationNoticeBusinessDays !== null &&
                 ` Every policy must give the Town ${req.cancellationNoticeBusinessDays} business days' notice before it is cancelled (${req.cancellationNotice.section}).`}
             </p>
@@ -402,6 +458,7 @@ export default function ApplyAsContractor() {
                   <legend className="usa-legend usa-legend--large">{c.label}</legend>
                   <p className="usa-hint" id={`${c.coverage}-requirement`}>
                     {requirementText(c, "The limit must be")}
+                    {renewing && onFile(c.coverage) && ` On file: in force until ${onFile(c.coverage)!.expiresOn}.`}
                   </p>
                   <TextField name={k("insurer")} label="Insurance company" defaultValue={v[k("insurer")]} error={f[k("insurer")]} />
                   <TextField name={k("policyNumber")} label="Policy number" defaultValue={v[k("policyNumber")]} error={f[k("policyNumber")]} />
@@ -427,7 +484,7 @@ export default function ApplyAsContractor() {
               );
             })}
             <button className="usa-button margin-top-4" type="submit" disabled={submitting}>
-              {submitting ? "Sending…" : editing ? "Send the changed application" : "Send the application"}
+              {submitting ? "Sending…" : renewing ? "Send the renewal" : editing ? "Send the changed application" : "Send the application"}
             </button>
           </Form>
         </>

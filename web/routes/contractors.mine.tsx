@@ -19,8 +19,19 @@ type Contractor = {
   decisionReason: string | null;
   decidedAt: string | null;
   suspendedReason: string | null;
+  renewal: Renewal | null;
   createdAt: string;
   updatedAt: string;
+};
+type Renewal = {
+  id: string;
+  status: string;
+  bond: { amountCents: number; expiresOn: string } | null;
+  insurance: { coverage: string; label: string; limitCents: number | null; expiresOn: string }[];
+  findings: { item: string; message: string; section: string }[];
+  decisionReason: string | null;
+  decidedAt: string | null;
+  filedAt: string;
 };
 
 const Q = `query MyContractorApplications {
@@ -30,6 +41,7 @@ const Q = `query MyContractorApplications {
     insurance { coverage label insurer policyNumber limitCents expiresOn certificateFilename downloadUrl }
     findings { item message section } standing { choosable reasons }
     decisionReason decidedAt suspendedReason createdAt updatedAt
+    renewal { id status bond { amountCents expiresOn } insurance { coverage label limitCents expiresOn } findings { item message section } decisionReason decidedAt filedAt }
   }
 }`;
 
@@ -52,6 +64,9 @@ export default function MyContractorApplications() {
     <>
       <h1>My contractor applications</h1>
       {params.get("done") === "applied" && <SuccessAlert>Your application is sent. The Clerk checks the bond and certificates and decides; you are told by email.</SuccessAlert>}
+      {params.get("done") === "renewed" && (
+        <SuccessAlert>Your renewal is sent. The bond and certificates on file stay in force until the Clerk accepts it; you are told by email.</SuccessAlert>
+      )}
       <p>
         <Link className="usa-button" to="/contractors/apply">
           Apply to be an approved contractor
@@ -154,6 +169,15 @@ export default function MyContractorApplications() {
               ))}
             </tbody>
           </table>
+          {c.renewal && <RenewalSummary r={c.renewal} />}
+          {c.status === "APPROVED" && (
+            <p>
+              <Link className="usa-link" to={`/contractors/apply?id=${c.id}&renew=1`}>
+                {c.renewal?.status === "PENDING" ? "Change the renewal" : "Renew the bond or certificates"}
+                <span className="usa-sr-only"> of {c.organization.name} in {c.district.name}</span>
+              </Link>
+            </p>
+          )}
           {(c.status === "APPLIED" || c.status === "REJECTED") && (
             <p>
               <Link className="usa-link" to={`/contractors/apply?id=${c.id}`}>
@@ -169,6 +193,50 @@ export default function MyContractorApplications() {
         </section>
       ))}
     </>
+  );
+}
+
+const RENEWAL_LABELS: Record<string, string> = { PENDING: "Waiting for the Clerk", ACCEPTED: "Accepted", REJECTED: "Rejected" };
+
+function RenewalSummary({ r }: { r: Renewal }) {
+  return (
+    <div className="margin-top-2">
+      <h3>Renewal filed <DateTime iso={r.filedAt} /></h3>
+      <p>
+        <strong>{RENEWAL_LABELS[r.status] ?? r.status}</strong>
+        {r.decidedAt && (
+          <>
+            {" "}
+            (decided <DateTime iso={r.decidedAt} />)
+          </>
+        )}
+        {r.decisionReason && <>. The Clerk's reason: {r.decisionReason}</>}
+      </p>
+      <ul className="usa-list">
+        {r.bond && (
+          <li>
+            Bond: {money(r.bond.amountCents)}, in force until {formatCalendarDate(r.bond.expiresOn)}
+          </li>
+        )}
+        {r.insurance.map((i) => (
+          <li key={i.coverage}>
+            {i.label}: {i.limitCents === null ? "no amount stated" : money(i.limitCents)}, in force until {formatCalendarDate(i.expiresOn)}
+          </li>
+        ))}
+      </ul>
+      {r.status === "PENDING" && r.findings.length > 0 && (
+        <div className="usa-alert usa-alert--warning">
+          <div className="usa-alert__body">
+            <h4 className="usa-alert__heading">The renewal falls short of the district's law</h4>
+            <ul className="usa-list">
+              {r.findings.map((f, i) => (
+                <li key={i}>{f.message}</li>
+              ))}
+            </ul>
+          </div>
+        </div>
+      )}
+    </div>
   );
 }
 

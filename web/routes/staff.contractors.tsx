@@ -22,6 +22,14 @@ type Contractor = {
   decisionReason: string | null;
   decidedAt: string | null;
   suspendedReason: string | null;
+  renewal: {
+    id: string;
+    status: string;
+    bond: { amountCents: number; expiresOn: string; documentFilename: string; downloadUrl: string } | null;
+    insurance: { coverage: string; label: string; insurer: string; policyNumber: string; limitCents: number | null; expiresOn: string; certificateFilename: string; downloadUrl: string }[];
+    findings: { item: string; message: string; section: string }[];
+    filedAt: string;
+  } | null;
   createdAt: string;
   updatedAt: string;
 };
@@ -30,6 +38,7 @@ type ActionData = { error: string; fields: Record<string, string>; contractorId:
 
 const STATUSES = [
   { value: "APPLIED", label: "Waiting for a decision" },
+  { value: "RENEWAL", label: "Renewals waiting" },
   { value: "APPROVED", label: "Approved" },
   { value: "SUSPENDED", label: "Suspended" },
   { value: "REJECTED", label: "Rejected" },
@@ -44,6 +53,11 @@ const Q = `query DistrictContractors($d: ID!, $s: String) {
     insurance { coverage label insurer policyNumber limitCents expiresOn certificateFilename downloadUrl }
     findings { item message section } standing { choosable reasons }
     decisionReason decidedAt suspendedReason createdAt updatedAt
+    renewal {
+      id status filedAt findings { item message section }
+      bond { amountCents expiresOn documentFilename downloadUrl }
+      insurance { coverage label insurer policyNumber limitCents expiresOn certificateFilename downloadUrl }
+    }
   }
 }`;
 
@@ -53,16 +67,20 @@ export async function loader(args: LoaderFunctionArgs) {
   const district = info.districts.find((d) => d.id === url.searchParams.get("districtId")) ?? info.districts[0];
   const asked = url.searchParams.get("status") ?? "APPLIED";
   const status = STATUSES.some((s) => s.value === asked) ? asked : "APPLIED";
-  const { districtContractors } = await requireSignedIn<{ districtContractors: Contractor[] }>(args, Q, { d: district.id, s: status === "ALL" ? null : status });
+  // Renewals are filed by approved contractors (and may still wait once one is suspended): every status, those with one waiting.
+  const { districtContractors } = await requireSignedIn<{ districtContractors: Contractor[] }>(args, Q, {
+    d: district.id,
+    s: status === "ALL" || status === "RENEWAL" ? null : status,
+  });
   return {
     districts: info.districts.map((d) => ({ id: d.id, slug: d.slug, name: d.name, roles: d.roles })),
     districtId: district.id,
     status,
-    contractors: districtContractors,
+    contractors: status === "RENEWAL" ? districtContractors.filter((c) => c.renewal?.status === "PENDING") : districtContractors,
   } satisfies Data;
 }
 
-const MUTATIONS: Record<string, { query: string; input: (id: string, reason: string) => Record<string, unknown>; done: string }> = {
+const MUTATIONS: Record<string, { query: string; input: (id: string, reason: string, form: FormData) => Record<string, unknown>; done: string }> = {
   approve: {
     query: `mutation Decide($i: DecideContractorInput!) { decideContractor(input: $i) { id } }`,
     input: (contractorId, reason) => ({ contractorId, decision: "APPROVE", reason: reason || null }),
@@ -83,6 +101,16 @@ const MUTATIONS: Record<string, { query: string; input: (id: string, reason: str
     input: (contractorId, reason) => ({ contractorId, reason }),
     done: "The contractor is reinstated. The firm is told by email.",
   },
+  acceptRenewal: {
+    query: `mutation DecideRenewal($i: DecideContractorRenewalInput!) { decideContractorRenewal(input: $i) { id } }`,
+    input: (_id, reason, form) => ({ renewalId: String(form.get("renewalId") ?? ""), decision: "ACCEPT", reason: reason || null }),
+    done: "The renewal is accepted: the renewed bond and certificates replace those on file. The firm is told by email.",
+  },
+  rejectRenewal: {
+    query: `mutation DecideRenewal($i: DecideContractorRenewalInput!) { decideContractorRenewal(input: $i) { id } }`,
+    input: (_id, reason, form) => ({ renewalId: String(form.get("renewalId") ?? ""), decision: "REJECT", reason }),
+    done: "The renewal is rejected; the bond and certificates on file are unchanged. The firm is told by email with your reason.",
+  },
 };
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -94,7 +122,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const back = `districtId=${encodeURIComponent(String(form.get("districtId") ?? ""))}&status=${encodeURIComponent(String(form.get("status") ?? ""))}`;
   const m = MUTATIONS[intent];
   if (!m) throw new Response("Unknown action.", { status: 400 });
-  const r = await gql(context, request, m.query, { i: m.input(contractorId, reason) });
+  const r = await gql(context, request, m.query, { i: m.input(contractorId, reason, form) });
   if (!r.ok) {
     if (r.error.code === "UNAUTHENTICATED") throw redirect(`/sign-in?redirectTo=${encodeURIComponent(`/staff/contractors?${back}`)}`, { headers: cookieHeaders(r) });
     const fields = Object.fromEntries(Object.entries(r.error.fields).map(([k, v]) => [k === "reason" ? `reason-${intent}-${contractorId}` : k, v]));
@@ -174,7 +202,7 @@ export default function StaffContractors() {
   const canSuspend = clerk || district.roles.includes("OPERATOR");
   const hidden = { districtId, status };
   const labels: Record<string, string> = {};
-  for (const c of contractors) for (const i of ["approve", "reject", "suspend", "reinstate"]) labels[`reason-${i}-${c.id}`] = `Reason (${c.organization.name})`;
+  for (const c of contractors) for (const i of ["approve", "reject", "suspend", "reinstate", "acceptRenewal", "rejectRenewal"]) labels[`reason-${i}-${c.id}`] = `Reason (${c.organization.name})`;
   const caption = STATUSES.find((s) => s.value === status)?.label ?? status;
   return (
     <>
@@ -321,6 +349,95 @@ export default function StaffContractors() {
                 <ReasonForm intent="reject" contractor={c} label="Why reject it?" button="Reject" required hidden={hidden} a={a} secondary />
               </div>
             </div>
+          )}
+          {c.renewal?.status === "PENDING" && (
+            <>
+              <h4>
+                Renewal filed <DateTime iso={c.renewal.filedAt} />
+              </h4>
+              <p>What is on file stays in force until the renewal is accepted; each renewed item then replaces the one on file.</p>
+              {c.renewal.findings.length === 0 ? (
+                <p>With the renewal, the bond and certificates meet every minimum of the rulebook in force today.</p>
+              ) : (
+                <>
+                  <p>With the renewal, the filing falls short of the law:</p>
+                  <ul className="usa-list">
+                    {c.renewal.findings.map((f, i) => (
+                      <li key={i}>{f.message}</li>
+                    ))}
+                  </ul>
+                </>
+              )}
+              <table className="usa-table usa-table--stacked usa-table--borderless width-full">
+                <caption>Renewal filed by {c.organization.name}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Item</th>
+                    <th scope="col">Insurer and policy</th>
+                    <th scope="col">Amount or limit</th>
+                    <th scope="col">In force until</th>
+                    <th scope="col">Document</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {c.renewal.bond && (
+                    <tr>
+                      <th scope="row" data-label="Item">
+                        Bond
+                      </th>
+                      <td data-label="Insurer and policy"></td>
+                      <td data-label="Amount or limit">{money(c.renewal.bond.amountCents)}</td>
+                      <td data-label="In force until">{formatCalendarDate(c.renewal.bond.expiresOn)}</td>
+                      <td data-label="Document">
+                        <a className="usa-link" href={c.renewal.bond.downloadUrl}>
+                          {c.renewal.bond.documentFilename}
+                        </a>
+                      </td>
+                    </tr>
+                  )}
+                  {c.renewal.insurance.map((i) => (
+                    <tr key={i.coverage}>
+                      <th scope="row" data-label="Item">
+                        {i.label}
+                      </th>
+                      <td data-label="Insurer and policy">
+                        {i.insurer}, {i.policyNumber}
+                      </td>
+                      <td data-label="Amount or limit">{i.limitCents === null ? "No amount stated" : money(i.limitCents)}</td>
+                      <td data-label="In force until">{formatCalendarDate(i.expiresOn)}</td>
+                      <td data-label="Document">
+                        <a className="usa-link" href={i.downloadUrl}>
+                          {i.certificateFilename}
+                        </a>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {clerk && (
+                <div className="grid-row grid-gap">
+                  <div className="tablet:grid-col-6">
+                    {c.renewal.findings.length === 0 ? (
+                      <ReasonForm intent="acceptRenewal" contractor={c} label="Note for the firm" button="Accept the renewal" required={false} hidden={{ ...hidden, renewalId: c.renewal.id }} a={a} />
+                    ) : (
+                      <Notice type="warning">The renewal cannot be accepted while anything falls short of the law.</Notice>
+                    )}
+                  </div>
+                  <div className="tablet:grid-col-6">
+                    <ReasonForm
+                      intent="rejectRenewal"
+                      contractor={c}
+                      label="Why reject the renewal?"
+                      button="Reject the renewal"
+                      required
+                      hidden={{ ...hidden, renewalId: c.renewal.id }}
+                      a={a}
+                      secondary
+                    />
+                  </div>
+                </div>
+              )}
+            </>
           )}
           {canSuspend && c.status === "APPROVED" && (
             <ReasonForm intent="suspend" contractor={c} label="Why suspend it?" button="Suspend" required hidden={hidden} a={a} secondary />
