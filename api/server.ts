@@ -1,9 +1,8 @@
 import { ApolloServer } from "@apollo/server";
 import { expressMiddleware } from "@as-integrations/express4";
 import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
-import { ApolloServerPluginCacheControl } from "@apollo/server/plugin/cacheControl";
 import responseCachePlugin from "@apollo/server-plugin-response-cache";
-import { publicResponseCache } from "./graphql/cache.js";
+import { cacheControlPlugin, mayBeCached, publicResponseCache } from "./graphql/cache.js";
 import { clearMicroCache } from "./graphql/micro-cache.js";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import express from "express";
@@ -62,7 +61,8 @@ export async function createApi(opts: { ds: DataSource; config: Config; log: Log
     includeStacktraceInErrorResponses: false,
     plugins: [
       ...protection.plugins,
-      ApolloServerPluginCacheControl({ defaultMaxAge: 0 }),
+      // Apollo's cache-control plugin, without its per-field hook for operations with a signed-in root field.
+      cacheControlPlugin<Context>(),
       // Any mutation may change what a cached dashboard or queue shows: clear them.
       {
         async requestDidStart() {
@@ -73,8 +73,9 @@ export async function createApi(opts: { ds: DataSource; config: Config; log: Log
           };
         },
       },
-      // Public-only answers are shared; anything with a signed-in field has maxAge 0 and is not cached.
-      responseCachePlugin({ cache: publicResponseCache }),
+      // Public-only answers are shared; anything with a signed-in field has maxAge 0 and is not cached
+      // (nor looked up, when that is known before execution).
+      responseCachePlugin({ cache: publicResponseCache, shouldReadFromCache: mayBeCached }),
       ...(config.production ? [ApolloServerPluginLandingPageDisabled()] : []),
     ],
     validationRules: [...protection.validationRules],

@@ -6,7 +6,7 @@ import { microCached } from "../graphql/micro-cache.js";
 import type { Context } from "../graphql/context.js";
 import { MyOrganization } from "../organizations/organizations.resolver.js";
 
-@ObjectType({ description: "Something of mine in progress: an application, a permit, a licence, an order" })
+@ObjectType({ description: "Something of mine in progress: an application, a permit, a licence, an order", simpleResolvers: true })
 export class DashboardItem {
   @Field(() => String, { description: "LateralPermit, HaulerLicense, DischargePermit, ..." }) kind: string;
   @Field(() => String) id: string;
@@ -18,7 +18,7 @@ export class DashboardItem {
   @Field(() => String, { description: "Where the portal shows it" }) href: string;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Dashboard {
   @Field(() => [DashboardItem]) items: DashboardItem[];
   @Field(() => [MyOrganization]) organizations: MyOrganization[];

@@ -1,5 +1,22 @@
 import { InMemoryLRUCache } from "@apollo/utils.keyvaluecache";
-import { DirectiveLocation, GraphQLBoolean, GraphQLDirective, GraphQLEnumType, GraphQLInt } from "graphql";
+import type { ApolloServerPlugin, BaseContext, GraphQLRequestContext } from "@apollo/server";
+import { ApolloServerPluginCacheControl } from "@apollo/server/plugin/cacheControl";
+import {
+  DirectiveLocation,
+  getNamedType,
+  GraphQLBoolean,
+  GraphQLDirective,
+  GraphQLEnumType,
+  GraphQLInt,
+  isCompositeType,
+  Kind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from "graphql";
 
 /**
  * Public data (districts, rulebooks) is marked `@cacheControl(maxAge: 60)` on its types; a query
@@ -24,3 +41,82 @@ export const cacheControlDirective = new GraphQLDirective({
   locations: [DirectiveLocation.FIELD_DEFINITION, DirectiveLocation.OBJECT, DirectiveLocation.INTERFACE, DirectiveLocation.UNION],
   args: { maxAge: { type: GraphQLInt }, scope: { type: CacheControlScope }, inheritMaxAge: { type: GraphQLBoolean } },
 });
+
+/**
+ * A root field Apollo's cache-control plugin always gives maxAge 0 (so the whole response is
+ * uncacheable): one with no `@cacheControl` on the field and, for an object, interface or union,
+ * none on its type (the plugin gives a root field without a maxAge the default, 0). Any
+ * `@cacheControl` at all there counts as "may be cacheable". Nothing here calls setCacheHint (a
+ * resolver of such an operation has no `info.cacheControl`: add a cacheControl directive first).
+ */
+function privateRootField(type: GraphQLObjectType, name: string): boolean {
+  if (name.startsWith("__")) return false;
+  const field = type.getFields()[name];
+  if (!field || hasCacheControl(field.astNode?.directives)) return false;
+  const named = getNamedType(field.type);
+  if (isCompositeType(named) && (hasCacheControl(named.astNode?.directives) || named.extensionASTNodes.some((n) => hasCacheControl(n.directives)))) return false;
+  return true;
+}
+const hasCacheControl = (directives: readonly { name: { value: string } }[] | undefined) => !!directives?.some((d) => d.name.value === "cacheControl");
+
+/**
+ * Whether an operation certainly has maxAge 0: one of its root fields (not under @skip/@include)
+ * is private. Memoized on the parsed operation, which Apollo reuses for a query text it has seen.
+ */
+const privateOperations = new WeakMap<OperationDefinitionNode, boolean>();
+export function isPrivateOperation(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  let known = privateOperations.get(operation);
+  if (known === undefined) {
+    const root = schema.getRootType(operation.operation);
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+    const seen = new Set<string>();
+    const visit = (set: SelectionSetNode): boolean =>
+      set.selections.some((s) => {
+        if (s.directives?.length) return false; // @skip / @include: it may not run
+        if (s.kind === Kind.FIELD) return privateRootField(root!, s.name.value);
+        if (s.kind === Kind.INLINE_FRAGMENT) return visit(s.selectionSet);
+        const f = fragments.get(s.name.value);
+        if (!f || seen.has(f.name.value)) return false;
+        seen.add(f.name.value);
+        return visit(f.selectionSet);
+      });
+    known = !!root && visit(operation.selectionSet);
+    privateOperations.set(operation, known);
+  }
+  return known;
+}
+
+/**
+ * Apollo's cache-control plugin (defaultMaxAge 0), except for an operation that is certainly
+ * uncacheable (a signed-in field at its root): its policy is set to maxAge 0 before execution and
+ * the plugin's per-field hook is not installed, so no field of it pays for cache hints. The
+ * `Cache-Control: no-store` header is still set by the plugin; public queries are untouched.
+ */
+export function cacheControlPlugin<TContext extends BaseContext>(): ApolloServerPlugin<TContext> {
+  const inner = ApolloServerPluginCacheControl({ defaultMaxAge: 0 }) as ApolloServerPlugin<TContext>;
+  return {
+    ...inner, // keeps Apollo's internal plugin id, so it does not add a second cache-control plugin
+    async requestDidStart(start) {
+      const listener = await inner.requestDidStart?.(start);
+      if (!listener) return listener;
+      let skipFields = false;
+      return {
+        ...listener,
+        async didResolveOperation(rc) {
+          await listener.didResolveOperation?.(rc);
+          if (rc.operation && isPrivateOperation(rc.schema, rc.document, rc.operation)) {
+            rc.overallCachePolicy.restrict({ maxAge: 0 });
+            skipFields = true;
+          }
+        },
+        async executionDidStart(rc) {
+          return skipFields ? undefined : listener.executionDidStart?.(rc);
+        },
+      };
+    },
+  };
+}
+
+/** For the response cache: a response already at maxAge 0 before execution was never stored. */
+export const mayBeCached = async (rc: GraphQLRequestContext<BaseContext>): Promise<boolean> => rc.overallCachePolicy.maxAge !== 0;

@@ -8,7 +8,7 @@ import type { Config } from "../config.js";
 import { sign, unsign } from "../common/tokens.js";
 import { AppError } from "../common/errors.js";
 import type { Context } from "./context.js";
-import { createLoaders } from "./loaders.js";
+import { createLoaders, type Loaders } from "./loaders.js";
 
 export const SESSION_COOKIE = "tapline_session";
 
@@ -39,6 +39,9 @@ export async function buildContext(args: {
     args.headers instanceof Headers ? (args.headers.get(name) ?? undefined) : (args.headers[name] as string | undefined);
   const setCookies: string[] = [];
   const requestId = args.requestId ?? randomUUID();
+  // The loaders and the request's child logger are made on first use: most requests need neither.
+  let loaders: Loaders | undefined;
+  let log: Logger | undefined;
   const ctx: Context = {
     ds: args.ds,
     config: args.config,
@@ -46,8 +49,12 @@ export async function buildContext(args: {
     viewer: null,
     ip: args.ip,
     userAgent: get("user-agent") ?? null,
-    loaders: createLoaders(args.ds),
-    log: args.log.child({ requestId }),
+    get loaders() {
+      return (loaders ??= createLoaders(args.ds));
+    },
+    get log() {
+      return (log ??= args.log.child({ requestId }));
+    },
     setSessionCookie(token) {
       setCookies.push(sessionCookie(args.config, token));
     },

@@ -86,7 +86,10 @@ export class LateralDepositRefundType {
   @Field(() => Date, { nullable: true }) refundedAt: Date | null;
 }
 
-@ObjectType("LateralPermit", { description: "A building lateral (sewer connection) permit and its application (SUL Article 6; Huron Article III)" })
+@ObjectType("LateralPermit", {
+  description: "A building lateral (sewer connection) permit and its application (SUL Article 6; Huron Article III)",
+  simpleResolvers: true, // plain properties are read by graphql-js directly (the @FieldResolvers below are unaffected)
+})
 export class LateralPermitType {
   @Field(() => ID) id: string;
   @Field(() => ID) districtId: string;
@@ -125,7 +128,7 @@ export class LateralPermitType {
   @Field(() => Date) updatedAt: Date;
 }
 
-@ObjectType("LateralPermitPage")
+@ObjectType("LateralPermitPage", { simpleResolvers: true })
 export class LateralPermitPageType {
   @Field(() => [LateralPermitType]) items: LateralPermit[];
   @Field(() => String, { nullable: true, description: "Pass as `after` for the next page" }) nextCursor: string | null;

@@ -4,7 +4,7 @@ import type { Context } from "../graphql/context.js";
 import * as orgs from "./organizations.service.js";
 import type { MembershipRole, OrganizationKind } from "./organization.entity.js";
 
-@ObjectType("Organization", { description: "A hauling company, an industrial user or a contracting firm" })
+@ObjectType("Organization", { description: "A hauling company, an industrial user or a contracting firm", simpleResolvers: true })
 export class OrganizationType {
   @Field(() => ID) id: string;
   @Field(() => String) name: string;
@@ -31,7 +31,7 @@ export class InvitationType {
   @Field(() => Date, { nullable: true }) acceptedAt: Date | null;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class MyOrganization {
   @Field(() => OrganizationType) organization: OrganizationType;
   @Field(() => String, { description: "My role in it" }) role: string;
