@@ -132,6 +132,19 @@ describe("document uploads", () => {
     });
   });
 
+  it("refuses a 50 MB upload at the door (413), storing nothing", async () => {
+    const c = new Client(srv.url);
+    await c.signUp("big-plans@example.org");
+    const before = await documentRows();
+    const filesBefore = storedFiles().length;
+    const big = Buffer.concat([PDF, Buffer.alloc(50 * 1024 * 1024 - PDF.length, 0x20)]);
+    const res = await c.raw({ query: UPLOAD, variables: { i: { filename: "plans.pdf", contentBase64: big.toString("base64") } } });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as any).errors[0].extensions.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(await documentRows()).toBe(before);
+    expect(storedFiles().length).toBe(filesBefore);
+  });
+
   it("cleans the file name: no path, no control characters, at most 200 characters", async () => {
     const c = await signedUp("names@example.org");
     const name = async (filename: string) => (await c.ok(UPLOAD, { i: { filename, contentBase64: PDF.toString("base64") } })).uploadDocument.filename;
