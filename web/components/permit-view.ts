@@ -49,7 +49,7 @@ export const PERMIT_VIEW_FIELDS = `id status statusLabel permitNumber address pe
   nextStep { text dueDate daysLeft }
   depositRefund { amountCents refunded receiptNumber }`;
 
-export const money = (cents: number) => `$${Math.floor(cents / 100).toLocaleString("en-US")}.${String(cents % 100).padStart(2, "0")}`;
+export { money } from "./money";
 export const CLASS_LABELS: Record<string, string> = {
   RESIDENTIAL_COMMERCIAL_INSTITUTIONAL: "Class 1: residential, commercial or institutional",
   INDUSTRIAL: "Class 2: industrial wastes",

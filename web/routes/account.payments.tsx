@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { DateTime } from "~/components/format";
+import { money } from "~/components/money";
 
 export const meta: MetaFunction = () => [{ title: "My payments | Tapline" }];
 
@@ -17,7 +18,6 @@ type Payment = {
   district: { name: string };
 };
 
-const money = (cents: number) => `$${Math.floor(cents / 100).toLocaleString("en-US")}.${String(cents % 100).padStart(2, "0")}`;
 const STATUS_LABELS: Record<string, string> = {
   PENDING: "Waiting for payment",
   PAID: "Paid",

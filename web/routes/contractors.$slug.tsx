@@ -3,6 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { NestedErrorBoundary } from "~/components/fields";
 import { formatCalendarDate } from "~/components/format";
 import { gql } from "~/graphql.server";
+import { money } from "~/components/money";
 
 type Requirement = { label: string; section: string; note: string | null; required: boolean; minimumCents: number | null };
 type Requirements = {
@@ -41,8 +42,6 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   return r.data;
 }
 
-/** Integer cents as "$500,000.00". */
-const money = (cents: number) => `$${Math.floor(cents / 100).toLocaleString("en-US")}.${String(cents % 100).padStart(2, "0")}`;
 
 export default function PublicContractors() {
   const { district: d, contractorRequirements: req, approvedContractors: list } = useLoaderData<typeof loader>() as Data;

@@ -6,6 +6,7 @@ import { NestedErrorBoundary, Notice, SelectField } from "~/components/fields";
 import { ErrorSummary, TextField } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql, type GqlResult } from "~/graphql.server";
+import { money, centsToDollars, dollarsToCents } from "~/components/money";
 
 export const meta: MetaFunction = () => [{ title: "Apply to be an approved contractor | Tapline" }];
 
@@ -74,20 +75,6 @@ const BASE = `query ContractorApplyPage {
     insurance { coverage insurer policyNumber limitCents expiresOn certificateDocumentId }
   }
 }`;
-
-/** Integer cents as "$500,000.00" and as the form shows it, "500000.00". */
-const money = (cents: number) => `$${Math.floor(cents / 100).toLocaleString("en-US")}.${String(cents % 100).padStart(2, "0")}`;
-const centsToDollars = (cents: number) => `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, "0")}`;
-
-/** "500000", "500,000.00", "$5,000.5" -> integer cents, exactly; "" -> null; anything else -> undefined. */
-function dollarsToCents(input: string): number | null | undefined {
-  const s = input.trim().replace(/^\$\s*/, "");
-  if (s === "") return null;
-  const m = /^(\d{1,3}(?:,\d{3})+|\d+)?(?:\.(\d{1,2}))?$/.exec(s);
-  if (!m || (m[1] === undefined && m[2] === undefined)) return undefined;
-  const cents = Number((m[1] ?? "0").replace(/,/g, "")) * 100 + Number((m[2] ?? "0").padEnd(2, "0"));
-  return Number.isSafeInteger(cents) ? cents : undefined;
-}
 
 function defaultsFrom(a: Application | null, firms: { id: string }[]): Values {
   const v: Values = {};

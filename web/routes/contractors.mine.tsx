@@ -4,6 +4,7 @@ import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
 import { DateTime, formatCalendarDate } from "~/components/format";
 import { SuccessAlert } from "~/components/forms";
+import { money } from "~/components/money";
 
 export const meta: MetaFunction = () => [{ title: "My contractor applications | Tapline" }];
 
@@ -49,7 +50,6 @@ export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<{ myContractorApplications: Contractor[] }>(args, Q);
 }
 
-const money = (cents: number) => `$${Math.floor(cents / 100).toLocaleString("en-US")}.${String(cents % 100).padStart(2, "0")}`;
 const STATUS_LABELS: Record<string, string> = {
   APPLIED: "Waiting for the Clerk's decision",
   APPROVED: "Approved",

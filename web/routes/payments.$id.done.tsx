@@ -4,6 +4,7 @@ import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
 import { DateTime } from "~/components/format";
 import { SuccessAlert } from "~/components/forms";
+import { money } from "~/components/money";
 
 export const meta: MetaFunction = () => [{ title: "Payment status | Tapline" }];
 
@@ -20,7 +21,6 @@ type Payment = {
   district: { name: string };
 };
 
-const money = (cents: number) => `$${Math.floor(cents / 100).toLocaleString("en-US")}.${String(cents % 100).padStart(2, "0")}`;
 
 /**
  * Where the checkout sends the browser back. The status comes from the API (which only the webhook

@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
+import { money } from "~/components/money";
 
 type Payment = {
   id: string;
@@ -23,7 +24,6 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Receipt ${(data as { payment?: Payment } | undefined)?.payment?.receiptNumber ?? ""} | Tapline` },
 ];
 
-const money = (cents: number) => `$${Math.floor(cents / 100).toLocaleString("en-US")}.${String(cents % 100).padStart(2, "0")}`;
 /** A calendar date in the district's time zone: "April 3, 2026". */
 const dateIn = (iso: string, timeZone: string) => new Date(iso).toLocaleDateString("en-US", { timeZone, year: "numeric", month: "long", day: "numeric" });
 

@@ -7,6 +7,8 @@ import { DateTime } from "~/components/format";
 import { ErrorSummary } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { FeeLinesTable } from "~/components/fee-lines";
+import { money } from "~/components/money";
 
 export const meta: MetaFunction = () => [{ title: "Payment | Tapline" }];
 
@@ -28,7 +30,6 @@ type Payment = {
 };
 type Data = { me: { id: string }; paymentProviderMode: string; payment: Payment };
 
-const money = (cents: number) => `$${Math.floor(cents / 100).toLocaleString("en-US")}.${String(cents % 100).padStart(2, "0")}`;
 const STATUS_LABELS: Record<string, string> = {
   PENDING: "Waiting for payment",
   PAID: "Paid",
@@ -66,43 +67,6 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   return redirect(r.data.startCheckout.url, { headers: cookieHeaders(r) });
 }
 
-function LinesTable({ lines, amountCents, caption }: { lines: Line[]; amountCents: number; caption: string }) {
-  return (
-    <table className="usa-table usa-table--borderless width-full">
-      <caption>{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Item</th>
-          <th scope="col">Law</th>
-          <th scope="col" className="tapline-num">
-            Amount
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {lines.map((l) => (
-          <tr key={l.code}>
-            <th scope="row">
-              {l.label}
-              {l.refundable && <span className="display-block text-base-dark">Refundable deposit{l.refunded ? ", returned" : ""}</span>}
-            </th>
-            <td>{l.section}</td>
-            <td className="tapline-num">{money(l.amountCents)}</td>
-          </tr>
-        ))}
-      </tbody>
-      <tfoot>
-        <tr>
-          <th scope="row" colSpan={2}>
-            Total
-          </th>
-          <td className="tapline-num text-bold">{money(amountCents)}</td>
-        </tr>
-      </tfoot>
-    </table>
-  );
-}
-
 export default function PaymentPage() {
   const outlet = useOutlet();
   // /payments/:id/done and /payments/:id/receipt are pages of their own.
@@ -130,7 +94,7 @@ function PaymentDetails() {
       </p>
       <ErrorSummary message={a?.error} />
       {params.get("cancelled") && p.status === "PENDING" && <Notice>You left the checkout. Nothing was paid; you can pay when you are ready.</Notice>}
-      <LinesTable lines={p.lines} amountCents={p.amountCents} caption="What you pay, and the section of the law each amount comes from" />
+      <FeeLinesTable lines={p.lines} totalCents={p.amountCents} caption="What you pay, and the section of the law each amount comes from" />
 
       {p.status === "PENDING" && payer && (
         <section aria-labelledby="pay-heading">

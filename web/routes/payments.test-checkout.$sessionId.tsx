@@ -6,6 +6,7 @@ import { NestedErrorBoundary } from "~/components/fields";
 import { ErrorSummary } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { money } from "~/components/money";
 
 export const meta: MetaFunction = () => [{ title: "TEST CHECKOUT (not a real payment) | Tapline" }];
 
@@ -18,7 +19,6 @@ type Session = {
   district: { name: string };
 };
 
-const money = (cents: number) => `$${Math.floor(cents / 100).toLocaleString("en-US")}.${String(cents % 100).padStart(2, "0")}`;
 
 /** Only while the portal has no Stripe keys (the API refuses otherwise), and only for the payer. */
 export async function loader(args: LoaderFunctionArgs) {

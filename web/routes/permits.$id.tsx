@@ -8,6 +8,7 @@ import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 import { CLASS_LABELS, INSPECTION_STATUS, PERMIT_VIEW_FIELDS, USE_LABELS, WORK_LABELS, districtTime, money, type PermitView } from "~/components/permit-view";
+import { FeeLinesTable } from "~/components/fee-lines";
 
 export const meta: MetaFunction = () => [{ title: "Lateral permit | Tapline" }];
 
@@ -126,35 +127,7 @@ function PermitDetails() {
       {p.feeLines.length > 0 && (
         <section aria-labelledby="fees-heading">
           <h2 id="fees-heading">Fees</h2>
-          <table className="usa-table usa-table--borderless width-full">
-            <caption>What you pay, and the section of the law each amount comes from</caption>
-            <thead>
-              <tr>
-                <th scope="col">Item</th>
-                <th scope="col">Law</th>
-                <th scope="col" className="tapline-num">
-                  Amount
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.feeLines.map((l) => (
-                <tr key={l.code}>
-                  <th scope="row">{l.label}</th>
-                  <td>{l.section}</td>
-                  <td className="tapline-num">{money(l.amountCents)}</td>
-                </tr>
-              ))}
-            </tbody>
-            <tfoot>
-              <tr>
-                <th scope="row" colSpan={2}>
-                  Total
-                </th>
-                <td className="tapline-num text-bold">{money(p.feeTotalCents)}</td>
-              </tr>
-            </tfoot>
-          </table>
+          <FeeLinesTable depositNotes={false} lines={p.feeLines} totalCents={p.feeTotalCents} caption="What you pay, and the section of the law each amount comes from" />
           {p.payment && (
             <p>
               {paid ? (

@@ -8,6 +8,7 @@ import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { money } from "~/components/money";
 
 export const meta: MetaFunction = () => [{ title: "Contractors | Staff | Tapline" }];
 
@@ -131,7 +132,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect(`/staff/contractors?${back}&done=${encodeURIComponent(m.done)}`, { headers: cookieHeaders(r) });
 }
 
-const money = (cents: number) => `$${Math.floor(cents / 100).toLocaleString("en-US")}.${String(cents % 100).padStart(2, "0")}`;
 
 function ReasonForm({
   intent,

@@ -8,6 +8,7 @@ import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { money } from "~/components/money";
 
 export const meta: MetaFunction = () => [{ title: "Payments | Staff | Tapline" }];
 
@@ -45,7 +46,6 @@ const STATUS_LABELS: Record<string, string> = {
   REFUNDED: "Refunded",
   PARTIALLY_REFUNDED: "Paid, deposit returned",
 };
-const money = (cents: number) => `$${Math.floor(cents / 100).toLocaleString("en-US")}.${String(cents % 100).padStart(2, "0")}`;
 const PAGE = 25;
 
 const LEDGER = `query DistrictPayments($d: ID!, $s: String, $f: Int, $b: String) { districtPayments(districtId: $d, status: $s, first: $f, before: $b) {

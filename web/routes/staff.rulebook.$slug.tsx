@@ -9,6 +9,7 @@ import { ENTRY_FIELDS, LimitsTable, byTopic, slugify, type RuleEntry, type Ruleb
 import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { centsToDollars, dollarsToCents } from "~/components/money";
 
 type District = { id: string; slug: string; name: string; timeZone: string; rulebook: Rulebook; rulebookVersions: RulebookVersion[] };
 type Values = Record<string, string>;
@@ -57,20 +58,6 @@ function currentValue(e: RuleEntry): unknown {
   if (e.kind === "boolean") return e.applies;
   if (e.kind === "text") return e.applies ? e.display : null;
   return e.number ?? null;
-}
-
-function centsToDollars(cents: number): string {
-  return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, "0")}`;
-}
-
-/** "150", "150.5", "$1,500.00" -> integer cents, exactly (no floating point). */
-function dollarsToCents(input: string): number | null | undefined {
-  const s = input.trim().replace(/^\$\s*/, "");
-  if (s === "") return null;
-  const m = /^(\d{1,3}(?:,\d{3})+|\d+)?(?:\.(\d{1,2}))?$/.exec(s);
-  if (!m || (m[1] === undefined && m[2] === undefined)) return undefined;
-  const cents = Number((m[1] ?? "0").replace(/,/g, "")) * 100 + Number((m[2] ?? "0").padEnd(2, "0"));
-  return Number.isSafeInteger(cents) ? cents : undefined;
 }
 
 function parseNumber(input: string, integer: boolean): number | null | undefined {
