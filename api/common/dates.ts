@@ -3,6 +3,8 @@
  * Plain Intl, no date library: a calendar date is just a string, and day arithmetic happens in UTC
  * on the date alone, so daylight-saving changes never shift a deadline.
  */
+import { clock } from "./clock.js";
+
 export type CalendarDate = string; // "2026-11-30"
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -15,7 +17,7 @@ export function isCalendarDate(s: string): s is CalendarDate {
 }
 
 /** The calendar date an instant falls on in a time zone. */
-export function dateIn(timeZone: string, instant: Date = new Date()): CalendarDate {
+export function dateIn(timeZone: string, instant: Date = clock.now()): CalendarDate {
   const parts = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).formatToParts(instant);
   const get = (t: string) => parts.find((p) => p.type === t)!.value;
   return `${get("year")}-${get("month")}-${get("day")}`;
@@ -43,7 +45,7 @@ export function calendarDeadline(eventAt: Date, days: number, timeZone: string):
 }
 
 /** Days left until a deadline date, counted in the district's zone; 0 on the last day, negative once passed. */
-export function daysLeft(deadline: CalendarDate, timeZone: string, now: Date = new Date()): number {
+export function daysLeft(deadline: CalendarDate, timeZone: string, now: Date = clock.now()): number {
   return daysBetween(dateIn(timeZone, now), deadline);
 }
 

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { DataSource } from "typeorm";
 import type { Config } from "../config.js";
+import { clock } from "../common/clock.js";
 import { registerOutboxSender } from "../outbox/sender.js";
 import { enqueueJob, runDueJobs } from "./queue.js";
 
@@ -15,7 +16,7 @@ export function startWorkers(ds: DataSource, config: Config, log: Logger, pollMs
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   const tick = async () => {
-    const now = Date.now();
+    const now = clock.now().getTime();
     for (const r of RECURRING) {
       const slot = Math.floor(now / r.everyMs);
       await enqueueJob(ds, { name: r.name, singletonKey: `${r.name}:${slot}`, maxAttempts: 1 });

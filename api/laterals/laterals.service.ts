@@ -1,3 +1,4 @@
+import { clock } from "../common/clock.js";
 import { In, type DataSource, type EntityManager } from "typeorm";
 import { User } from "../accounts/user.entity.js";
 import { hasRole, isStaff, type Viewer } from "../accounts/viewer.js";
@@ -240,7 +241,7 @@ export async function saveDraft(ds: DataSource, viewer: Viewer, input: DraftInpu
       if (owned.length !== documentIds.length) throw badInput({ documentIds: "Attach plans from your own uploaded documents." });
     }
     const before = creating ? null : { ...p };
-    Object.assign(p, next, { updatedAt: new Date() });
+    Object.assign(p, next, { updatedAt: clock.now() });
     p = await tx.save(p);
     await tx.delete(LateralPermitDocument, { permitId: p.id });
     if (documentIds.length) await tx.insert(LateralPermitDocument, documentIds.map((documentId, position) => ({ permitId: p.id, documentId, position })));
@@ -339,7 +340,7 @@ export async function submit(ds: DataSource, viewer: Viewer, id: string, meta: {
       p.feeLines = lines;
       p.feeTotalCents = total;
       p.rulebookVersionId = rb.version.id;
-      p.submittedAt = new Date();
+      p.submittedAt = clock.now();
       const payment = await createPayment(tx, actorOf(viewer, meta.requestId), {
         districtId: p.districtId,
         payerId: p.applicantId,
@@ -351,7 +352,7 @@ export async function submit(ds: DataSource, viewer: Viewer, id: string, meta: {
       p.paymentId = payment.id;
     }
     p.status = "SUBMITTED";
-    p.updatedAt = new Date();
+    p.updatedAt = clock.now();
     await tx.save(p);
     await audit(tx, actorOf(viewer, meta.requestId), {
       action: first ? "lateral.submitted" : "lateral.resubmitted",
@@ -383,8 +384,8 @@ export async function withdraw(ds: DataSource, viewer: Viewer, id: string, reaso
     requireStatus(p, ["DRAFT", "SUBMITTED", "CHANGES_REQUESTED"], "An application can be withdrawn only until the permit is issued");
     const wasSubmitted = p.submittedAt !== null;
     p.status = "WITHDRAWN";
-    p.withdrawnAt = new Date();
-    p.updatedAt = new Date();
+    p.withdrawnAt = clock.now();
+    p.updatedAt = clock.now();
     await tx.save(p);
     await audit(tx, actorOf(viewer, meta.requestId), {
       action: "lateral.withdrawn",
@@ -422,8 +423,8 @@ export async function requestChanges(ds: DataSource, viewer: Viewer, id: string,
     requireStatus(p, ["SUBMITTED"], "Changes can be asked for only on a submitted application");
     p.status = "CHANGES_REQUESTED";
     p.reviewNotes = text;
-    p.changesRequestedAt = new Date();
-    p.updatedAt = new Date();
+    p.changesRequestedAt = clock.now();
+    p.updatedAt = clock.now();
     await tx.save(p);
     await audit(tx, actorOf(viewer, meta.requestId), { action: "lateral.changes_requested", entityType: "LateralPermit", entityId: p.id, districtId: p.districtId, reason: text });
     const district = await loadDistrict(tx, p.districtId);
@@ -465,9 +466,9 @@ export async function approve(ds: DataSource, viewer: Viewer, id: string, meta: 
     }
     p.permitNumber = await nextPermitNumber(tx, district);
     p.status = "APPROVED";
-    p.approvedAt = new Date();
+    p.approvedAt = clock.now();
     p.approvedById = viewer.userId;
-    p.updatedAt = new Date();
+    p.updatedAt = clock.now();
     await tx.save(p);
     await audit(tx, actorOf(viewer, meta.requestId), {
       action: "lateral.approved",
@@ -574,7 +575,7 @@ export async function scheduleInspection(
     // A date and time as the district's clock reads it (or an ISO instant).
     const scheduledFor = zonedInstant(input.scheduledFor, district.timeZone);
     if (!scheduledFor) throw badInput({ scheduledFor: "Enter a date and time, like 2026-12-07 09:30." });
-    if (scheduledFor.getTime() < Date.now() - 60 * 60 * 1000) throw badInput({ scheduledFor: "Choose a date and time that has not passed." });
+    if (scheduledFor.getTime() < clock.now().getTime() - 60 * 60 * 1000) throw badInput({ scheduledFor: "Choose a date and time that has not passed." });
     requireStatus(p, ["APPROVED"], "Inspections are scheduled only on an issued permit whose connection is not yet accepted");
     if (i.status !== "REQUESTED" && i.status !== "SCHEDULED") throw conflict("This inspection already has its result; the applicant asks for a new one.");
     const inspectorId = clean(input.inspectorId) ?? viewer.userId;
@@ -588,7 +589,7 @@ export async function scheduleInspection(
     i.scheduledById = viewer.userId;
     i.inspectorId = inspectorId;
     await tx.save(i);
-    await tx.update(LateralPermit, { id: p.id }, { updatedAt: new Date() });
+    await tx.update(LateralPermit, { id: p.id }, { updatedAt: clock.now() });
     await audit(tx, actorOf(viewer, meta.requestId), {
       action: rescheduled ? "lateral.inspection_rescheduled" : "lateral.inspection_scheduled",
       entityType: "LateralPermit",
@@ -629,7 +630,7 @@ export async function recordInspectionResult(
     if (i.status !== "SCHEDULED") throw conflict(i.status === "REQUESTED" ? "Schedule the inspection before recording its result." : "This inspection already has its result.");
     i.status = input.result as "PASSED" | "FAILED";
     i.resultNotes = notes;
-    i.recordedAt = new Date();
+    i.recordedAt = clock.now();
     i.recordedById = viewer.userId;
     await tx.save(i);
     await audit(tx, actorOf(viewer, meta.requestId), {
@@ -649,8 +650,8 @@ export async function recordInspectionResult(
       await notify(tx, p, district, "lateral.inspection_failed", `${label} failed: permit ${p.permitNumber}`, `The ${label.toLowerCase()} on permit ${p.permitNumber} did not pass:\n\n${notes}\n\nFix the work and ask for the inspection again in the portal.`, meta.publicUrl);
     } else if (required.every((k) => passed.has(k))) {
       p.status = "CONNECTED";
-      p.connectedAt = new Date();
-      p.updatedAt = new Date();
+      p.connectedAt = clock.now();
+      p.updatedAt = clock.now();
       await tx.save(p);
       await audit(tx, actorOf(viewer, meta.requestId), { action: "lateral.connected", entityType: "LateralPermit", entityId: p.id, districtId: p.districtId, details: { passed: [...passed] } });
       const copies = rb.entry("lateral.asBuiltCopies");
@@ -692,11 +693,11 @@ export async function approveRecordDrawings(ds: DataSource, viewer: Viewer, id: 
     const district = await loadDistrict(tx, p.districtId);
     const deposit = p.feeLines.filter((l) => l.refundable).reduce((s, l) => s + l.amountCents, 0);
     p.status = "CLOSED";
-    p.asBuiltApprovedAt = new Date();
+    p.asBuiltApprovedAt = clock.now();
     p.asBuiltApprovedById = viewer.userId;
-    p.closedAt = new Date();
+    p.closedAt = clock.now();
     p.depositRefundDueCents = deposit;
-    p.updatedAt = new Date();
+    p.updatedAt = clock.now();
     await tx.save(p);
     await audit(tx, actorOf(viewer, meta.requestId), {
       action: "lateral.record_drawings_approved",
@@ -781,7 +782,7 @@ export async function liftMoratorium(ds: DataSource, viewer: Viewer, input: { id
     if (!m) throw notFound("That moratorium");
     if (!hasRole(viewer, "ADMIN", m.districtId)) throw forbidden("Only this district's ADMIN lifts moratoria.");
     if (m.liftedAt) throw conflict("This moratorium is already lifted.");
-    m.liftedAt = new Date();
+    m.liftedAt = clock.now();
     m.liftedById = viewer.userId;
     m.liftReason = reason;
     await tx.save(m);
@@ -919,7 +920,7 @@ registerPayable(PAYABLE_TYPE, {
   async onPaid(tx: EntityManager, payment: Payment) {
     const p = await tx.getRepository(LateralPermit).createQueryBuilder("p").setLock("pessimistic_write").where("p.id = :id", { id: payment.payableId }).getOne();
     if (!p || p.paymentId !== payment.id || p.paidAt) return;
-    await tx.update(LateralPermit, { id: p.id }, { paidAt: payment.paidAt ?? new Date(), updatedAt: new Date() });
+    await tx.update(LateralPermit, { id: p.id }, { paidAt: payment.paidAt ?? clock.now(), updatedAt: clock.now() });
     await audit(tx, { userId: null }, {
       action: "lateral.fees_paid",
       entityType: "LateralPermit",

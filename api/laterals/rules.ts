@@ -1,3 +1,4 @@
+import { clock } from "../common/clock.js";
 import { districtCode } from "../districts/district-code.js";
 import { daysLeft as daysLeftIn, dateIn, zonedWallTime, type CalendarDate } from "../common/dates.js";
 import { AppError } from "../common/errors.js";
@@ -190,7 +191,7 @@ export function nextStep(
   inspections: InspectionLike[],
   required: InspectionKind[],
   timeZone: string,
-  now: Date = new Date(),
+  now: Date = clock.now(),
 ): NextStep {
   const none = { dueDate: null, daysLeft: null, inspectionToRequest: null };
   switch (p.status) {

@@ -1,3 +1,4 @@
+import { clock } from "../common/clock.js";
 import { districtCode } from "../districts/district-code.js";
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
@@ -288,7 +289,7 @@ async function startTestCheckout(ds: DataSource, actor: Actor, paymentId: string
     requirePending(p);
     if (p.provider === "test" && p.providerSessionId) return { url: testCheckoutUrl(p.providerSessionId), provider: "test" as const };
     const sessionId = `test_cs_${randomBytes(16).toString("hex")}`;
-    await tx.update(Payment, { id: p.id }, { provider: "test", providerSessionId: sessionId, idempotencyKey: p.idempotencyKey ?? nextCheckoutKey(p.id, null), updatedAt: new Date() });
+    await tx.update(Payment, { id: p.id }, { provider: "test", providerSessionId: sessionId, idempotencyKey: p.idempotencyKey ?? nextCheckoutKey(p.id, null), updatedAt: clock.now() });
     await audit(tx, actor, { action: "payment.checkout_started", entityType: "Payment", entityId: p.id, districtId: p.districtId, details: { provider: "test", sessionId } });
     return { url: testCheckoutUrl(sessionId), provider: "test" as const };
   });
@@ -303,7 +304,7 @@ async function startStripeCheckout(ds: DataSource, config: Config, actor: Actor,
     if (p.provider === "stripe" && p.providerSessionId) return { payment: p, key: p.idempotencyKey!, sessionId: p.providerSessionId };
     if (p.provider === "stripe" && p.idempotencyKey) return { payment: p, key: p.idempotencyKey, sessionId: null };
     const key = nextCheckoutKey(p.id, p.idempotencyKey);
-    await tx.update(Payment, { id: p.id }, { provider: "stripe", providerSessionId: null, idempotencyKey: key, updatedAt: new Date() });
+    await tx.update(Payment, { id: p.id }, { provider: "stripe", providerSessionId: null, idempotencyKey: key, updatedAt: clock.now() });
     return { payment: p, key, sessionId: null };
   });
 
@@ -317,7 +318,7 @@ async function startStripeCheckout(ds: DataSource, config: Config, actor: Actor,
     await ds.transaction(async (tx) => {
       const p = (await lockPayment(tx, paymentId))!;
       if (p.status === "PENDING" && p.providerSessionId === state.sessionId)
-        await tx.update(Payment, { id: p.id }, { providerSessionId: null, idempotencyKey: nextCheckoutKey(p.id, p.idempotencyKey), updatedAt: new Date() });
+        await tx.update(Payment, { id: p.id }, { providerSessionId: null, idempotencyKey: nextCheckoutKey(p.id, p.idempotencyKey), updatedAt: clock.now() });
     });
     return startStripeCheckout(ds, config, actor, paymentId, attempt + 1);
   }
@@ -345,7 +346,7 @@ async function startStripeCheckout(ds: DataSource, config: Config, actor: Actor,
   await ds.transaction(async (tx) => {
     const cur = (await lockPayment(tx, paymentId))!;
     if (cur.providerSessionId === session.id || cur.status !== "PENDING" || cur.idempotencyKey !== state.key || cur.providerSessionId) return;
-    await tx.update(Payment, { id: cur.id }, { providerSessionId: session.id, updatedAt: new Date() });
+    await tx.update(Payment, { id: cur.id }, { providerSessionId: session.id, updatedAt: clock.now() });
     await audit(tx, actor, { action: "payment.checkout_started", entityType: "Payment", entityId: cur.id, districtId: cur.districtId, details: { provider: "stripe", sessionId: session.id } });
   });
   return { url: session.url, provider: "stripe" };
@@ -526,7 +527,7 @@ async function markPaid(
   },
 ): Promise<Payment> {
   const district = await tx.findOneOrFail(District, { where: { id: p.districtId } });
-  const paidAt = new Date();
+  const paidAt = clock.now();
   const receiptNumber = await nextReceiptNumber(tx, district, paidAt);
   await tx.update(
     Payment,
@@ -726,7 +727,7 @@ export async function refundPayment(
     const p = (await lockPayment(tx, found.id))!;
     checkRefund(p, await refundsFor(tx, [p.id]), codes);
     const district = await tx.findOneOrFail(District, { where: { id: p.districtId } });
-    const now = new Date();
+    const now = clock.now();
     const receiptNumber = await nextReceiptNumber(tx, district, now);
     const saved = await tx.save(
       tx.create(Refund, { paymentId: p.id, amountCents, reason, lineCodes: codes, method, providerRefundId, receiptNumber, createdById: clerk.userId }),
