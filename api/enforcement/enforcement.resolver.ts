@@ -3,6 +3,7 @@ import { Arg, Ctx, Field, FieldResolver, ID, InputType, Int, Mutation, ObjectTyp
 import { hasRole, isStaff } from "../accounts/viewer.js";
 import { dateIn, daysBetween } from "../common/dates.js";
 import { forbidden, notFound } from "../common/errors.js";
+import { District } from "../districts/district.entity.js";
 import { rulebookOn } from "../districts/districts.service.js";
 import { Access } from "../graphql/access.js";
 import { metaOf, type Context } from "../graphql/context.js";
@@ -379,6 +380,9 @@ export class EnforcementResolver {
   @FieldResolver(() => String) statusLabel(@Root() a: ActionType) {
     return ACTION_STATUS_LABELS[a.status];
   }
+  @FieldResolver(() => District) district(@Root() a: ActionType, @Ctx() ctx: Context) {
+    return districtOf(ctx, a.districtId);
+  }
   @FieldResolver(() => String, { nullable: true }) petitionToLabel(@Root() a: ActionType) {
     return a.petitionTo ? PETITION_TO_LABELS[a.petitionTo as "TOWN_BOARD"] : null;
   }
@@ -614,6 +618,9 @@ export class HearingsResolver {
 
 @Resolver(() => ChargeType)
 export class ChargesResolver {
+  @FieldResolver(() => District) district(@Root() c: ChargeType, @Ctx() ctx: Context) {
+    return districtOf(ctx, c.districtId);
+  }
   @FieldResolver(() => PaymentType, { nullable: true }) async payment(@Root() c: ChargeType, @Ctx() ctx: Context) {
     if (!c.paymentId) return null;
     const p = await ctx.ds.getRepository(Payment).findOneBy({ id: c.paymentId });

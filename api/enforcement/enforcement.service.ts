@@ -265,16 +265,20 @@ export async function createAction(ds: DataSource, viewer: Viewer, input: Create
   if ((subjectType === null) !== (subjectLabel === null)) fields.subjectLabel = "Name the record behind the action with both its kind and a label (e.g. LateralPermit, LKV-LP-2026-0001).";
   const taxParcel = text(input.taxParcel, "taxParcel", 50, null, fields);
   const propertyAddress = text(input.propertyAddress, "propertyAddress", 200, null, fields);
-  const respondent = await findRespondent(ds, input, fields);
-
   let escalates: EnforcementAction | null = null;
   const escalatesId = (input.escalatesId ?? "").trim() || null;
   if (escalatesId) {
     escalates = isUuid(escalatesId) ? await ds.getRepository(EnforcementAction).findOneBy({ id: escalatesId }) : null;
     if (!escalates || escalates.districtId !== district.id) fields.escalatesId = "Choose an earlier action of this district.";
-    else if (respondent && (escalates.respondentUserId !== respondent.respondentUserId || escalates.respondentOrganizationId !== respondent.respondentOrganizationId))
-      fields.escalatesId = "The earlier action was served on someone else.";
   }
+  // A follow-up action is served on the same respondent unless another is named.
+  const named = [input.respondentEmail, input.respondentOrganizationName, input.respondentOrganizationId].some((x) => (x ?? "").trim());
+  const respondent =
+    escalates && !named
+      ? { respondentUserId: escalates.respondentUserId, respondentOrganizationId: escalates.respondentOrganizationId, name: escalates.respondentName, orgKind: null }
+      : await findRespondent(ds, input, fields);
+  if (escalates && respondent && (escalates.respondentUserId !== respondent.respondentUserId || escalates.respondentOrganizationId !== respondent.respondentOrganizationId))
+    fields.escalatesId = "The earlier action was served on someone else.";
 
   // A fine: each day a separate violation, each within the rulebook's range.
   let fineDays: { date: string; amountCents: number }[] = [];
