@@ -6,6 +6,7 @@ import { forbidden, notFound } from "../common/errors.js";
 import { District } from "../districts/district.entity.js";
 import { rulebookOn } from "../districts/districts.service.js";
 import { Access } from "../graphql/access.js";
+import { microCached } from "../graphql/micro-cache.js";
 import { metaOf, type Context } from "../graphql/context.js";
 import { PaymentType } from "../payments/payments.resolver.js";
 import { Payment } from "../payments/payments.service.js";
@@ -553,8 +554,14 @@ export class PetitionsResolver {
     @Arg("first", () => Int, { nullable: true }) first?: number,
     @Arg("after", () => String, { nullable: true }) after?: string,
   ): Promise<DocketType> {
-    const page = await svc.docket(ctx.ds, ctx.viewer!, { districtId, first, after });
-    return { ...page, items: page.items.map((i) => ({ ...i, statusLabel: PETITION_STATUS_LABELS[i.status], actionKindLabel: KINDS[i.actionKind].label })) };
+    // Authorization first, then the short-lived cache shared by those who see the same docket
+    // (cleared by any mutation on this instance, so a decision leaves the docket at once).
+    const roles = (["BOARD", "OPERATOR"] as const).filter((r) => hasRole(ctx.viewer, r, districtId));
+    if (!roles.length) throw forbidden("The docket is for the Town Board (and the District Operator for water severances) of this district.");
+    return microCached(`petition-docket:${districtId}:${roles.join(",")}:${first ?? ""}:${after ?? ""}`, async () => {
+      const page = await svc.docket(ctx.ds, ctx.viewer!, { districtId, first, after });
+      return { ...page, items: page.items.map((i) => ({ ...i, statusLabel: PETITION_STATUS_LABELS[i.status], actionKindLabel: KINDS[i.actionKind].label })) };
+    });
   }
 
   @Access("SIGNED_IN")
