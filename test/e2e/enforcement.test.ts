@@ -61,6 +61,7 @@ describe("a fine on an industrial user, petitioned, heard, modified and paid", (
       await o.getByLabel("Fine per day (dollars)").fill("500.00");
       await o.getByRole("button", { name: "Serve it" }).click();
       await o.waitForURL((u) => /^\/staff\/enforcement\/[0-9a-f-]{36}$/.test(u.pathname));
+      await o.getByRole("heading", { level: 1, name: /Administrative fine LKV-EA-2026-\d{4}/ }).waitFor();
       const served = await main(o);
       expect(served).toMatch(/Administrative fine LKV-EA-2026-\d{4}/);
       expect(served).toContain("Served on Harbor Plating Co.");
@@ -76,6 +77,7 @@ describe("a fine on an industrial user, petitioned, heard, modified and paid", (
       await u.getByRole("link", { name: "My notices and orders" }).click();
       await u.getByRole("link", { name: /Administrative fine LKV-EA-2026-\d{4}/ }).click();
       await u.waitForURL((x) => x.pathname === `/enforcement/${actionId}`);
+      await u.getByRole("heading", { level: 2, name: "Petition the Town Board" }).waitFor();
       const before = await main(u);
       expect(before).toContain("Petition the Town Board by November 17, 2026 (0 days left");
       expect(before).toMatch(/Total on November 17, 2026\s+\$1,500\.00/);
@@ -83,6 +85,7 @@ describe("a fine on an industrial user, petitioned, heard, modified and paid", (
       await u.getByLabel("Your grounds").fill("The rinse tank valve failed; it was replaced on November 1 and every sample since is within the limit.");
       await u.getByRole("button", { name: "File the petition" }).click();
       await u.waitForURL((x) => x.searchParams.get("done") === "petition");
+      await u.getByText("Your petition is filed").waitFor();
       const filed = await main(u);
       expect(filed).toContain("Your petition is filed");
       expect(filed).toContain("Petition filed November 17, 2026: Filed, awaiting decision");
@@ -110,6 +113,7 @@ describe("a fine on an industrial user, petitioned, heard, modified and paid", (
       await b.getByLabel("Hearing date").fill("2026-11-28");
       await b.getByRole("button", { name: "Order the hearing and serve the notice" }).click();
       await b.waitForURL((x) => x.searchParams.get("done") === "hearing");
+      await b.getByText("The hearing is ordered").waitFor();
       expect(await main(b)).toContain("Saturday, November 28, 2026 at 7:00 PM EST");
 
       // The user sees the notice and downloads it as a calendar file.
@@ -132,6 +136,7 @@ describe("a fine on an industrial user, petitioned, heard, modified and paid", (
       await b.getByLabel("Modified fine, total (dollars), when modifying").fill("750.00");
       await b.getByRole("button", { name: "Record the decision" }).click();
       await b.waitForURL((x) => x.searchParams.get("done") === "outcome");
+      await b.getByText("The decision after the hearing is recorded").waitFor();
       expect(await main(b)).toContain("the fine is now $750.00");
       await expectNoAxeViolations(b);
 
@@ -149,6 +154,7 @@ describe("a fine on an industrial user, petitioned, heard, modified and paid", (
       await u.getByRole("button", { name: "Pay (test)" }).click();
       await u.getByRole("heading", { level: 1, name: "Payment received" }).waitFor();
       await u.goto(url(`/enforcement/${actionId}`));
+      await u.getByText(/Paid: receipt/).waitFor();
       expect(await main(u)).toMatch(/Paid: receipt LKV-\d{4}-\d{6}/);
       await expectNoAxeViolations(u);
 
@@ -163,6 +169,58 @@ describe("a fine on an industrial user, petitioned, heard, modified and paid", (
       await anon.close();
     } finally {
       await Promise.all([op.close(), user.close(), board.close()]);
+    }
+  });
+
+  it("the Clerk bills a charge by hand; statements, hearings, the docket and the tax-levy report pass axe", async () => {
+    travelTo(NY_NOON("2026-07-01"));
+    const api = new Client(e.srv.url);
+    await api.signUp("owner@lake-street.example", "Riley Owner", PASSWORD);
+    const clerk = await signedInContext(e, DEMO.lakeviewClerk);
+    const owner = await signedInContext(e, "owner@lake-street.example", PASSWORD);
+    try {
+      const c = await clerk.newPage();
+      await c.goto(url("/staff/delinquency"));
+      await expectNoAxeViolations(c);
+      await c.getByLabel("Person's email").fill("owner@lake-street.example");
+      await c.getByLabel("Description").fill("Sewer rent, second quarter 2026");
+      await c.getByLabel("Amount (dollars)").fill("one hundred");
+      await c.getByLabel("Tax parcel (optional)").fill("101.12-1-7");
+      await c.getByRole("button", { name: "Bill it" }).click();
+      await c.locator("#amount-error").waitFor();
+      expect(await c.getByLabel("Description").inputValue()).toBe("Sewer rent, second quarter 2026");
+      await expectNoAxeViolations(c);
+      await c.getByLabel("Amount (dollars)").fill("100.00");
+      await c.getByRole("button", { name: "Bill it" }).click();
+      await c.waitForURL((x) => x.searchParams.get("billed") === "1");
+      await c.getByText("The charge is billed").waitFor();
+
+      // October 15: 72 days delinquent on October 1, so on the report with penalty and three months' interest.
+      travelTo(NY_NOON("2026-10-15"));
+      await c.goto(url("/staff/delinquency"));
+      expect(await main(c)).toMatch(/Sewer rent, second quarter 2026[\s\S]*\$100\.00\s+\$20\.00\s+\$8\.00\s+\$128\.00\s+86 days/);
+      await expectNoAxeViolations(c);
+      const csv = await c.request.get(url(`/staff/delinquency/tax-levy.csv`));
+      expect(csv.headers()["content-type"]).toContain("text/csv");
+      expect(await csv.text()).toContain('"101.12-1-7","","Sewer rent, second quarter 2026","100.00","20.00","6.00","126.00","72"');
+      for (const path of ["/staff/hearings", "/staff/enforcement", "/staff"]) {
+        await c.goto(url(path));
+        await expectNoAxeViolations(c);
+      }
+
+      const o = await owner.newPage();
+      await o.goto(url("/enforcement"));
+      await o.getByRole("link", { name: "Sewer rent, second quarter 2026" }).click();
+      await o.getByRole("heading", { level: 1, name: "Sewer rent, second quarter 2026" }).waitFor();
+      const statement = await main(o);
+      expect(statement).toContain("Penalty, 20% of the original bill");
+      expect(statement).toContain("Interest, 2% a month for 4 months since 2026-07-01");
+      expect(statement).toMatch(/Total on October 15, 2026\s+\$128\.00/);
+      await expectNoAxeViolations(o);
+      await o.getByRole("button", { name: "Pay $128.00 online" }).click();
+      await o.waitForURL((x) => /^\/payments\/[0-9a-f-]{36}$/.test(x.pathname));
+    } finally {
+      await Promise.all([clerk.close(), owner.close()]);
     }
   });
 });

@@ -32,7 +32,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const status = url.searchParams.get("status") ?? "OPEN";
   const { districtCharges } = await requireSignedIn<{ districtCharges: { items: Item[]; nextCursor: string | null } }>(
     args,
-    `query Charges($d: ID!, $s: String, $a: String) { districtCharges(districtId: $d, status: $s, first: 100, after: $a) { nextCursor items {
+    `query Charges($d: ID!, $s: String, $a: String) { districtCharges(districtId: $d, status: $s, first: 25, after: $a) { nextCursor items {
       id number label respondentName billedOn status amountCents actionId statement { delinquent daysDelinquent totalCents lastDayWithoutPenalty lines { code amountCents } } } } }`,
     { d: district.id, s: status || null, a: url.searchParams.get("after") || null },
   );
@@ -51,6 +51,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
   const values = Object.fromEntries([...form.entries()].filter(([k]) => k !== "csrf").map(([k, v]) => [k, String(v)])) as Record<string, string>;
+  if (values.intent === "counter") {
+    // The payment of today's statement, for the Clerk to record at the counter (cash or check).
+    const p = await gql<{ payCharge: { id: string } }>(context, request, `mutation PrepareCounterPayment($id: ID!) { payCharge(id: $id) { id } }`, { id: values.chargeId ?? "" });
+    if (!p.ok) return Response.json({ error: p.error.message, fields: {}, values: {} } satisfies ActionData, { status: 400, headers: cookieHeaders(p) });
+    return redirect(`/staff/payments?districtId=${values.districtId}&status=PENDING`, { headers: cookieHeaders(p) });
+  }
   const cents = dollarsToCents(values.amount ?? "");
   if (cents === undefined || cents === null) return Response.json({ error: "Please correct the highlighted fields.", fields: { amount: "Enter the amount in dollars, like 125.00." }, values } satisfies ActionData, { status: 400 });
   const who = values.respondentKind === "organization" ? { respondentOrganizationName: values.respondentOrganizationName || null } : { respondentEmail: values.respondentEmail || null };
@@ -121,6 +127,7 @@ export default function Delinquency() {
               <th scope="col">Interest</th>
               <th scope="col">Owed today</th>
               <th scope="col">Delinquent</th>
+              {d.clerk && <th scope="col">At the counter</th>}
             </tr>
           </thead>
           <tbody>
@@ -144,6 +151,21 @@ export default function Delinquency() {
                 <td data-label="Interest">{money(part(i, "interest"))}</td>
                 <td data-label="Owed today">{i.status === "OPEN" ? money(i.statement.totalCents) : i.status.toLowerCase()}</td>
                 <td data-label="Delinquent">{i.statement.delinquent ? `${i.statement.daysDelinquent} days` : `No (until ${date(i.statement.lastDayWithoutPenalty)})`}</td>
+                {d.clerk && (
+                  <td data-label="At the counter">
+                    {i.status === "OPEN" && (
+                      <Form method="post">
+                        <AuthenticityTokenInput />
+                        <input type="hidden" name="intent" value="counter" />
+                        <input type="hidden" name="districtId" value={d.districtId} />
+                        <input type="hidden" name="chargeId" value={i.id} />
+                        <button className="usa-button usa-button--outline" type="submit">
+                          Take payment<span className="usa-sr-only"> of {i.number}</span>
+                        </button>
+                      </Form>
+                    )}
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>
