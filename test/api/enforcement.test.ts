@@ -473,3 +473,50 @@ describe("the Board's docket", () => {
     expect(errorCode(await board.gql(Q, { d: lakeview.id, a: "garbage" }))).toBe("BAD_USER_INPUT");
   });
 });
+
+describe("other kinds, outcomes and notices", () => {
+  it("a water severance is petitioned to the District Operator (SUL 1108), who reconnects; the Board cannot decide it", async () => {
+    travelTo(NY_NOON("2026-11-02"));
+    const u = await person();
+    const a = (await operator.ok(CREATE, { i: { districtId: lakeview.id, kind: "WATER_SEVERANCE", respondentEmail: u.email, violation: "Discharge continued after the cease and desist order" } }))
+      .createEnforcementAction;
+    expect(a).toMatchObject({ petitionTo: "DISTRICT_OPERATOR", petitionDueOn: "2026-11-17", section: "Sewer Use Law 1108" });
+    expect(a.reliefOptions.map((r: any) => r.value)).toEqual(["RECONNECT"]);
+    expect(errorCode(await u.c.gql(PETITION, { i: { actionId: a.id, grounds: "x", relief: "MODIFY" } }))).toBe("BAD_USER_INPUT");
+    const p = (await u.c.ok(PETITION, { i: { actionId: a.id, grounds: "The discharge stopped on November 1.", relief: "RECONNECT" } })).filePetition;
+    const Q = `query($d: ID!) { petitionDocket(districtId: $d, first: 200) { items { petitionId addressedTo } } }`;
+    expect((await operator.ok(Q, { d: lakeview.id })).petitionDocket.items.map((i: any) => i.petitionId)).toContain(p.id);
+    expect((await board.ok(Q, { d: lakeview.id })).petitionDocket.items.map((i: any) => i.petitionId)).not.toContain(p.id);
+    expect(errorCode(await board.gql(DECIDE, { i: { petitionId: p.id, decision: "RECONNECT", reasons: "x" } }))).toBe("FORBIDDEN");
+    expect(errorCode(await operator.gql(DECIDE, { i: { petitionId: p.id, decision: "MODIFY", reasons: "x" } }))).toBe("BAD_USER_INPUT");
+    const d = (await operator.ok(DECIDE, { i: { petitionId: p.id, decision: "RECONNECT", reasons: "Compliance shown by three clean samples." } })).decidePetition;
+    expect(d).toMatchObject({ status: "RECONNECTED", decidedByName: "Oren Operator (Lakeview)" });
+    expect((await u.c.ok(GET, { id: a.id })).enforcementAction).toMatchObject({ status: "RECONNECTED", final: false });
+  });
+
+  it("a fine vacated after the hearing is cancelled; every step reaches the respondent's mailbox and dashboard", async () => {
+    travelTo(NY_NOON("2026-11-02"));
+    const u = await industrialUser();
+    const a = (await fine(u, "2026-11-02")).data.createEnforcementAction;
+    const DASH = `{ myDashboard { items { kind id title nextStep dueDate daysLeft href } } }`;
+    clearMicroCache();
+    const item = (await u.c.ok(DASH)).myDashboard.items.find((i: any) => i.id === a.id);
+    expect(item).toMatchObject({ kind: "EnforcementAction", dueDate: "2026-11-17", daysLeft: 15, href: `/enforcement/${a.id}` });
+    expect(item.nextStep).toContain("Pay the fine of $1,500.00 or petition the Town Board");
+    const p = (await u.c.ok(PETITION, { i: { actionId: a.id, grounds: "Wrong outfall sampled", relief: "SUSPEND" } })).filePetition;
+    const h = (await board.ok(HEARING, { i: { petitionId: p.id, scheduledFor: "2026-11-12T10:00", place: "Town Hall", reasons: "x", proposedAction: "Fine as served" } })).orderShowCauseHearing;
+    clearMicroCache();
+    expect((await u.c.ok(DASH)).myDashboard.items.find((i: any) => i.id === a.id).nextStep).toContain("Show-cause hearing on November 12, 2026");
+    travelTo("2026-11-12T16:00:00Z");
+    const d = (await board.ok(DECIDE_HEARING, { i: { hearingId: h.id, outcome: "VACATED", reasons: "The samples came from the neighbour's outfall." } })).decideShowCauseHearing;
+    expect(d.outcome).toBe("VACATED");
+    const after = (await u.c.ok(GET, { id: a.id })).enforcementAction;
+    expect(after).toMatchObject({ status: "VACATED", final: false, charge: { status: "CANCELLED" } });
+    expect(errorCode(await u.c.gql(`mutation($id: ID!) { payCharge(id: $id) { id } }`, { id: after.charge.id }))).toBe("CONFLICT");
+    const subjects = (await u.c.ok(`{ myEmails(first: 50) { subject bodyText } }`)).myEmails.map((m: any) => m.subject);
+    for (const s of [`Administrative fine ${a.number}`, `Petition received: ${a.number}`, `Notice of show-cause hearing: ${a.number}`, `Decision after the hearing: ${a.number}`]) expect(subjects).toContain(s);
+    // Vacated actions are not public records of final actions.
+    const listed = (await new Client(srv.url).ok(`{ publicEnforcementActions(districtSlug: "lakeview") { number } }`)).publicEnforcementActions.map((x: any) => x.number);
+    expect(listed).not.toContain(a.number);
+  });
+});
