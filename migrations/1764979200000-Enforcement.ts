@@ -169,9 +169,46 @@ export class Enforcement1764979200000 implements MigrationInterface {
     await q.query(`CREATE INDEX charge_payment_id ON charge (payment_id)`);
     await q.query(`CREATE INDEX charge_rulebook_version_id ON charge (rulebook_version_id)`);
     await q.query(`CREATE INDEX charge_created_by_id ON charge (created_by_id)`);
+
+    // SUL 1205: a request to the District Operator to count only part of the metered water,
+    // filed like a petition with evidence and documents.
+    await q.query(`
+      CREATE TABLE flow_deduction_request (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        district_id uuid NOT NULL REFERENCES district(id),
+        filed_by_id uuid NOT NULL REFERENCES app_user(id),
+        organization_id uuid REFERENCES organization(id),
+        property_address text NOT NULL,
+        tax_parcel text,
+        evidence text NOT NULL,
+        status text NOT NULL DEFAULT 'FILED' CHECK (status IN ('FILED', 'PERCENTAGE_SET', 'METERING_DIRECTED', 'REJECTED', 'WITHDRAWN')),
+        sewer_percent integer CHECK (sewer_percent BETWEEN 1 AND 99),
+        decision_reasons text,
+        decided_by_id uuid REFERENCES app_user(id),
+        decided_at timestamptz,
+        filed_at timestamptz NOT NULL DEFAULT now(),
+        rulebook_version_id uuid NOT NULL REFERENCES rulebook_version(id),
+        CHECK ((status = 'PERCENTAGE_SET') = (sewer_percent IS NOT NULL)),
+        CHECK ((decided_at IS NULL) = (decided_by_id IS NULL))
+      )`);
+    await q.query(`CREATE INDEX flow_deduction_request_district ON flow_deduction_request (district_id, filed_at, id)`);
+    await q.query(`CREATE INDEX flow_deduction_request_filed_by_id ON flow_deduction_request (filed_by_id)`);
+    await q.query(`CREATE INDEX flow_deduction_request_organization_id ON flow_deduction_request (organization_id)`);
+    await q.query(`CREATE INDEX flow_deduction_request_decided_by_id ON flow_deduction_request (decided_by_id)`);
+    await q.query(`CREATE INDEX flow_deduction_request_rulebook_version_id ON flow_deduction_request (rulebook_version_id)`);
+    await q.query(`
+      CREATE TABLE flow_deduction_document (
+        request_id uuid NOT NULL REFERENCES flow_deduction_request(id) ON DELETE CASCADE,
+        document_id uuid NOT NULL REFERENCES document(id),
+        position integer NOT NULL,
+        PRIMARY KEY (request_id, document_id)
+      )`);
+    await q.query(`CREATE INDEX flow_deduction_document_document_id ON flow_deduction_document (document_id)`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TABLE flow_deduction_document`);
+    await q.query(`DROP TABLE flow_deduction_request`);
     await q.query(`DROP TABLE charge`);
     await q.query(`DROP TABLE show_cause_hearing`);
     await q.query(`DROP TABLE petition_document`);

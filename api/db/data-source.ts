@@ -10,7 +10,7 @@ import { OutboxEmail } from "../outbox/outbox-email.entity.js";
 import { Invitation, Membership, Organization } from "../organizations/organization.entity.js";
 import { Payment, Refund } from "../payments/payment.entity.js";
 import { LateralInspection, LateralPermit, LateralPermitDocument, SewerMoratorium } from "../laterals/lateral-permit.entity.js";
-import { Charge, EnforcementAction, Petition, PetitionDocument, ShowCauseHearing } from "../enforcement/enforcement.entity.js";
+import { Charge, EnforcementAction, FlowDeductionDocument, FlowDeductionRequest, Petition, PetitionDocument, ShowCauseHearing } from "../enforcement/enforcement.entity.js";
 
 export const entities = [
   District,
@@ -37,6 +37,8 @@ export const entities = [
   PetitionDocument,
   ShowCauseHearing,
   Charge,
+  FlowDeductionRequest,
+  FlowDeductionDocument,
 ];
 
 /** `poolSize` is 1 on the embedded database (pglite-socket takes one connection at a time). */

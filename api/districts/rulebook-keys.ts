@@ -172,6 +172,7 @@ export const RULEBOOK_KEYS = {
   "billing.taxLevyAsOfDate": { kind: "text", topic: "Charges and billing" }, // SUL 1118; Huron VI-4
   "billing.taxLevyReportDue": { kind: "text", topic: "Charges and billing" }, // SUL 1118; Huron VI-4
   "billing.inflowSurchargeMaxFactor": { kind: "number", topic: "Charges and billing" }, // times the volume charge; SUL 705; Huron III-8
+  "billing.flowDeductionEnabled": { kind: "boolean", topic: "Charges and billing" }, // SUL 1205; Huron VII
   "billing.volumeChargePer1000Gallons": { kind: "money_rate", topic: "Charges and billing" }, // cents per 1,000 gallons; SUL 1203; Huron VII
   "billing.fixedChargePerEdu": { kind: "money", topic: "Charges and billing" }, // cents; SUL 1203; Huron VII
   "billing.minimumCharge": { kind: "money", topic: "Charges and billing" }, // cents; SUL 1203; Huron VII

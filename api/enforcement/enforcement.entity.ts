@@ -141,3 +141,32 @@ export class Charge {
   @Column("timestamptz", { name: "created_at", default: () => "now()" }) createdAt: Date;
   @Column("timestamptz", { name: "updated_at", default: () => "now()" }) updatedAt: Date;
 }
+
+export const FLOW_DEDUCTION_STATUSES = ["FILED", "PERCENTAGE_SET", "METERING_DIRECTED", "REJECTED", "WITHDRAWN"] as const;
+export type FlowDeductionStatus = (typeof FLOW_DEDUCTION_STATUSES)[number];
+
+/** SUL 1205: metered water that does not reach the sewer. */
+@Entity("flow_deduction_request")
+export class FlowDeductionRequest {
+  @PrimaryGeneratedColumn("uuid") id: string;
+  @Column("uuid", { name: "district_id" }) districtId: string;
+  @Column("uuid", { name: "filed_by_id" }) filedById: string;
+  @Column("uuid", { name: "organization_id", nullable: true }) organizationId: string | null;
+  @Column("text", { name: "property_address" }) propertyAddress: string;
+  @Column("text", { name: "tax_parcel", nullable: true }) taxParcel: string | null;
+  @Column("text") evidence: string;
+  @Column("text") status: FlowDeductionStatus;
+  @Column("integer", { name: "sewer_percent", nullable: true }) sewerPercent: number | null;
+  @Column("text", { name: "decision_reasons", nullable: true }) decisionReasons: string | null;
+  @Column("uuid", { name: "decided_by_id", nullable: true }) decidedById: string | null;
+  @Column("timestamptz", { name: "decided_at", nullable: true }) decidedAt: Date | null;
+  @Column("timestamptz", { name: "filed_at", default: () => "now()" }) filedAt: Date;
+  @Column("uuid", { name: "rulebook_version_id" }) rulebookVersionId: string;
+}
+
+@Entity("flow_deduction_document")
+export class FlowDeductionDocument {
+  @PrimaryColumn("uuid", { name: "request_id" }) requestId: string;
+  @PrimaryColumn("uuid", { name: "document_id" }) documentId: string;
+  @Column("integer") position: number;
+}

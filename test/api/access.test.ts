@@ -77,6 +77,9 @@ describe("signed-out callers and applicants are refused staff operations", () =>
     [`{ myCharges { id } }`],
     [`query($id: ID!) { charge(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
     [`mutation($id: ID!) { payCharge(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`{ myFlowDeductionRequests { id } }`],
+    [`mutation($i: FileFlowDeductionInput!) { fileFlowDeductionRequest(input: $i) { id } }`, { i: { districtId: "00000000-0000-0000-0000-000000000000", propertyAddress: "x", evidence: "x" } }],
+    [`mutation($id: ID!) { withdrawFlowDeductionRequest(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
   ];
   const STAFF_ONLY: [string, (districtId: string) => Record<string, unknown>][] = [
     [`query($f: AuditFilter!) { auditLog(filter: $f) { nextCursor } }`, (d) => ({ f: { districtId: d } })],
@@ -112,6 +115,8 @@ describe("signed-out callers and applicants are refused staff operations", () =>
     [`query($d: ID!) { districtCharges(districtId: $d) { nextCursor } }`, (d) => ({ d })],
     [`query($d: ID!) { taxLevyReport(districtId: $d) { csv } }`, (d) => ({ d })],
     [`mutation($i: BillChargeInput!) { billCharge(input: $i) { id } }`, (d) => ({ i: { districtId: d, respondentEmail: "applicant@demo.tapline.local", label: "x", amountCents: 100 } })],
+    [`query($d: ID!) { districtFlowDeductionRequests(districtId: $d) { id } }`, (d) => ({ d })],
+    [`mutation($i: DecideFlowDeductionInput!) { decideFlowDeductionRequest(input: $i) { id } }`, () => ({ i: { id: "00000000-0000-0000-0000-000000000000", decision: "REJECT", reasons: "x" } })],
   ];
 
   it("answers UNAUTHENTICATED to every signed-in operation when signed out", async () => {

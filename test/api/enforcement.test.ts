@@ -520,3 +520,26 @@ describe("other kinds, outcomes and notices", () => {
     expect(listed).not.toContain(a.number);
   });
 });
+
+describe("metered water that does not reach the sewer (SUL 1205)", () => {
+  const FILE = `mutation($i: FileFlowDeductionInput!) { fileFlowDeductionRequest(input: $i) { id status statusLabel } }`;
+  const DECIDE_FLOW = `mutation($i: DecideFlowDeductionInput!) { decideFlowDeductionRequest(input: $i) { id status sewerPercent decidedByName decisionReasons } }`;
+  it("is filed with evidence, decided by the District Operator with a percentage, and refused where the law has no such rule", async () => {
+    const u = await person();
+    const i = { districtId: lakeview.id, propertyAddress: "14 Orchard Lane", evidence: "About 40% of the water irrigates the orchard (separate sub-meter readings attached)." };
+    expect(errorCode(await u.c.gql(FILE, { i: { ...i, evidence: " " } }))).toBe("BAD_USER_INPUT");
+    const r = (await u.c.ok(FILE, { i })).fileFlowDeductionRequest;
+    expect(r.status).toBe("FILED");
+    const huronTry = await u.c.gql(FILE, { i: { ...i, districtId: huron.id } });
+    expect(errorCode(huronTry)).toBe("CONFLICT");
+    expect(huronTry.errors![0].message).toContain("Huron VII");
+    const stranger = await person();
+    expect(errorCode(await stranger.c.gql(`mutation($id: ID!) { withdrawFlowDeductionRequest(id: $id) { id } }`, { id: r.id }))).toBe("NOT_FOUND");
+    expect(errorCode(await board.gql(DECIDE_FLOW, { i: { id: r.id, decision: "PERCENTAGE", sewerPercent: 60, reasons: "x" } }))).toBe("FORBIDDEN");
+    expect(errorCode(await huronOperator.gql(DECIDE_FLOW, { i: { id: r.id, decision: "PERCENTAGE", sewerPercent: 60, reasons: "x" } }))).toBe("NOT_FOUND");
+    expect(errorCode(await operator.gql(DECIDE_FLOW, { i: { id: r.id, decision: "PERCENTAGE", reasons: "x" } }))).toBe("BAD_USER_INPUT");
+    const d = (await operator.ok(DECIDE_FLOW, { i: { id: r.id, decision: "PERCENTAGE", sewerPercent: 60, reasons: "The sub-meter shows 40% goes to irrigation." } })).decideFlowDeductionRequest;
+    expect(d).toMatchObject({ status: "PERCENTAGE_SET", sewerPercent: 60, decidedByName: "Oren Operator (Lakeview)" });
+    expect((await u.c.ok(`{ myFlowDeductionRequests { id status sewerPercent } }`)).myFlowDeductionRequests).toEqual([{ id: r.id, status: "PERCENTAGE_SET", sewerPercent: 60 }]);
+  });
+});
