@@ -223,6 +223,24 @@ describe("a fine on an industrial user, petitioned, heard, modified and paid", (
       await expectNoAxeViolations(o);
       await o.getByRole("button", { name: "Pay $128.00 online" }).click();
       await o.waitForURL((x) => /^\/payments\/[0-9a-f-]{36}$/.test(x.pathname));
+
+      // A deduction for metered water that does not reach the sewer (SUL 1205), filed the same way.
+      await o.goto(url("/enforcement"));
+      await o.getByRole("link", { name: /metered water that does not reach the sewer/ }).click();
+      await o.getByRole("heading", { level: 1, name: "Metered water that does not reach the sewer" }).waitFor();
+      await o.getByLabel("Sewer district").selectOption({ label: "Town of Lakeview Sewer District" });
+      await o.getByRole("button", { name: "File the request" }).click();
+      await o.locator("#propertyAddress-error").waitFor();
+      await expectNoAxeViolations(o);
+      await o.getByLabel("Property address").fill("12 Lake Street");
+      await o.getByLabel(/How much of the metered water/).fill("The garden sub-meter shows 35% of the water goes to irrigation.");
+      await o.getByRole("button", { name: "File the request" }).click();
+      await o.getByText("Your request is filed with the District Operator.").waitFor();
+      expect(await main(o)).toContain("Filed, awaiting the District Operator");
+      await expectNoAxeViolations(o);
+      await c.goto(url("/staff/petitions/flow"));
+      expect(await main(c)).toContain("12 Lake Street");
+      await expectNoAxeViolations(c);
     } finally {
       await Promise.all([clerk.close(), owner.close()]);
     }

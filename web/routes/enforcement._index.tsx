@@ -117,6 +117,11 @@ export default function MyEnforcement() {
         </table>
       )}
       <p>
+        <Link className="usa-link" to="/petitions/flow">
+          Ask for a deduction: metered water that does not reach the sewer (Sewer Use Law 1205)
+        </Link>
+      </p>
+      <p>
         <Link className="usa-link" to="/enforcement/public">
           Public record: final enforcement actions against industrial users
         </Link>

@@ -47,6 +47,11 @@ export default function Docket() {
     <>
       <h1>Petitions docket</h1>
       <p>Open petitions against orders and fines (Sewer Use Law 1104-1108), oldest first. The Board rejects, modifies or suspends, or orders a show-cause hearing (1109).</p>
+      <p>
+        <Link className="usa-link" to={`/staff/petitions/flow?districtId=${d.districtId}`}>
+          Requests about metered water not reaching the sewer (Sewer Use Law 1205)
+        </Link>
+      </p>
       {d.districts.length > 1 && (
         <Form method="get" className="usa-form">
           <SelectField name="districtId" label="District" options={d.districts.map((x) => ({ value: x.id, label: x.name }))} defaultValue={d.districtId} />
