@@ -546,7 +546,6 @@ async function applyOutcome(
   viewer: Viewer,
   a: EnforcementAction,
   district: District,
-  rb: Rulebook,
   outcome: "FINAL" | "MODIFIED" | "SUSPENDED" | "VACATED" | "RECONNECTED",
   change: { newAmountCents?: number | null; newTerms?: string | null },
   reason: string,
@@ -577,7 +576,6 @@ async function applyOutcome(
       await tx.update(Charge, { id: charge.id }, { status: "OPEN", amountCents: patch.fineTotalCents ?? charge.amountCents, billedOn: today, paymentId: null, updatedAt: clock.now() });
     else await tx.update(Charge, { id: charge.id }, { status: "CANCELLED", paymentId: null, updatedAt: clock.now() });
   }
-  void rb;
 }
 
 function validateModification(a: EnforcementAction, rb: Rulebook, input: { newAmountCents?: number | null; newTerms?: string | null }, fields: Record<string, string>) {
@@ -621,7 +619,7 @@ export async function decidePetition(ds: DataSource, viewer: Viewer, input: Deci
       newAmountCents: decision === "MODIFY" && a.kind === "FINE" ? input.newAmountCents! : null,
     });
     const outcome = decision === "REJECT" ? "FINAL" : decision === "MODIFY" ? "MODIFIED" : decision === "SUSPEND" ? "SUSPENDED" : "RECONNECTED";
-    await applyOutcome(tx, viewer, a, district, rb, outcome, { newAmountCents: input.newAmountCents, newTerms: terms }, reasons!, meta.requestId);
+    await applyOutcome(tx, viewer, a, district, outcome, { newAmountCents: input.newAmountCents, newTerms: terms }, reasons!, meta.requestId);
     await audit(tx, actorOf(viewer, meta.requestId), {
       action: "enforcement.petition_decided",
       entityType: "Petition",
@@ -743,7 +741,7 @@ export async function decideHearing(ds: DataSource, viewer: Viewer, input: Decid
     const newAmount = outcome === "MODIFIED" && a.kind === "FINE" ? input.newAmountCents! : null;
     await tx.update(ShowCauseHearing, { id: h.id }, { outcome, outcomeReasons: reasons, newAmountCents: newAmount, newTerms: terms, decidedById: viewer.userId, decidedAt: clock.now() });
     await tx.update(Petition, { id: h.petitionId }, { status: outcome, decidedById: viewer.userId, decidedAt: clock.now(), decisionReasons: reasons, newAmountCents: newAmount, newTerms: terms });
-    await applyOutcome(tx, viewer, a, district, rb, outcome === "UPHELD" ? "FINAL" : outcome, { newAmountCents: newAmount, newTerms: terms }, reasons!, meta.requestId);
+    await applyOutcome(tx, viewer, a, district, outcome === "UPHELD" ? "FINAL" : outcome, { newAmountCents: newAmount, newTerms: terms }, reasons!, meta.requestId);
     await audit(tx, actorOf(viewer, meta.requestId), {
       action: "enforcement.hearing_decided",
       entityType: "ShowCauseHearing",
