@@ -33,6 +33,11 @@ const OPERATIONS: { name: string; query: string; as?: string }[] = [
     as: "operator@lakeview.demo.tapline.local",
     query: `query($d: ID!) { lateralPermitQueue(districtId: $d, status: "SUBMITTED", first: 20) { nextCursor items { id status streetNumber street city buildingUse feeTotalCents submittedAt ownerName } } }`,
   },
+  {
+    name: "board docket, 500 open (50/page)",
+    as: "board@lakeview.demo.tapline.local",
+    query: `query($d: ID!) { petitionDocket(districtId: $d, first: 50) { nextCursor items { petitionId statusLabel relief filedOn filedByName actionId actionNumber actionKindLabel respondentName petitionDueOn fineTotalCents hearingAt documentCount } } }`,
+  },
 ];
 
 process.env.TAPLINE_TEST_RUN ??= `bench${Date.now().toString(36)}`;
@@ -77,6 +82,21 @@ async function seed() {
   await insert(applicant, 20);
   await insert(resident, 10_000);
   await ds.query(`ANALYZE lateral_permit`);
+  // 500 fines on an industrial user, each with an open petition to the Town Board (SUL 1105).
+  const [{ id: operator }] = await ds.query(`SELECT id FROM app_user WHERE email = 'operator@lakeview.demo.tapline.local'`);
+  const [{ id: org }] = await ds.query(`INSERT INTO organization (name, kind, created_by_id) VALUES ('Bench Plating Co.', 'INDUSTRIAL_USER', $1) RETURNING id`, [resident]);
+  await ds.query(
+    `WITH acts AS (
+       INSERT INTO enforcement_action (district_id, number, kind, status, respondent_organization_id, respondent_name, violation, section, served_on, petition_due_on, petition_to,
+                                       fine_days, fine_total_cents, original_fine_total_cents, rulebook_version_id, created_by_id)
+       SELECT $1, 'LKV-EA-BENCH-' || g, 'FINE', 'UNDER_PETITION', $2, 'Bench Plating Co.', 'Chromium above the daily maximum', 'Sewer Use Law 1105', current_date - 10, current_date + 5, 'TOWN_BOARD',
+              jsonb_build_array(jsonb_build_object('date', (current_date - 11)::text, 'amountCents', 50000)), 50000, 50000, $3, $4
+         FROM generate_series(1, 500) AS g RETURNING id)
+     INSERT INTO petition (action_id, district_id, addressed_to, relief, grounds, status, filed_by_id, filed_on, filed_at)
+     SELECT id, $1, 'TOWN_BOARD', 'MODIFY', 'The sampler was out of calibration.', 'FILED', $5, current_date, now() - make_interval(secs => random() * 100000) FROM acts`,
+    [district_id, org, rulebook_id, operator, resident],
+  );
+  await ds.query(`ANALYZE enforcement_action; ANALYZE petition`);
   return district_id as string;
 }
 const lakeviewId = await seed();
@@ -102,6 +122,28 @@ async function load(op: (typeof OPERATIONS)[number], seconds: number) {
   const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });
   return JSON.parse(stdout);
 }
+/** SQL statements one request of an operation takes (the same for 5 rows or 50: no query per row). */
+async function statementsOf(op: (typeof OPERATIONS)[number]): Promise<number> {
+  const logger = running.ds.logger as any;
+  const original = logger.logQuery;
+  let n = 0;
+  logger.logQuery = function (...a: unknown[]) {
+    n++;
+    return original.apply(this, a);
+  };
+  try {
+    await fetch(`${running.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(op.as ? { cookie: cookies.get(op.as)! } : {}) },
+      body: JSON.stringify({ query: op.query, variables: { d: lakeviewId } }),
+    });
+    return n;
+  } finally {
+    logger.logQuery = original;
+  }
+}
+for (const op of OPERATIONS) if (op.name.startsWith("board docket")) console.log(`${op.name}: ${await statementsOf(op)} SQL statement(s) per request`);
+
 type Row = { name: string; rps: number; p50: number; p99: number; errors: number };
 const rows: Row[] = [];
 for (const op of OPERATIONS) {

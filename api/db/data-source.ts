@@ -10,6 +10,7 @@ import { OutboxEmail } from "../outbox/outbox-email.entity.js";
 import { Invitation, Membership, Organization } from "../organizations/organization.entity.js";
 import { Payment, Refund } from "../payments/payment.entity.js";
 import { LateralInspection, LateralPermit, LateralPermitDocument, SewerMoratorium } from "../laterals/lateral-permit.entity.js";
+import { Charge, EnforcementAction, FlowDeductionDocument, FlowDeductionRequest, Petition, PetitionDocument, ShowCauseHearing } from "../enforcement/enforcement.entity.js";
 
 export const entities = [
   District,
@@ -31,6 +32,13 @@ export const entities = [
   LateralPermitDocument,
   LateralInspection,
   SewerMoratorium,
+  EnforcementAction,
+  Petition,
+  PetitionDocument,
+  ShowCauseHearing,
+  Charge,
+  FlowDeductionRequest,
+  FlowDeductionDocument,
 ];
 
 /** `poolSize` is 1 on the embedded database (pglite-socket takes one connection at a time). */

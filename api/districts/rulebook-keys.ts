@@ -150,6 +150,7 @@ export const RULEBOOK_KEYS = {
   "enforcement.summaryAbatementHearingDays": { kind: "days", topic: "Enforcement and appeals" }, // calendar days; SUL 1117; Huron Article V
   "enforcement.fineMinPerDay": { kind: "money", topic: "Enforcement and appeals" }, // cents; SUL 1105; Huron V-2
   "enforcement.fineMaxPerDay": { kind: "money", topic: "Enforcement and appeals" }, // cents; SUL 1105; Huron V-2
+  "enforcement.fineRequiresPriorNotice": { kind: "boolean", topic: "Enforcement and appeals" }, // SUL 1105; Huron V-1, V-2, V-4
   "enforcement.criminalFineMin": { kind: "money", topic: "Enforcement and appeals" }, // cents; SUL 1115; Huron V-2
   "enforcement.criminalFineMax": { kind: "money", topic: "Enforcement and appeals" }, // cents; SUL 1115; Huron V-2
   "enforcement.informantRewardDiscoveryMax": { kind: "money", topic: "Enforcement and appeals" }, // cents; SUL 1121; Huron Article V
@@ -164,12 +165,14 @@ export const RULEBOOK_KEYS = {
   "billing.lateAfterDaysCountFrom": { kind: "text", topic: "Charges and billing" }, // SUL 1118; Huron VI-3
   "billing.penaltyPercent": { kind: "percent", topic: "Charges and billing" }, // SUL 1118; Huron VI-3
   "billing.monthlyInterestPercent": { kind: "percent", topic: "Charges and billing" }, // SUL 1118; Huron VI-3
+  "billing.interestPartMonthCounts": { kind: "boolean", topic: "Charges and billing" }, // SUL 1118; Huron VI-3
   "billing.violationAfterDaysInArrears": { kind: "days", topic: "Charges and billing" }, // calendar days; SUL 1118; Huron VI-3
   "billing.taxLevyEnabled": { kind: "boolean", topic: "Charges and billing" }, // SUL 1118; Huron VI-4
   "billing.taxLevyDelinquentDays": { kind: "days", topic: "Charges and billing" }, // calendar days; SUL 1118; Huron VI-4
   "billing.taxLevyAsOfDate": { kind: "text", topic: "Charges and billing" }, // SUL 1118; Huron VI-4
   "billing.taxLevyReportDue": { kind: "text", topic: "Charges and billing" }, // SUL 1118; Huron VI-4
   "billing.inflowSurchargeMaxFactor": { kind: "number", topic: "Charges and billing" }, // times the volume charge; SUL 705; Huron III-8
+  "billing.flowDeductionEnabled": { kind: "boolean", topic: "Charges and billing" }, // SUL 1205; Huron VII
   "billing.volumeChargePer1000Gallons": { kind: "money_rate", topic: "Charges and billing" }, // cents per 1,000 gallons; SUL 1203; Huron VII
   "billing.fixedChargePerEdu": { kind: "money", topic: "Charges and billing" }, // cents; SUL 1203; Huron VII
   "billing.minimumCharge": { kind: "money", topic: "Charges and billing" }, // cents; SUL 1203; Huron VII

@@ -67,6 +67,19 @@ describe("signed-out callers and applicants are refused staff operations", () =>
     [`mutation($id: ID!) { submitLateralPermit(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
     [`mutation($id: ID!) { withdrawLateralPermit(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
     [`mutation($id: ID!) { requestInspection(permitId: $id, kind: "TRENCH") { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`{ myEnforcementActions { id } }`],
+    [`query($id: ID!) { enforcementAction(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($i: RespondToNoticeInput!) { respondToNotice(input: $i) { id } }`, { i: { actionId: "00000000-0000-0000-0000-000000000000", explanation: "x", correctionPlan: "x" } }],
+    [`query($id: ID!) { petition(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($i: FilePetitionInput!) { filePetition(input: $i) { id } }`, { i: { actionId: "00000000-0000-0000-0000-000000000000", grounds: "x", relief: "MODIFY" } }],
+    [`mutation($id: ID!) { withdrawPetition(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`query($id: ID!) { hearingIcs(id: $id) }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`{ myCharges { id } }`],
+    [`query($id: ID!) { charge(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { payCharge(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`{ myFlowDeductionRequests { id } }`],
+    [`mutation($i: FileFlowDeductionInput!) { fileFlowDeductionRequest(input: $i) { id } }`, { i: { districtId: "00000000-0000-0000-0000-000000000000", propertyAddress: "x", evidence: "x" } }],
+    [`mutation($id: ID!) { withdrawFlowDeductionRequest(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
   ];
   const STAFF_ONLY: [string, (districtId: string) => Record<string, unknown>][] = [
     [`query($f: AuditFilter!) { auditLog(filter: $f) { nextCursor } }`, (d) => ({ f: { districtId: d } })],
@@ -92,6 +105,18 @@ describe("signed-out callers and applicants are refused staff operations", () =>
     [`mutation($id: ID!) { approveRecordDrawings(id: $id) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
     [`mutation($i: DeclareMoratoriumInput!) { declareMoratorium(input: $i) { id } }`, (d) => ({ i: { districtId: d, segmentName: "x", streets: ["x"], reason: "x" } })],
     [`mutation($id: ID!) { liftMoratorium(id: $id, reason: "x") { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
+    [`query($d: ID!) { districtEnforcementActions(districtId: $d) { nextCursor } }`, (d) => ({ d })],
+    [`mutation($i: CreateEnforcementActionInput!) { createEnforcementAction(input: $i) { id } }`, (d) => ({ i: { districtId: d, kind: "FINE", violation: "x" } })],
+    [`query($d: ID!) { petitionDocket(districtId: $d) { nextCursor } }`, (d) => ({ d })],
+    [`mutation($i: DecidePetitionInput!) { decidePetition(input: $i) { id } }`, () => ({ i: { petitionId: "00000000-0000-0000-0000-000000000000", decision: "REJECT", reasons: "x" } })],
+    [`mutation($i: OrderShowCauseHearingInput!) { orderShowCauseHearing(input: $i) { id } }`, () => ({ i: { petitionId: "00000000-0000-0000-0000-000000000000", scheduledFor: "2030-01-07T19:00", place: "x", reasons: "x", proposedAction: "x" } })],
+    [`mutation($i: DecideHearingInput!) { decideShowCauseHearing(input: $i) { id } }`, () => ({ i: { hearingId: "00000000-0000-0000-0000-000000000000", outcome: "UPHELD", reasons: "x" } })],
+    [`query($d: ID!) { hearingCalendar(districtId: $d) { id } }`, (d) => ({ d })],
+    [`query($d: ID!) { districtCharges(districtId: $d) { nextCursor } }`, (d) => ({ d })],
+    [`query($d: ID!) { taxLevyReport(districtId: $d) { csv } }`, (d) => ({ d })],
+    [`mutation($i: BillChargeInput!) { billCharge(input: $i) { id } }`, (d) => ({ i: { districtId: d, respondentEmail: "applicant@demo.tapline.local", label: "x", amountCents: 100 } })],
+    [`query($d: ID!) { districtFlowDeductionRequests(districtId: $d) { id } }`, (d) => ({ d })],
+    [`mutation($i: DecideFlowDeductionInput!) { decideFlowDeductionRequest(input: $i) { id } }`, () => ({ i: { id: "00000000-0000-0000-0000-000000000000", decision: "REJECT", reasons: "x" } })],
   ];
 
   it("answers UNAUTHENTICATED to every signed-in operation when signed out", async () => {

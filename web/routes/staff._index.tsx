@@ -52,11 +52,28 @@ const PEOPLE: Task = {
   text: "Who holds which role; give or remove roles, with a reason.",
 };
 
+const ENFORCEMENT: Task = {
+  to: (d) => `/staff/enforcement?districtId=${d.id}`,
+  label: "Enforcement",
+  text: "Serve notices of violation, orders and fines (Sewer Use Law 1102-1108); each respondent's enforcement history.",
+};
+const DOCKET: Task = {
+  to: (d) => `/staff/petitions?districtId=${d.id}`,
+  label: "Petitions docket",
+  text: "Open petitions against orders and fines: decide them or order a show-cause hearing (Sewer Use Law 1104-1109).",
+};
+const HEARINGS: Task = { to: (d) => `/staff/hearings?districtId=${d.id}`, label: "Hearings", text: "Show-cause hearings from today on." };
+const DELINQUENCY: Task = {
+  to: (d) => `/staff/delinquency?districtId=${d.id}`,
+  label: "Charges and delinquency",
+  text: "Bill charges, read statements with penalty and interest (Sewer Use Law 1118), download the tax-levy report.",
+};
+
 /** What each role can do in the portal today; later features add their tasks here. */
 const ROLES: Record<string, { what: string; tasks: Task[] }> = {
-  CLERK: { what: "Receives applications, petitions and payments and keeps the district's records.", tasks: [PERMITS, PAYMENTS, CONTRACTORS, OUTBOX, AUDIT] },
-  OPERATOR: { what: "Reviews and inspects work on the sewer system (District Operator or Superintendent).", tasks: [PERMITS, INSPECTIONS, AUDIT] },
-  BOARD: { what: "Decides petitions and hearings and sets fees.", tasks: [PERMITS, AUDIT] },
+  CLERK: { what: "Receives applications, petitions and payments and keeps the district's records.", tasks: [PERMITS, PAYMENTS, DELINQUENCY, CONTRACTORS, OUTBOX, AUDIT] },
+  OPERATOR: { what: "Reviews and inspects work on the sewer system (District Operator or Superintendent).", tasks: [PERMITS, INSPECTIONS, ENFORCEMENT, AUDIT] },
+  BOARD: { what: "Decides petitions and hearings and sets fees.", tasks: [DOCKET, HEARINGS, PERMITS, AUDIT] },
   ADMIN: { what: "Keeps the district's rulebook up to date, manages staff accounts and oversees the portal.", tasks: [RULEBOOK, MORATORIA, PERMITS, PEOPLE, PAYMENTS, OUTBOX, AUDIT] },
 };
 

@@ -46,6 +46,28 @@ export default function StaffLayout() {
             </li>
           )}
           <li>
+            <NavLink to="/staff/enforcement" className={link}>
+              Enforcement
+            </NavLink>
+          </li>
+          {districts.some((d) => d.roles.includes("BOARD") || d.roles.includes("OPERATOR")) && (
+            <li>
+              <NavLink to="/staff/petitions" className={link}>
+                Petitions docket
+              </NavLink>
+            </li>
+          )}
+          <li>
+            <NavLink to="/staff/hearings" className={link}>
+              Hearings
+            </NavLink>
+          </li>
+          <li>
+            <NavLink to="/staff/delinquency" className={link}>
+              Charges and delinquency
+            </NavLink>
+          </li>
+          <li>
             <NavLink to="/staff/audit" className={link}>
               Audit log
             </NavLink>

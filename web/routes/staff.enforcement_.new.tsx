@@ -1,0 +1,188 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, redirect, useActionData, useLoaderData } from "@remix-run/react";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import { requireSignedIn } from "~/auth.server";
+import { TextArea, date } from "~/components/enforcement";
+import { NestedErrorBoundary, SelectField } from "~/components/fields";
+import { ErrorSummary, TextField } from "~/components/forms";
+import { dollarsToCents, money } from "~/components/money";
+import { requireStaff } from "~/components/staff.server";
+import { requireCsrf } from "~/csrf.server";
+import { cookieHeaders, gql } from "~/graphql.server";
+
+export const meta: MetaFunction = () => [{ title: "Serve a notice, order or fine | Staff | Tapline" }];
+
+type Rules = {
+  kinds: { kind: string; label: string; section: string; petitionTo: string | null }[];
+  fineMinPerDayCents: number;
+  fineMaxPerDayCents: number;
+  fineSection: string;
+  fineRequiresPriorNotice: boolean;
+  petitionDays: number | null;
+};
+type Earlier = { id: string; number: string; kindLabel: string; servedOn: string; respondentName: string; respondentUserId: string | null; respondentOrganizationId: string | null; correctBy: string | null };
+type Data = { districts: { id: string; name: string }[]; districtId: string; rules: Rules; earlier: Earlier | null };
+
+export async function loader(args: LoaderFunctionArgs) {
+  const url = new URL(args.request.url);
+  const info = await requireStaff(args, ["OPERATOR"]);
+  const district = info.districts.find((d) => d.id === url.searchParams.get("districtId")) ?? info.districts[0];
+  const escalatesId = url.searchParams.get("escalatesId");
+  const data = await requireSignedIn<{ enforcementRules: Rules; enforcementAction?: Earlier }>(
+    args,
+    escalatesId
+      ? `query NewAction($d: ID!, $e: ID!) { enforcementRules(districtId: $d) { kinds { kind label section petitionTo } fineMinPerDayCents fineMaxPerDayCents fineSection fineRequiresPriorNotice petitionDays }
+          enforcementAction(id: $e) { id number kindLabel servedOn respondentName respondentUserId respondentOrganizationId correctBy } }`
+      : `query NewAction($d: ID!) { enforcementRules(districtId: $d) { kinds { kind label section petitionTo } fineMinPerDayCents fineMaxPerDayCents fineSection fineRequiresPriorNotice petitionDays } }`,
+    escalatesId ? { d: district.id, e: escalatesId } : { d: district.id },
+  );
+  return { districts: info.districts.map((d) => ({ id: d.id, name: d.name })), districtId: district.id, rules: data.enforcementRules, earlier: data.enforcementAction ?? null } satisfies Data;
+}
+
+type ActionData = { error: string; fields: Record<string, string>; values: Record<string, string> };
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  await requireCsrf(context, request);
+  const form = await request.formData();
+  const values = Object.fromEntries([...form.entries()].filter(([k]) => k !== "csrf").map(([k, v]) => [k, String(v)])) as Record<string, string>;
+  const fields: Record<string, string> = {};
+  let fineDays: { date: string; amountCents: number }[] | null = null;
+  if (values.kind === "FINE") {
+    const perDay = dollarsToCents(values.finePerDay ?? "");
+    const count = Number(values.fineDayCount);
+    if (perDay === undefined || perDay === null) fields.finePerDay = "Enter the fine per day in dollars, like 500.00.";
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(values.fineFirstDay ?? "")) fields.fineFirstDay = "Enter the first day of violation like 2026-11-02.";
+    if (!Number.isInteger(count) || count < 1 || count > 366) fields.fineDayCount = "Enter the number of days of violation (1 to 366).";
+    if (!Object.keys(fields).length) {
+      const start = Date.parse(`${values.fineFirstDay}T00:00:00Z`);
+      fineDays = Array.from({ length: count }, (_, i) => ({ date: new Date(start + i * 86_400_000).toISOString().slice(0, 10), amountCents: perDay! }));
+    }
+  }
+  if (Object.keys(fields).length) return Response.json({ error: "Please correct the highlighted fields.", fields, values } satisfies ActionData, { status: 400 });
+  const who = values.respondentKind === "organization" ? { respondentOrganizationName: values.respondentOrganizationName || null } : { respondentEmail: values.respondentEmail || null };
+  const r = await gql<{ createEnforcementAction: { id: string } }>(context, request, `mutation Serve($i: CreateEnforcementActionInput!) { createEnforcementAction(input: $i) { id } }`, {
+    i: {
+      districtId: values.districtId,
+      kind: values.kind,
+      ...(values.escalatesId ? {} : who),
+      violation: values.violation ?? "",
+      requirements: values.requirements || null,
+      correctBy: values.correctBy || null,
+      servedOn: values.servedOn || null,
+      escalatesId: values.escalatesId || null,
+      subjectType: values.subjectType || null,
+      subjectLabel: values.subjectLabel || null,
+      fineDays,
+      taxParcel: values.taxParcel || null,
+      propertyAddress: values.propertyAddress || null,
+    },
+  });
+  if (!r.ok) {
+    const f = { ...r.error.fields };
+    // A fine's days are entered as first day, count and amount: show the API's message there.
+    if (f.fineDays) f.finePerDay = f.fineDays;
+    return Response.json({ error: r.error.message, fields: f, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
+  }
+  return redirect(`/staff/enforcement/${r.data.createEnforcementAction.id}?done=served`, { headers: cookieHeaders(r) });
+}
+
+const LABELS: Record<string, string> = {
+  kind: "Kind of action",
+  respondentEmail: "Person served",
+  respondentOrganizationName: "Organization served",
+  violation: "Violation",
+  requirements: "Required",
+  correctBy: "Correct by",
+  servedOn: "Date of mailing",
+  escalatesId: "Earlier action",
+  finePerDay: "Fine per day",
+  fineFirstDay: "First day of violation",
+  fineDayCount: "Days of violation",
+  subjectLabel: "Record behind the action",
+};
+
+export default function ServeAction() {
+  const { districts, districtId, rules, earlier } = useLoaderData<typeof loader>() as Data;
+  const a = useActionData<ActionData>();
+  const v = a?.values ?? {};
+  const e = a?.fields ?? {};
+  return (
+    <>
+      <h1>Serve a notice, order or fine</h1>
+      <p>
+        The notice counts as given on the date of mailing (Sewer Use Law 1111). A fine is {money(rules.fineMinPerDayCents)} to {money(rules.fineMaxPerDayCents)} for each day of violation (
+        {rules.fineSection}){rules.fineRequiresPriorNotice ? ", and only after a written notice whose time to correct has passed" : ""}.
+      </p>
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
+      <Form method="post" className="usa-form usa-form--large">
+        <AuthenticityTokenInput />
+        {districts.length > 1 ? (
+          <SelectField name="districtId" label="District" options={districts.map((x) => ({ value: x.id, label: x.name }))} defaultValue={v.districtId ?? districtId} />
+        ) : (
+          <input type="hidden" name="districtId" value={districtId} />
+        )}
+        <SelectField
+          name="kind"
+          label="Kind of action"
+          options={rules.kinds.map((k) => ({ value: k.kind, label: `${k.label} (${k.section})` }))}
+          defaultValue={v.kind ?? (earlier ? "FINE" : "NOTICE_OF_VIOLATION")}
+          error={e.kind}
+        />
+        {earlier ? (
+          <>
+            <input type="hidden" name="escalatesId" value={earlier.id} />
+            <p>
+              Follows from {earlier.kindLabel} {earlier.number} of {date(earlier.servedOn)}, served on <strong>{earlier.respondentName}</strong>
+              {earlier.correctBy ? `; time to correct ended ${date(earlier.correctBy)}` : ""}.
+            </p>
+          </>
+        ) : (
+          <fieldset className="usa-fieldset">
+            <legend className="usa-legend">Served on</legend>
+            <div className="usa-radio">
+              <input className="usa-radio__input" id="respondentKind" type="radio" name="respondentKind" value="organization" defaultChecked={v.respondentKind !== "person"} />
+              <label className="usa-radio__label" htmlFor="respondentKind">
+                An organization (industrial user, hauler, contractor)
+              </label>
+            </div>
+            <div className="usa-radio">
+              <input className="usa-radio__input" id="respondentKind-person" type="radio" name="respondentKind" value="person" defaultChecked={v.respondentKind === "person"} />
+              <label className="usa-radio__label" htmlFor="respondentKind-person">
+                A person
+              </label>
+            </div>
+            <TextField name="respondentOrganizationName" label="Organization's name" error={e.respondentOrganizationName} defaultValue={v.respondentOrganizationName} />
+            <TextField name="respondentEmail" label="Or the person's email" type="email" error={e.respondentEmail} defaultValue={v.respondentEmail} />
+          </fieldset>
+        )}
+        <TextArea name="violation" label="Violation found" error={e.violation} defaultValue={v.violation} />
+        <TextArea name="requirements" label="What the action requires (orders: the actions and dates)" error={e.requirements} defaultValue={v.requirements} />
+        <TextField name="correctBy" label="Correct by (compliance order: service is cut unless corrected by)" type="date" error={e.correctBy} defaultValue={v.correctBy} />
+        <TextField name="servedOn" label="Date of mailing" type="date" hint="Today when left empty" error={e.servedOn} defaultValue={v.servedOn} />
+        <fieldset className="usa-fieldset">
+          <legend className="usa-legend">For a fine: each day is a separate violation</legend>
+          <TextField name="fineFirstDay" label="First day of violation" type="date" error={e.fineFirstDay} defaultValue={v.fineFirstDay} />
+          <TextField name="fineDayCount" label="Days of violation" inputMode="numeric" error={e.fineDayCount} defaultValue={v.fineDayCount} />
+          <TextField name="finePerDay" label="Fine per day (dollars)" inputMode="decimal" error={e.finePerDay} defaultValue={v.finePerDay} />
+          <TextField name="taxParcel" label="Tax parcel (optional)" error={e.taxParcel} defaultValue={v.taxParcel} />
+          <TextField name="propertyAddress" label="Property address (optional)" error={e.propertyAddress} defaultValue={v.propertyAddress} />
+        </fieldset>
+        <fieldset className="usa-fieldset">
+          <legend className="usa-legend">Record behind the action (optional)</legend>
+          <TextField name="subjectType" label="Kind of record" hint="LateralPermit, Contractor, HaulerLicense, HaulerLoad, DischargePermit, ComplianceReport" error={e.subjectType} defaultValue={v.subjectType} />
+          <TextField name="subjectLabel" label="Its number or name" error={e.subjectLabel} defaultValue={v.subjectLabel} />
+        </fieldset>
+        <button className="usa-button" type="submit">
+          Serve it
+        </button>
+      </Form>
+      <p>
+        <Link className="usa-link" to={`/staff/enforcement?districtId=${districtId}`}>
+          Back to enforcement actions
+        </Link>
+      </p>
+    </>
+  );
+}
+
+export const ErrorBoundary = NestedErrorBoundary;
