@@ -67,6 +67,16 @@ describe("signed-out callers and applicants are refused staff operations", () =>
     [`mutation($id: ID!) { submitLateralPermit(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
     [`mutation($id: ID!) { withdrawLateralPermit(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
     [`mutation($id: ID!) { requestInspection(permitId: $id, kind: "TRENCH") { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`{ myIndustrialPermits { id } }`],
+    [`mutation { saveIndustrialApplication(input: { facilityName: "x" }) { id } }`],
+    [`mutation($id: ID!) { submitIndustrialApplication(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { withdrawIndustrialApplication(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { addIndustrialResults(reportId: $id, results: []) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { uploadIndustrialResultsCsv(reportId: $id, csv: "x") { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { deleteIndustrialResult(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { signIndustrialReport(input: { reportId: $id, password: "x", certify: true, reviewedHash: "x" }) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { amendIndustrialReport(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { completeIndustrialDuty(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
   ];
   const STAFF_ONLY: [string, (districtId: string) => Record<string, unknown>][] = [
     [`query($f: AuditFilter!) { auditLog(filter: $f) { nextCursor } }`, (d) => ({ f: { districtId: d } })],
@@ -92,6 +102,11 @@ describe("signed-out callers and applicants are refused staff operations", () =>
     [`mutation($id: ID!) { approveRecordDrawings(id: $id) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
     [`mutation($i: DeclareMoratoriumInput!) { declareMoratorium(input: $i) { id } }`, (d) => ({ i: { districtId: d, segmentName: "x", streets: ["x"], reason: "x" } })],
     [`mutation($id: ID!) { liftMoratorium(id: $id, reason: "x") { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
+    [`query($d: ID!) { industrialPermitQueue(districtId: $d) { id } }`, (d) => ({ d })],
+    [`mutation($id: ID!) { publishIndustrialNotice(id: $id) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
+    [`mutation($id: ID!) { setIndustrialPermitLimits(id: $id, limits: []) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
+    [`mutation($id: ID!) { issueIndustrialPermit(input: { id: $id, expiresOn: "2030-01-01" }) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
+    [`mutation($id: ID!) { revokeIndustrialPermit(input: { id: $id, reason: "TAMPERING", notes: "x" }) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
   ];
 
   it("answers UNAUTHENTICATED to every signed-in operation when signed out", async () => {
