@@ -86,6 +86,7 @@ export class Industrial1765065600000 implements MigrationInterface {
         CHECK ((status <> 'REVOKED') OR (revoked_at IS NOT NULL AND revocation_reason IS NOT NULL))
       )`);
     await q.query(`CREATE INDEX industrial_permit_queue ON industrial_permit (district_id, status, submitted_at, id)`);
+    await q.query(`CREATE INDEX industrial_permit_district_submitted ON industrial_permit (district_id, submitted_at DESC, id DESC)`);
     await q.query(`CREATE INDEX industrial_permit_organization ON industrial_permit (organization_id, created_at DESC)`);
     await q.query(`CREATE INDEX industrial_permit_applicant_id ON industrial_permit (applicant_id)`);
     await q.query(`CREATE INDEX industrial_permit_rulebook_version_id ON industrial_permit (rulebook_version_id)`);

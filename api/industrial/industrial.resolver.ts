@@ -214,6 +214,12 @@ export class PermitType {
   @Field(() => Date) createdAt: Date;
 }
 
+@ObjectType("IndustrialPermitPage", { simpleResolvers: true })
+export class PermitPageType {
+  @Field(() => [PermitType]) items: PermitView[];
+  @Field(() => String, { nullable: true, description: "Pass as `after` for the next page" }) nextCursor: string | null;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Inputs
 
@@ -418,13 +424,16 @@ export class IndustrialPermitsResolver {
   }
 
   @Access("CLERK", "OPERATOR", "BOARD", "ADMIN")
-  @Query(() => [PermitType], { description: "Staff: a district's applications, notices and permits (optionally one status)" })
+  @Query(() => PermitPageType, { description: "Staff: a district's applications, notices and permits (optionally one status), newest submission first" })
   async industrialPermitQueue(
     @Arg("districtId", () => ID) districtId: string,
     @Ctx() ctx: Context,
     @Arg("status", () => String, { nullable: true }) status?: string,
-  ): Promise<PermitView[]> {
-    return presentAll(ctx, await permits.districtPermits(ctx.ds, ctx.viewer!, districtId, status ?? null));
+    @Arg("first", () => Int, { nullable: true, description: "Page size, 1-200 (50)" }) first?: number,
+    @Arg("after", () => String, { nullable: true }) after?: string,
+  ): Promise<{ items: PermitView[]; nextCursor: string | null }> {
+    const page = await permits.districtPermits(ctx.ds, ctx.viewer!, districtId, status ?? null, { first, after });
+    return { items: await presentAll(ctx, page.items), nextCursor: page.nextCursor };
   }
 
   @Access("PUBLIC")

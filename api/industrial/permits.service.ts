@@ -769,15 +769,36 @@ export async function myPermits(ds: DataSource, viewer: Viewer): Promise<PermitR
   return rows.map((r: any) => rowOf<PermitRow>(r));
 }
 
-/** Staff queue of one district: submitted applications, notices and permits (drafts stay private). */
-export async function districtPermits(ds: DataSource, viewer: Viewer, districtId: string, status: string | null): Promise<PermitRow[]> {
-  if (!isStaff(viewer, districtId)) throw forbidden("Only this district's staff see its permit queue.");
+/**
+ * Staff queue of one district: submitted applications, notices and permits (drafts stay private),
+ * newest submission first, a keyset page at a time (index industrial_permit_queue).
+ */
+export async function districtPermits(
+  ds: DataSource,
+  viewer: Viewer,
+  districtId: string,
+  status: string | null,
+  page: { first?: number | null; after?: string | null } = {},
+): Promise<{ items: PermitRow[]; nextCursor: string | null }> {
+  if (!isUuid(districtId) || !isStaff(viewer, districtId)) throw forbidden("Only this district's staff see its permit queue.");
+  const first = Math.min(Math.max(page.first ?? 50, 1), 200);
+  let cursor: { at: string; id: string } | null = null;
+  if (page.after) {
+    const [at, id] = Buffer.from(page.after, "base64url").toString("utf8").split("|");
+    if (!at || !isUuid(id ?? "") || Number.isNaN(Date.parse(at))) throw badInput({ after: "Not a cursor from this list." });
+    cursor = { at, id };
+  }
   const rows = await ds.query(
-    `SELECT * FROM industrial_permit WHERE district_id = $1 AND status <> 'DRAFT' AND submitted_at IS NOT NULL AND ($2::text IS NULL OR status = $2)
-      ORDER BY submitted_at DESC, id LIMIT 500`,
-    [districtId, status],
+    `SELECT * FROM industrial_permit
+      WHERE district_id = $1 AND submitted_at IS NOT NULL AND ($2::text IS NULL OR status = $2)
+        AND ($3::timestamptz IS NULL OR (submitted_at, id) < ($3::timestamptz, $4::uuid))
+      ORDER BY submitted_at DESC, id DESC LIMIT $5`,
+    [districtId, status, cursor?.at ?? null, cursor?.id ?? null, first + 1],
   );
-  return rows.map((r: any) => rowOf<PermitRow>(r));
+  const items = rows.slice(0, first).map((r: any) => rowOf<PermitRow>(r));
+  const last = items.at(-1);
+  const nextCursor = rows.length > first && last ? Buffer.from(`${last.submittedAt!.toISOString()}|${last.id}`).toString("base64url") : null;
+  return { items, nextCursor };
 }
 
 /** The public notices page (SUL 1004 H): notices of intent, newest first. */

@@ -437,10 +437,58 @@ describe("from application to permit, report, signature and copy of record", () 
   });
 
   it("the staff queue lists submitted permits of the district only", async () => {
-    const { industrialPermitQueue } = await clerk.ok(`query($d: ID!) { industrialPermitQueue(districtId: $d) { id status } }`, { d: lakeview.id });
-    expect(industrialPermitQueue.map((p: any) => p.id)).toContain(permitId);
-    expect(industrialPermitQueue.every((p: any) => p.status !== "DRAFT")).toBe(true);
-    expect(errorCode(await clerk.gql(`query($d: ID!) { industrialPermitQueue(districtId: $d) { id } }`, { d: huron.id }))).toBe("FORBIDDEN");
-    expect(errorCode(await f.owner.gql(`query($d: ID!) { industrialPermitQueue(districtId: $d) { id } }`, { d: lakeview.id }))).toBe("FORBIDDEN");
+    const { industrialPermitQueue } = await clerk.ok(`query($d: ID!) { industrialPermitQueue(districtId: $d) { items { id status } } }`, { d: lakeview.id });
+    expect(industrialPermitQueue.items.map((p: any) => p.id)).toContain(permitId);
+    expect(industrialPermitQueue.items.every((p: any) => p.status !== "DRAFT")).toBe(true);
+    expect(errorCode(await clerk.gql(`query($d: ID!) { industrialPermitQueue(districtId: $d) { nextCursor } }`, { d: huron.id }))).toBe("FORBIDDEN");
+    expect(errorCode(await f.owner.gql(`query($d: ID!) { industrialPermitQueue(districtId: $d) { nextCursor } }`, { d: lakeview.id }))).toBe("FORBIDDEN");
+  });
+
+  it("the staff queue costs the same SQL statements for 5 or 40 permits, and pages by submission", async () => {
+    await db().query(
+      `WITH src AS (SELECT * FROM industrial_permit WHERE id = $1),
+            g AS (SELECT generate_series(1, 45) AS k),
+            p AS (
+              INSERT INTO industrial_permit (district_id, organization_id, applicant_id, status, facility_name, street, city, zip, sic_codes, submitted_at,
+                                             notice_published_on, issued_at, effective_on, expires_on, reporting_months, rulebook_version_id, fee_cents)
+              SELECT s.district_id, s.organization_id, s.applicant_id, 'ISSUED', 'Bulk plant ' || g.k, s.street, s.city, s.zip, s.sic_codes, now() - make_interval(days => g.k),
+                     s.notice_published_on, now(), s.effective_on, s.expires_on, s.reporting_months, s.rulebook_version_id, s.fee_cents
+                FROM src s, g RETURNING id)
+       INSERT INTO industrial_limit (permit_id, position, parameter, kind, unit, average, maximum, section)
+       SELECT p.id, 0, 'Zinc', 'CONCENTRATION', 'mg/L', 1.2, 1.6, 'Sewer Use Law 903' FROM p`,
+      [permitId],
+    );
+    await db().query(
+      `INSERT INTO industrial_report (permit_id, kind, period_start, period_end, due_on, status)
+       SELECT id, 'PERIODIC', '2026-12-01', '2027-05-31', '2027-06-30', 'DUE' FROM industrial_permit WHERE facility_name LIKE 'Bulk plant %'`,
+    );
+    const Q = `query($d: ID!, $f: Int, $a: String) { industrialPermitQueue(districtId: $d, first: $f, after: $a) { nextCursor items {
+      id facilityName organizationName districtName statusLabel nextReport { dueOn daysLeft } openDuties { id } limits { parameter } reports { id daysLeft } } } }`;
+    const logger = db().logger as any;
+    const original = logger.logQuery;
+    let count = 0;
+    logger.logQuery = function (...args: unknown[]) {
+      count++;
+      return original.apply(this, args);
+    };
+    const statements = async (first: number) => {
+      count = 0;
+      const page = (await clerk.ok(Q, { d: lakeview.id, f: first })).industrialPermitQueue;
+      expect(page.items).toHaveLength(first);
+      return count;
+    };
+    try {
+      await statements(5);
+      const five = await statements(5);
+      const forty = await statements(40);
+      expect(forty).toBe(five);
+      expect(five).toBeLessThanOrEqual(12);
+    } finally {
+      logger.logQuery = original;
+    }
+    const p1 = (await clerk.ok(Q, { d: lakeview.id, f: 20 })).industrialPermitQueue;
+    const p2 = (await clerk.ok(Q, { d: lakeview.id, f: 20, a: p1.nextCursor })).industrialPermitQueue;
+    expect(new Set([...p1.items, ...p2.items].map((i: any) => i.id)).size).toBe(40);
+    expect(errorCode(await clerk.gql(Q, { d: lakeview.id, f: 5, a: "bogus" }))).toBe("BAD_USER_INPUT");
   });
 });

@@ -36,18 +36,19 @@ export async function loader(args: LoaderFunctionArgs) {
   const info = await requireStaff(args);
   const district = info.districts.find((d) => d.id === url.searchParams.get("districtId")) ?? info.districts[0];
   const status = url.searchParams.get("status") ?? "";
-  const { industrialPermitQueue } = await requireSignedIn<{ industrialPermitQueue: Item[] }>(
+  const after = url.searchParams.get("after") || null;
+  const { industrialPermitQueue } = await requireSignedIn<{ industrialPermitQueue: { items: Item[]; nextCursor: string | null } }>(
     args,
-    `query IndustrialQueue($d: ID!, $s: String) { industrialPermitQueue(districtId: $d, status: $s) {
-      id status statusLabel permitNumber facilityName organizationName submittedAt paidAt noticePublishedOn earliestIssueOn nextReport { dueOn daysLeft } openDuties { id } } }`,
-    { d: district.id, s: status || null },
+    `query IndustrialQueue($d: ID!, $s: String, $a: String) { industrialPermitQueue(districtId: $d, status: $s, first: 25, after: $a) { nextCursor items {
+      id status statusLabel permitNumber facilityName organizationName submittedAt paidAt noticePublishedOn earliestIssueOn nextReport { dueOn daysLeft } openDuties { id } } } }`,
+    { d: district.id, s: status || null, a: after },
   );
-  return { districts: info.districts.map((d) => ({ id: d.id, name: d.name })), districtId: district.id, status, items: industrialPermitQueue };
+  return { districts: info.districts.map((d) => ({ id: d.id, name: d.name })), districtId: district.id, status, ...industrialPermitQueue };
 }
 
 /** Applications, notices and permits of a district (SUL Article 10), newest first. */
 export default function IndustrialQueue() {
-  const { districts, districtId, status, items } = useLoaderData<typeof loader>();
+  const { districts, districtId, status, items, nextCursor } = useLoaderData<typeof loader>();
   return (
     <>
       <h1>Industrial discharge permits</h1>
@@ -99,6 +100,13 @@ export default function IndustrialQueue() {
             ))}
           </tbody>
         </table>
+      )}
+      {nextCursor && (
+        <p>
+          <Link className="usa-link" to={`/staff/industrial?districtId=${districtId}&status=${status}&after=${nextCursor}`}>
+            Older
+          </Link>
+        </p>
       )}
     </>
   );
