@@ -23,6 +23,7 @@ import {
   type RevocationReason,
 } from "./common.js";
 import { UNIT_LABELS, type Unit } from "./limits.js";
+import "./dashboard.js";
 import * as permits from "./permits.service.js";
 import * as reports from "./reports.service.js";
 import type { CopyOfRecordRow, DutyRow, ReportRow, ResultRow } from "./reports.service.js";
@@ -600,14 +601,14 @@ export class IndustrialReportsResolver {
   @Access("SIGNED_IN")
   @Mutation(() => [ResultType], { description: "Saves lab results (all or none); each comes back judged against the permit's limits, with the duties of any exceedance" })
   async addIndustrialResults(@Arg("reportId", () => ID) reportId: string, @Arg("results", () => [ResultInput]) results: ResultInput[], @Ctx() ctx: Context) {
-    const saved = await reports.addResults(ctx.ds, ctx.viewer!, reportId, results, ctx.requestId);
+    const saved = await reports.addResults(ctx.ds, ctx.viewer!, reportId, results, meta(ctx));
     return saved.map((s) => ({ ...s.result, duties: s.duties }));
   }
 
   @Access("SIGNED_IN")
   @Mutation(() => [ResultType], { description: "Uploads lab results as CSV; a file with a bad line is refused line by line and nothing from it is saved" })
   async uploadIndustrialResultsCsv(@Arg("reportId", () => ID) reportId: string, @Arg("csv", () => String) csv: string, @Ctx() ctx: Context) {
-    const saved = await reports.uploadCsv(ctx.ds, ctx.viewer!, reportId, csv, ctx.requestId);
+    const saved = await reports.uploadCsv(ctx.ds, ctx.viewer!, reportId, csv, meta(ctx));
     return saved.map((s) => ({ ...s.result, duties: s.duties }));
   }
 

@@ -670,7 +670,7 @@ export async function issuePermit(ds: DataSource, viewer: Viewer, input: IssueIn
         const remindOn = addCalendarDays(r.due_on, -14);
         await enqueueJob(tx, {
           name: REPORT_REMINDER_JOB,
-          payload: { reportId: r.id },
+          payload: { reportId: r.id, publicUrl: meta.publicUrl },
           runAt: zonedWallTime(Date.parse(`${remindOn}T09:00:00Z`), district.timeZone),
           singletonKey: `industrial.report-reminder:${r.id}`,
         });
@@ -685,7 +685,7 @@ export async function issuePermit(ds: DataSource, viewer: Viewer, input: IssueIn
         if (on <= today) continue;
         await enqueueJob(tx, {
           name: REISSUANCE_REMINDER_JOB,
-          payload: { permitId: p.id, deadline, expiresOn: input.expiresOn },
+          payload: { permitId: p.id, deadline, expiresOn: input.expiresOn, publicUrl: meta.publicUrl },
           runAt: zonedWallTime(Date.parse(`${on}T09:00:00Z`), district.timeZone),
           singletonKey: `industrial.reissuance:${p.id}:${input.expiresOn}:${before}`,
         });
@@ -830,7 +830,7 @@ export async function publicPermits(ds: DataSource, search: string | null, distr
 export const REISSUANCE_REMINDER_JOB = "industrial.reissuance-reminder";
 export const REPORT_REMINDER_JOB = "industrial.report-reminder";
 
-registerJobHandler(REISSUANCE_REMINDER_JOB, async (ds, payload: { permitId: string; deadline: string; expiresOn: string }) => {
+registerJobHandler(REISSUANCE_REMINDER_JOB, async (ds, payload: { permitId: string; deadline: string; expiresOn: string; publicUrl?: string }) => {
   await ds.transaction(async (tx) => {
     const p = await loadPermit(tx, payload.permitId);
     if (!p || p.status !== "ISSUED" || p.expiresOn !== payload.expiresOn) return;
@@ -844,13 +844,13 @@ registerJobHandler(REISSUANCE_REMINDER_JOB, async (ds, payload: { permitId: stri
       "industrial.reissuance_reminder",
       `Apply to reissue discharge permit ${p.permitNumber} by ${formatDate(payload.deadline)}`,
       `Your wastewater discharge permit ${p.permitNumber} expires on ${formatDate(p.expiresOn!)}. Apply for its reissuance at least ${e.value} days before, by ${formatDate(payload.deadline)} (${e.section}).`,
-      process.env.PUBLIC_URL ?? "",
+      payload.publicUrl ?? "",
     );
     await audit(tx, { userId: null }, { action: "industrial.reissuance_reminded", entityType: "IndustrialPermit", entityId: p.id, districtId: p.districtId, details: { deadline: payload.deadline } });
   });
 });
 
-registerJobHandler(REPORT_REMINDER_JOB, async (ds, payload: { reportId: string }) => {
+registerJobHandler(REPORT_REMINDER_JOB, async (ds, payload: { reportId: string; publicUrl?: string }) => {
   await ds.transaction(async (tx) => {
     const [r] = await tx.query(`SELECT id, permit_id, status, due_on::text AS due_on, period_start::text AS s, period_end::text AS e FROM industrial_report WHERE id = $1`, [payload.reportId]);
     if (!r || r.status === "SIGNED") return;
@@ -864,7 +864,7 @@ registerJobHandler(REPORT_REMINDER_JOB, async (ds, payload: { reportId: string }
       "industrial.report_reminder",
       `Compliance report due ${formatDate(r.due_on)}: permit ${p.permitNumber}`,
       `The periodic compliance report for ${formatDate(r.s)} to ${formatDate(r.e)} is due by ${formatDate(r.due_on)} (Sewer Use Law 1005(3)). Enter the lab results and have the Authorized Representative sign it in the portal.`,
-      process.env.PUBLIC_URL ?? "",
+      payload.publicUrl ?? "",
     );
   });
 });

@@ -252,9 +252,10 @@ function checkResult(input: ResultInput, limits: Limit[], r: ReportRow, timeZone
 }
 
 export type SavedResult = { result: ResultRow; duties: DutyRow[] };
+type Meta = { requestId?: string; publicUrl: string };
 
 /** Writes checked results with their evaluations and the duties of their exceedances (SUL 1005(4)). */
-async function insertResults(tx: EntityManager, viewer: Viewer, r: ReportRow, p: PermitRow, checked: Checked[], requestId?: string): Promise<SavedResult[]> {
+async function insertResults(tx: EntityManager, viewer: Viewer, r: ReportRow, p: PermitRow, checked: Checked[], meta: Meta): Promise<SavedResult[]> {
   if (!checked.length) return [];
   const district = await loadDistrict(tx, p.districtId);
   const rb = p.rulebookVersionId ? await rulebookById(tx, p.rulebookVersionId) : await rulebookOn(tx, district);
@@ -320,7 +321,7 @@ async function insertResults(tx: EntityManager, viewer: Viewer, r: ReportRow, p:
   if (r.status === "DUE") await tx.query(`UPDATE industrial_report SET status = 'DRAFT', started_at = $2, updated_at = $2 WHERE id = $1`, [r.id, now]);
   else await tx.query(`UPDATE industrial_report SET updated_at = $2 WHERE id = $1`, [r.id, now]);
   const exceeded = results.filter((x) => x.status === "EXCEEDS");
-  await audit(tx, actorOf(viewer, requestId), {
+  await audit(tx, actorOf(viewer, meta.requestId), {
     action: "industrial.results_saved",
     entityType: "IndustrialReport",
     entityId: r.id,
@@ -340,7 +341,7 @@ async function insertResults(tx: EntityManager, viewer: Viewer, r: ReportRow, p:
       districtId: p.districtId,
       kind: "industrial.exceedance",
       subject: `Limit exceeded under permit ${p.permitNumber}: ${exceeded.map((x) => x.parameter).join(", ")}`,
-      body: `Hello ${u.display_name},\n\nThe results you entered exceed the permit's limits:\n${list}\n\nWhat the law requires now:\n${todo}\n\nSee the report: ${process.env.PUBLIC_URL ?? ""}/industrial/reports/${r.id}\n`,
+      body: `Hello ${u.display_name},\n\nThe results you entered exceed the permit's limits:\n${list}\n\nWhat the law requires now:\n${todo}\n\nSee the report: ${meta.publicUrl}/industrial/reports/${r.id}\n`,
     });
   }
   const byResult = new Map<string, DutyRow[]>();
@@ -351,7 +352,7 @@ async function insertResults(tx: EntityManager, viewer: Viewer, r: ReportRow, p:
 const MAX_RESULTS_PER_CALL = 2000;
 
 /** Saves lab results entered by hand; each comes back judged against the permit's limits. All or nothing. */
-export async function addResults(ds: DataSource, viewer: Viewer, reportId: string, inputs: ResultInput[], requestId?: string): Promise<SavedResult[]> {
+export async function addResults(ds: DataSource, viewer: Viewer, reportId: string, inputs: ResultInput[], meta: Meta): Promise<SavedResult[]> {
   if (!inputs.length) throw badInput({ results: "Enter at least one result." });
   if (inputs.length > MAX_RESULTS_PER_CALL) throw badInput({ results: `At most ${MAX_RESULTS_PER_CALL} results at once.` });
   return ds.transaction(async (tx) => {
@@ -366,7 +367,7 @@ export async function addResults(ds: DataSource, viewer: Viewer, reportId: strin
       else checked.push(c.ok);
     }
     if (Object.keys(errors).length) throw badInput(errors);
-    return insertResults(tx, viewer, r, p, checked, requestId);
+    return insertResults(tx, viewer, r, p, checked, meta);
   });
 }
 
@@ -428,7 +429,7 @@ export function parseCsv(text: string): string[][] {
  * below_detection, detection_limit, flow_mgd, lab, method). Every line is checked first; a file
  * with any bad line is refused with each line's errors, and nothing from it is saved.
  */
-export async function uploadCsv(ds: DataSource, viewer: Viewer, reportId: string, csv: string, requestId?: string): Promise<SavedResult[]> {
+export async function uploadCsv(ds: DataSource, viewer: Viewer, reportId: string, csv: string, meta: Meta): Promise<SavedResult[]> {
   if (Buffer.byteLength(csv ?? "", "utf8") > MAX_CSV_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", "The file is larger than 2 MB; split it into several uploads.");
   const rows = parseCsv((csv ?? "").replace(/^\uFEFF/, "")).filter((r) => r.some((c) => c.trim() !== ""));
   if (rows.length < 2) throw badInput({ csv: `The file needs a header line (${CSV_COLUMNS.join(",")}) and at least one result.` });
@@ -478,7 +479,7 @@ export async function uploadCsv(ds: DataSource, viewer: Viewer, reportId: string
       const n = Object.keys(errors).length;
       throw badInput({ csv: `${n} ${n === 1 ? "line has" : "lines have"} errors; nothing from the file was saved. Correct ${n === 1 ? "it" : "them"} and upload the file again.`, ...errors }, "The file has errors; nothing from it was saved.");
     }
-    return insertResults(tx, viewer, r, p, checked, requestId);
+    return insertResults(tx, viewer, r, p, checked, meta);
   });
 }
 

@@ -301,6 +301,7 @@ describe("from application to permit, report, signature and copy of record", () 
     const reissue = await emails(f.ownerEmail, "industrial.reissuance_reminder");
     expect(reissue).toHaveLength(2);
     expect(reissue[0].body_text).toMatch(/at least 180 days before, by March 19, 2031 \(Sewer Use Law 1004 E\)/);
+    expect(reissue[0].body_text).toContain(`See the permit: http://tapline.test/industrial/${permitId}`);
     travelTo("2026-12-03T15:00:00Z");
   });
 
@@ -315,6 +316,14 @@ describe("from application to permit, report, signature and copy of record", () 
     ]);
     const [mail] = await emails(f.memberEmail, "industrial.exceedance");
     expect(mail.body_text).toMatch(/Repeat the Zinc sampling and analysis and send the results within 30 days \(Sewer Use Law 1005\(4\)\)/);
+    expect(mail.body_text).toContain(`See the report: http://tapline.test/industrial/reports/${reportId}`);
+    // the open duty is what is due next on the organization's dashboard
+    const { myDashboard } = await f.ar.ok(`{ myDashboard { items { kind title nextStep dueDate href } } }`);
+    expect(myDashboard.items.find((i: any) => i.kind === "DischargePermit")).toMatchObject({
+      nextStep: "Notify the District Operator of the Zinc violation within 24 hours of learning of it (Sewer Use Law 1005(4))",
+      dueDate: "2026-12-04",
+      href: `/industrial/${permitId}`,
+    });
     const grab = await f.member.ok(ADD, { r: reportId, x: [{ ...zinc, sampleType: "GRAB" }] });
     expect(grab.addIndustrialResults[0]).toMatchObject({ status: "OK", basis: "MAXIMUM", limitValue: 1.6 });
     const ug = await f.member.ok(ADD, { r: reportId, x: [{ ...zinc, value: 1100, unit: "µg/L" }] });
