@@ -170,6 +170,21 @@ describe("an industrial user's discharge permit, from the application to a signe
       expect(alert).toContain("Repeat the Zinc sampling and analysis and send the results within 30 days (Sewer Use Law 1005(4)): due by January 2, 2027");
       await expectNoAxeViolations(ar);
 
+      // A CSV with a bad line is refused line by line; nothing from it is saved.
+      const csv = path.join(dir, "results.csv");
+      fs.writeFileSync(
+        csv,
+        "sampled_at,sample_type,parameter,value,unit,lab,method\n2026-11-12T09:00,composite,Copper,0.5,mg/L,Upstate Analytical,EPA 200.7\n2026-11-12T09:00,grab,pH,banana,s.u.,Upstate Analytical,SM 4500-H+ B\n",
+      );
+      await ar.setInputFiles("#csv", csv);
+      await ar.getByRole("button", { name: "Upload and check" }).click();
+      const summary = ar.locator("#error-summary");
+      await summary.waitFor();
+      expect(await summary.innerText()).toContain("1 line has errors; nothing from the file was saved.");
+      expect(await summary.innerText()).toContain("Line 3: Enter the measured value, or mark the result below the detection limit.");
+      expect(await ar.locator("section[aria-labelledby=results-heading] tbody tr").count()).toBe(1);
+      await expectNoAxeViolations(ar);
+
       // The AR reviews the copy and the certification, re-enters the password and signs.
       expect(await main(ar)).toContain("I certify under penalty of law");
       await ar.getByRole("button", { name: "Sign and submit the report" }).click();

@@ -147,7 +147,10 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   } else return fail("Unknown action.", {});
   if (!r.ok) {
     if (r.error.code === "UNAUTHENTICATED") throw redirect(`/sign-in?redirectTo=${encodeURIComponent(here)}`, { headers: cookieHeaders(r) });
-    return fail(r.error.message, r.error.fields, cookieHeaders(r));
+    // A CSV's errors come line by line ("line 3": "Line 3: ..."); the summary names the line once.
+    const fields: Record<string, string> = {};
+    for (const [k, m] of Object.entries(r.error.fields)) fields[k] = /^line \d+$/.test(k) ? m.replace(/^Line \d+: /, "") : m;
+    return fail(r.error.message, fields, cookieHeaders(r));
   }
   return redirect(next, { headers: cookieHeaders(r) });
 }
@@ -204,6 +207,8 @@ export default function ReportPage() {
   const e = a?.fields ?? {};
   const v = (k: string) => (a?.intent === "add" ? (a.values[k] ?? "") : "");
   const parameters = [...new Set(p.limits.map((l) => l.parameter))];
+  const labels: Record<string, string> = { ...LABELS };
+  for (const k of Object.keys(e)) if (/^line \d+$/.test(k)) labels[k] = `Line ${k.slice(5)}`;
   return (
     <>
       <p>
@@ -244,7 +249,7 @@ export default function ReportPage() {
           </div>
         </div>
       )}
-      <ErrorSummary message={a?.error} fields={e} labels={LABELS} />
+      <ErrorSummary message={a?.error} fields={e} labels={labels} />
       {r.amendedById && (
         <Notice type="warning">
           This report was corrected by an{" "}
