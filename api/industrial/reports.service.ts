@@ -612,8 +612,10 @@ export async function verifyCopyOfRecord(ds: DataSource, viewer: Viewer | null, 
     if (canonicalJson(doc) !== c.document) problems.push("The stored document is not in canonical form.");
     if (doc.signature?.signerId !== c.signerId || doc.signature?.receivedAt !== c.receivedAt.toISOString()) problems.push("The signer or time of receipt differ from the document's.");
   }
-  const { signature: _s, ...content } = doc ?? {};
-  const matchesReport = doc ? canonicalJson(content) === canonicalJson(await reportContent(ds, r, p)) : false;
+  // The signed figures against the report as stored now: its period and its results (names of the
+  // organization or district may change later without touching what was certified).
+  const now = await reportContent(ds, r, p);
+  const matchesReport = doc ? canonicalJson([doc.report, doc.results, doc.duties]) === canonicalJson([now.report, now.results, now.duties]) : false;
   if (!matchesReport) problems.push("The report's stored results differ from the copy of record.");
   return { valid: problems.length === 0, storedSha256: c.sha256, computedSha256: computed, matchesReport, problems };
 }

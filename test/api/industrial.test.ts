@@ -403,9 +403,24 @@ describe("from application to permit, report, signature and copy of record", () 
     expect(v.computedSha256).toBe(v.storedSha256);
     const pub = (await anon.ok(REPORT, { id: reportId })).industrialReport;
     expect(pub).toMatchObject({ status: "SIGNED", contentHash: null, duties: [] });
+    // renaming the organization later does not unsettle what was certified
+    await db().query(`UPDATE organization SET name = 'Lakeside Anodizing Company' WHERE id = $1`, [f.orgId]);
+    expect((await anon.ok(VERIFY, { id: reportId })).verifyCopyOfRecord.valid).toBe(true);
     await expect(db().query(`UPDATE industrial_copy_of_record SET document = 'x' WHERE report_id = $1`, [reportId])).rejects.toThrow(/cannot be changed/);
     await expect(db().query(`DELETE FROM industrial_copy_of_record WHERE report_id = $1`, [reportId])).rejects.toThrow(/cannot be changed/);
     await expect(db().query(`UPDATE industrial_result SET value = 0.1 WHERE report_id = $1`, [reportId])).rejects.toThrow(/signed/);
+    // were the results changed behind the triggers' back, verification would say so
+    await db().query(`ALTER TABLE industrial_result DISABLE TRIGGER industrial_result_locked`);
+    try {
+      await db().query(`UPDATE industrial_result SET value = value / 2 WHERE report_id = $1 AND parameter = 'Zinc' AND value = 1.3`, [reportId]);
+      const { verifyCopyOfRecord: bad } = await anon.ok(VERIFY, { id: reportId });
+      expect(bad).toMatchObject({ valid: false, matchesReport: false, problems: ["The report's stored results differ from the copy of record."] });
+      expect(bad.computedSha256).toBe(bad.storedSha256);
+      await db().query(`UPDATE industrial_result SET value = 1.3 WHERE report_id = $1 AND parameter = 'Zinc' AND value = 0.65`, [reportId]);
+    } finally {
+      await db().query(`ALTER TABLE industrial_result ENABLE TRIGGER industrial_result_locked`);
+    }
+    expect((await anon.ok(VERIFY, { id: reportId })).verifyCopyOfRecord.valid).toBe(true);
   });
 
   it("a signed report cannot be edited; an amendment is a new report starting from its results", async () => {
