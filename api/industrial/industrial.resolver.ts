@@ -156,6 +156,18 @@ export class ReportType {
   @Field(() => Date, { nullable: true }) signedAt: Date | null;
 }
 
+@ObjectType("IndustrialReportPage", { simpleResolvers: true })
+class ReportPageType {
+  @Field(() => [ReportType]) items: ReportView[];
+  @Field(() => String, { nullable: true, description: "Pass as `after` for the next page" }) nextCursor: string | null;
+}
+
+@ObjectType("IndustrialResultPage", { simpleResolvers: true })
+class ResultPageType {
+  @Field(() => [ResultType]) items: ResultRow[];
+  @Field(() => String, { nullable: true, description: "Pass as `after` for the next page" }) nextCursor: string | null;
+}
+
 @ObjectType("IndustrialNextReport")
 class NextReportType {
   @Field(() => ID) id: string;
@@ -359,6 +371,11 @@ function loadersFor(ctx: Context) {
     resultDuties: new DataLoader<string, DutyRow[]>(async (ids) => {
       const rows = await ds.query(`SELECT * FROM industrial_duty WHERE result_id = ANY($1::uuid[]) ORDER BY due_at, kind`, [[...ids]]);
       return group(rows.map((r: any) => rowOf<DutyRow>(r)), "resultId", ids);
+    }),
+    reportById: new DataLoader<string, ReportRow | null>(async (ids) => {
+      const rows = await ds.query(`SELECT * FROM industrial_report WHERE id = ANY($1::uuid[])`, [[...ids]]);
+      const m = new Map(rows.map((r: any) => [r.id, rowOf<ReportRow>(r)]));
+      return ids.map((id) => (m.get(id) as ReportRow) ?? null);
     }),
     permit: new DataLoader<string, PermitRow | null>(async (ids) => {
       const rows = await ds.query(`SELECT * FROM industrial_permit WHERE id = ANY($1::uuid[])`, [[...ids]]);
@@ -598,6 +615,30 @@ export class IndustrialReportsResolver {
     return reports.verifyCopyOfRecord(ctx.ds, ctx.viewer, reportId);
   }
 
+  @Access("CLERK", "OPERATOR", "BOARD", "ADMIN")
+  @Query(() => ReportPageType, { description: "Staff: the district's reports, RECEIVED (signed, newest first) or LATE (past due, not signed, most overdue first)" })
+  async industrialReportInbox(
+    @Arg("districtId", () => ID) districtId: string,
+    @Arg("view", () => String) view: string,
+    @Ctx() ctx: Context,
+    @Arg("first", () => Int, { nullable: true }) first?: number,
+    @Arg("after", () => String, { nullable: true }) after?: string,
+  ) {
+    const page = await reports.reportInbox(ctx.ds, ctx.viewer!, { districtId, view, first, after });
+    return { items: page.items.map((r) => ({ ...r, member: false, staff: true })), nextCursor: page.nextCursor };
+  }
+
+  @Access("CLERK", "OPERATOR", "BOARD", "ADMIN")
+  @Query(() => ResultPageType, { description: "Staff: results over a limit in the district, newest sample first (amended reports' replaced results left out)" })
+  industrialExceedances(
+    @Arg("districtId", () => ID) districtId: string,
+    @Ctx() ctx: Context,
+    @Arg("first", () => Int, { nullable: true }) first?: number,
+    @Arg("after", () => String, { nullable: true }) after?: string,
+  ) {
+    return reports.exceedances(ctx.ds, ctx.viewer!, { districtId, first, after });
+  }
+
   @Access("SIGNED_IN")
   @Mutation(() => [ResultType], { description: "Saves lab results (all or none); each comes back judged against the permit's limits, with the duties of any exceedance" })
   async addIndustrialResults(@Arg("reportId", () => ID) reportId: string, @Arg("results", () => [ResultInput]) results: ResultInput[], @Ctx() ctx: Context) {
@@ -697,6 +738,14 @@ export class IndustrialResultsResolver {
   @FieldResolver(() => String)
   unitLabel(@Root() r: ResultRow): string {
     return UNIT_LABELS[r.unit] ?? r.unit;
+  }
+
+  @FieldResolver(() => ReportType, { description: "The report the result belongs to" })
+  async report(@Root() r: ResultRow, @Ctx() ctx: Context): Promise<ReportView> {
+    const rows = await L(ctx).reportById.load(r.reportId);
+    const p = await L(ctx).permit.load(r.permitId);
+    const roles = await relationsFor(ctx);
+    return { ...rows!, member: !!(p && roles.get(p.organizationId)), staff: !!p && isStaff(ctx.viewer, p.districtId) };
   }
 
   @FieldResolver(() => [DutyType], { description: "Duties this result opened (SUL 1005(4))" })

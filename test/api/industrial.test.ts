@@ -442,6 +442,25 @@ describe("from application to permit, report, signature and copy of record", () 
     expect((await anon.ok(VERIFY, { id: reportId })).verifyCopyOfRecord.valid).toBe(true);
   });
 
+  it("staff see the district's received and late reports and its exceedances", async () => {
+    const INBOX = `query($d: ID!, $v: String!) { industrialReportInbox(districtId: $d, view: $v) { nextCursor items { id status dueOn daysLeft permit { facilityName organizationName } } } }`;
+    const received = (await clerk.ok(INBOX, { d: lakeview.id, v: "RECEIVED" })).industrialReportInbox.items;
+    expect(received.find((r: any) => r.id === reportId)).toMatchObject({ status: "SIGNED", permit: { facilityName: "Harbor Plating Works" } });
+    expect((await clerk.ok(INBOX, { d: lakeview.id, v: "LATE" })).industrialReportInbox.items).toEqual([]);
+    travelTo("2027-07-05T15:00:00Z");
+    const late = (await clerk.ok(INBOX, { d: lakeview.id, v: "LATE" })).industrialReportInbox.items;
+    expect(late).toEqual([expect.objectContaining({ dueOn: "2027-06-30", status: "DUE", daysLeft: -5 })]);
+    travelTo("2026-12-03T16:00:00Z");
+    const EXC = `query($d: ID!) { industrialExceedances(districtId: $d) { items { parameter status comparedValue limitValue report { id permit { permitNumber } } } } }`;
+    const exc = (await operator.ok(EXC, { d: lakeview.id })).industrialExceedances.items;
+    expect(exc.length).toBeGreaterThan(0);
+    expect(exc.every((x: any) => x.status === "EXCEEDS" && x.report.id !== reportId)).toBe(true); // the amended report's results stand in for the signed one's
+    expect(exc.some((x: any) => x.parameter === "Zinc" && x.comparedValue === 1.3 && x.limitValue === 1.2)).toBe(true);
+    expect(errorCode(await clerk.gql(INBOX, { d: huron.id, v: "LATE" }))).toBe("FORBIDDEN");
+    expect(errorCode(await clerk.gql(INBOX, { d: lakeview.id, v: "SOMETIME" }))).toBe("BAD_USER_INPUT");
+    expect(errorCode(await f.owner.gql(EXC, { d: lakeview.id }))).toBe("FORBIDDEN");
+  });
+
   it("a duty is marked done by the organization; others get NOT_FOUND", async () => {
     const { industrialPermit } = await f.owner.ok(`query($id: ID!) { industrialPermit(id: $id) { openDuties { id kind } } }`, { id: permitId });
     const duty = industrialPermit.openDuties[0];

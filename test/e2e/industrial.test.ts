@@ -205,6 +205,16 @@ describe("an industrial user's discharge permit, from the application to a signe
       await pub.getByText("The copy of record verifies: its SHA-256 matches and the stored results are those signed.").waitFor();
       await expectNoAxeViolations(pub);
 
+      // Staff see it received, and the exceedance.
+      await op.goto(url("/staff/industrial"));
+      await op.getByRole("link", { name: "Compliance reports: received, late, exceedances" }).click();
+      await op.getByRole("heading", { level: 1, name: "Compliance reports" }).waitFor();
+      await op.getByRole("link", { name: "Harbor Plating Works" }).waitFor();
+      await expectNoAxeViolations(op);
+      await op.getByRole("link", { name: "Exceedances" }).click();
+      await op.getByText("1.3 mg/L exceeds the average daily limit (composite sample) of 1.2 mg/L (Sewer Use Law 903).").waitFor();
+      await expectNoAxeViolations(op);
+
       // The 30-day resample task is on the permit page.
       await ar.goto(url(permitPath));
       const duties = await ar.locator("section[aria-labelledby=duties-heading]").innerText();

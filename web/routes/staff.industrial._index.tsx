@@ -52,6 +52,11 @@ export default function IndustrialQueue() {
   return (
     <>
       <h1>Industrial discharge permits</h1>
+      <p>
+        <Link className="usa-link" to="/staff/industrial/reports">
+          Compliance reports: received, late, exceedances
+        </Link>
+      </p>
       <Form method="get" className="usa-form">
         {districts.length > 1 && <SelectField name="districtId" label="District" options={districts.map((d) => ({ value: d.id, label: d.name }))} defaultValue={districtId} />}
         <SelectField name="status" label="Show" options={STATUSES} defaultValue={status} />
