@@ -26,6 +26,7 @@ import { UNIT_LABELS, type Unit } from "./limits.js";
 import "./dashboard.js";
 import * as permits from "./permits.service.js";
 import * as reports from "./reports.service.js";
+import { permitSnc, type SncResult } from "./snc.service.js";
 import type { CopyOfRecordRow, DutyRow, ReportRow, ResultRow } from "./reports.service.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -166,6 +167,50 @@ class ReportPageType {
 class ResultPageType {
   @Field(() => [ResultType]) items: ResultRow[];
   @Field(() => String, { nullable: true, description: "Pass as `after` for the next page" }) nextCursor: string | null;
+}
+
+@ObjectType("IndustrialSncMeasurement", { simpleResolvers: true })
+class SncMeasurementType {
+  @Field(() => ID) resultId: string;
+  @Field(() => ID) reportId: string;
+  @Field(() => Date) sampledAt: Date;
+  @Field(() => String) sampleType: string;
+  @Field(() => Float, { nullable: true, description: "In the limit's unit; null below detection" }) value: number | null;
+  @Field(() => Float, { nullable: true }) limit: number | null;
+  @Field(() => Boolean) exceeds: boolean;
+  @Field(() => Boolean) atOrAboveTrc: boolean;
+}
+
+@ObjectType("IndustrialSncParameter", { simpleResolvers: true })
+class SncParameterType {
+  @Field(() => String) parameter: string;
+  @Field(() => Int) total: number;
+  @Field(() => Int) exceeded: number;
+  @Field(() => Int) atOrAboveTrc: number;
+  @Field(() => Float) trcFactor: number;
+  @Field(() => Boolean) chronic: boolean;
+  @Field(() => Boolean) trc: boolean;
+  @Field(() => [SncMeasurementType]) measurements: SncMeasurementType[];
+}
+
+@ObjectType("IndustrialSncFinding", { simpleResolvers: true })
+class SncFindingType {
+  @Field(() => String, { description: "CHRONIC, TRC or LATE_REPORT" }) criterion: string;
+  @Field(() => String) text: string;
+  @Field(() => String) section: string;
+  @Field(() => String, { nullable: true }) parameter: string | null;
+  @Field(() => ID, { nullable: true }) reportId: string | null;
+}
+
+@ObjectType("IndustrialSnc", { description: "Significant non-compliance of a permit over a period (SUL 201), with the measurements behind it", simpleResolvers: true })
+class SncType {
+  @Field(() => ID) permitId: string;
+  @Field(() => String) periodStart: string;
+  @Field(() => String) periodEnd: string;
+  @Field(() => Boolean) inSnc: boolean;
+  @Field(() => [SncFindingType]) findings: SncFindingType[];
+  @Field(() => [SncParameterType]) parameters: SncParameterType[];
+  @Field(() => [String], { description: "Criteria the portal does not judge, and why" }) notJudged: string[];
 }
 
 @ObjectType("IndustrialNextReport")
@@ -468,6 +513,16 @@ export class IndustrialPermitsResolver {
     @Arg("districtSlug", () => String, { nullable: true }) districtSlug?: string,
   ): Promise<PermitView[]> {
     return presentAll(ctx, await permits.publicPermits(ctx.ds, search ?? null, await districtIdOf(ctx, districtSlug)));
+  }
+
+  @Access("CLERK", "OPERATOR", "BOARD", "ADMIN")
+  @Query(() => SncType, { description: "Staff: significant non-compliance of a permit over a period (SUL 201); the current half-year by default" })
+  industrialPermitSnc(
+    @Arg("permitId", () => ID) permitId: string,
+    @Ctx() ctx: Context,
+    @Arg("periodStart", () => String, { nullable: true, description: "First day of a month, YYYY-MM-01" }) periodStart?: string,
+  ): Promise<SncResult> {
+    return permitSnc(ctx.ds, ctx.viewer!, { permitId, periodStart });
   }
 
   @Access("SIGNED_IN")

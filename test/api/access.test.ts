@@ -105,6 +105,7 @@ describe("signed-out callers and applicants are refused staff operations", () =>
     [`query($d: ID!) { industrialPermitQueue(districtId: $d) { nextCursor } }`, (d) => ({ d })],
     [`query($d: ID!) { industrialReportInbox(districtId: $d, view: "LATE") { nextCursor } }`, (d) => ({ d })],
     [`query($d: ID!) { industrialExceedances(districtId: $d) { nextCursor } }`, (d) => ({ d })],
+    [`query($id: ID!) { industrialPermitSnc(permitId: $id) { inSnc } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
     [`mutation($id: ID!) { publishIndustrialNotice(id: $id) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
     [`mutation($id: ID!) { setIndustrialPermitLimits(id: $id, limits: []) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
     [`mutation($id: ID!) { issueIndustrialPermit(input: { id: $id, expiresOn: "2030-01-01" }) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],

@@ -437,7 +437,7 @@ describe("from application to permit, report, signature and copy of record", () 
     const { industrialReport: amended } = await f.owner.ok(REPORT, { id: a.id });
     expect(amended.results).toHaveLength(signed.results.length);
     expect((await f.owner.ok(REPORT, { id: reportId })).industrialReport.amendedById).toBe(a.id);
-    await f.owner.ok(`mutation($id: ID!) { deleteIndustrialResult(id: $id) { id } }`, { id: amended.results[0].id });
+    await f.owner.ok(`mutation($id: ID!) { deleteIndustrialResult(id: $id) { id } }`, { id: amended.results.find((x: any) => x.parameter === "Copper").id });
     // the original's copy of record still verifies
     expect((await anon.ok(VERIFY, { id: reportId })).verifyCopyOfRecord.valid).toBe(true);
   });
@@ -459,6 +459,48 @@ describe("from application to permit, report, signature and copy of record", () 
     expect(errorCode(await clerk.gql(INBOX, { d: huron.id, v: "LATE" }))).toBe("FORBIDDEN");
     expect(errorCode(await clerk.gql(INBOX, { d: lakeview.id, v: "SOMETIME" }))).toBe("BAD_USER_INPUT");
     expect(errorCode(await f.owner.gql(EXC, { d: lakeview.id }))).toBe("FORBIDDEN");
+  });
+
+  it("significant non-compliance over a six-month period (SUL 201): TRC at exactly 1.2 times the limit; a report 31 days late but not 30", async () => {
+    const SNC = `query($id: ID!, $s: String) { industrialPermitSnc(permitId: $id, periodStart: $s) { periodStart periodEnd inSnc notJudged
+      findings { criterion parameter reportId text section } parameters { parameter total exceeded atOrAboveTrc trcFactor chronic trc measurements { value limit exceeds atOrAboveTrc } } } }`;
+    // The amendment's zinc results stand for the signed report's: composite 1.3 (average 1.2, over), grab 1.3 (maximum 1.6),
+    // 1,100 µg/L composite, 0.6 lb/day (mass limit 0.5, over, at exactly 1.2 times). Add a grab at exactly 1.2 x 1.6 = 1.92.
+    const amendment = (await f.owner.ok(REPORT, { id: reportId })).industrialReport.amendedById;
+    const zincAt = (sampleType: string, value: number) => ({ parameter: "Zinc", sampleType, sampledAt: "2026-11-20T08:30", value, unit: "mg/L", lab: "Upstate Analytical", method: "EPA 200.7" });
+    await f.member.ok(ADD, { r: amendment, x: [zincAt("GRAB", 1.92)] });
+    const { industrialPermitSnc: s } = await operator.ok(SNC, { id: permitId, s: "2026-07-01" });
+    expect(s).toMatchObject({ periodStart: "2026-07-01", periodEnd: "2026-12-31" });
+    let zinc = s.parameters.find((x: any) => x.parameter === "Zinc");
+    // 3 of 5 over (60 %: not chronic); 2 of 5 at or above 1.2 x (40 %: TRC)
+    expect(zinc).toMatchObject({ total: 5, exceeded: 3, atOrAboveTrc: 2, trcFactor: 1.2, chronic: false, trc: true });
+    expect(zinc.measurements.filter((m: any) => m.atOrAboveTrc).map((m: any) => [m.value, m.limit])).toEqual([
+      [0.6, 0.5],
+      [1.92, 1.6],
+    ]);
+    expect(s.findings).toEqual([
+      expect.objectContaining({ criterion: "TRC", parameter: "Zinc", section: "Sewer Use Law 201 (Significant Non-Compliance)", text: expect.stringMatching(/2 of 5 Zinc measurements \(40%\) are at or above 1.2 times the limit/) }),
+    ]);
+    // One more composite over the average: 4 of 6 (66.7 %) is chronic.
+    await f.member.ok(ADD, { r: amendment, x: [zincAt("COMPOSITE", 1.25)] });
+    const again = (await operator.ok(SNC, { id: permitId, s: "2026-07-01" })).industrialPermitSnc;
+    zinc = again.parameters.find((x: any) => x.parameter === "Zinc");
+    expect(zinc).toMatchObject({ total: 6, exceeded: 4, chronic: true, trc: true });
+    expect(again.findings.map((x: any) => x.criterion)).toEqual(["CHRONIC", "TRC"]);
+    expect(again.findings[0].text).toMatch(/4 of 6 Zinc measurements \(66.7%\) exceed the limit; 66% or more/);
+    expect(s.inSnc).toBe(true);
+    expect(s.notJudged[0]).toMatch(/milestones missed by 90 days/);
+    // The June 2027 report: 30 days late is not SNC, 31 days is.
+    travelTo("2027-07-30T15:00:00Z");
+    const day30 = (await operator.ok(SNC, { id: permitId, s: "2027-01-01" })).industrialPermitSnc;
+    expect(day30.findings.filter((x: any) => x.criterion === "LATE_REPORT")).toEqual([]);
+    travelTo("2027-07-31T15:00:00Z");
+    const day31 = (await operator.ok(SNC, { id: permitId, s: "2027-01-01" })).industrialPermitSnc;
+    expect(day31.findings).toEqual([expect.objectContaining({ criterion: "LATE_REPORT", text: expect.stringMatching(/due 2027-06-30, is 31 days late and not received; more than 30 days/) })]);
+    travelTo("2026-12-03T16:30:00Z");
+    expect(errorCode(await f.owner.gql(SNC, { id: permitId }))).toBe("FORBIDDEN");
+    expect(errorCode(await (await signedIn(DEMO.huronClerk)).gql(SNC, { id: permitId }))).toBe("NOT_FOUND");
+    expect(errorCode(await operator.gql(SNC, { id: permitId, s: "2026-07-15" }))).toBe("BAD_USER_INPUT");
   });
 
   it("a duty is marked done by the organization; others get NOT_FOUND", async () => {
