@@ -215,6 +215,13 @@ describe("an industrial user's discharge permit, from the application to a signe
       await op.getByText("1.3 mg/L exceeds the average daily limit (composite sample) of 1.2 mg/L (Sewer Use Law 903).").waitFor();
       await expectNoAxeViolations(op);
 
+      // The permit's significant non-compliance for the half-year, with the measurements behind it.
+      await op.goto(url(`/staff${permitPath}`));
+      const snc = await op.locator("section[aria-labelledby=snc-heading]").innerText();
+      expect(snc).toContain("July 1, 2026 to December 31, 2026: in significant non-compliance");
+      expect(snc).toContain("Chronic violation: 1 of 1 Zinc measurements (100%) exceed the limit");
+      await expectNoAxeViolations(op);
+
       // The 30-day resample task is on the permit page.
       await ar.goto(url(permitPath));
       const duties = await ar.locator("section[aria-labelledby=duties-heading]").innerText();
@@ -223,5 +230,5 @@ describe("an industrial user's discharge permit, from the application to a signe
     } finally {
       await Promise.all([ownerCtx.close(), arCtx.close(), opCtx.close(), publicCtx.close()]);
     }
-  });
+  }, 180_000);
 });

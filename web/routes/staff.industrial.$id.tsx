@@ -58,8 +58,29 @@ const FIELDS = `id status statusLabel permitNumber facilityName organizationName
   openDuties { id kind text dueOn }
   documents { documentId kind }`;
 
+type Snc = {
+  periodStart: string;
+  periodEnd: string;
+  inSnc: boolean;
+  notJudged: string[];
+  findings: { criterion: string; text: string; section: string }[];
+  parameters: { parameter: string; total: number; exceeded: number; atOrAboveTrc: number; trcFactor: number; chronic: boolean; trc: boolean }[];
+};
+
 export async function loader(args: LoaderFunctionArgs) {
-  return requireSignedIn<{ industrialPermit: Permit }>(args, `query StaffIndustrial($id: ID!) { industrialPermit(id: $id) { ${FIELDS} } }`, { id: args.params.id });
+  const data = await requireSignedIn<{ industrialPermit: Permit }>(args, `query StaffIndustrial($id: ID!) { industrialPermit(id: $id) { ${FIELDS} } }`, { id: args.params.id });
+  const period = new URL(args.request.url).searchParams.get("snc") || null;
+  const snc = ["ISSUED", "REVOKED"].includes(data.industrialPermit.status)
+    ? (
+        await requireSignedIn<{ industrialPermitSnc: Snc }>(
+          args,
+          `query Snc($id: ID!, $s: String) { industrialPermitSnc(permitId: $id, periodStart: $s) { periodStart periodEnd inSnc notJudged findings { criterion text section }
+            parameters { parameter total exceeded atOrAboveTrc trcFactor chronic trc } } }`,
+          { id: args.params.id, s: period },
+        )
+      ).industrialPermitSnc
+    : null;
+  return { ...data, snc };
 }
 
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
@@ -144,7 +165,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 const n = (x: number | null) => (x === null ? "" : String(x));
 
 export default function StaffIndustrialPermit() {
-  const { industrialPermit: p } = useLoaderData<typeof loader>() as { industrialPermit: Permit };
+  const { industrialPermit: p, snc } = useLoaderData<typeof loader>() as { industrialPermit: Permit; snc: Snc | null };
   const a = useActionData<ActionData>();
   const [params] = useSearchParams();
   const e = a?.fields ?? {};
@@ -378,6 +399,56 @@ export default function StaffIndustrialPermit() {
         <Notice type="warning">
           Open tasks from exceedances: {p.openDuties.map((d) => `${d.text} by ${formatCalendarDate(d.dueOn)}`).join("; ")}.
         </Notice>
+      )}
+
+      {snc && (
+        <section aria-labelledby="snc-heading">
+          <h2 id="snc-heading">Significant non-compliance (Sewer Use Law 201)</h2>
+          <p>
+            {formatCalendarDate(snc.periodStart)} to {formatCalendarDate(snc.periodEnd)}:{" "}
+            <strong>{snc.inSnc ? "in significant non-compliance" : "no significant non-compliance found"}</strong>.
+          </p>
+          {snc.findings.length > 0 && (
+            <ul className="usa-list">
+              {snc.findings.map((f, i) => (
+                <li key={i}>
+                  {f.text} ({f.section})
+                </li>
+              ))}
+            </ul>
+          )}
+          {snc.parameters.length > 0 && (
+            <table className="usa-table usa-table--borderless usa-table--stacked width-full">
+              <caption>Measurements of the period by parameter</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Parameter</th>
+                  <th scope="col">Measurements</th>
+                  <th scope="col">Over the limit</th>
+                  <th scope="col">At or above the TRC level</th>
+                </tr>
+              </thead>
+              <tbody>
+                {snc.parameters.map((x) => (
+                  <tr key={x.parameter}>
+                    <th scope="row" data-label="Parameter">
+                      {x.parameter}
+                    </th>
+                    <td data-label="Measurements">{x.total}</td>
+                    <td data-label="Over the limit">
+                      {x.exceeded}
+                      {x.chronic ? " (chronic)" : ""}
+                    </td>
+                    <td data-label="At or above the TRC level">
+                      {x.atOrAboveTrc} at {x.trcFactor} times the limit{x.trc ? " (TRC)" : ""}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          <p className="usa-hint">Not judged here: {snc.notJudged.join(" ")}</p>
+        </section>
       )}
 
       {p.status === "ISSUED" && (
