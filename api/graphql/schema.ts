@@ -10,6 +10,7 @@ import { DistrictsResolver } from "../districts/districts.resolver.js";
 import { DocumentsResolver } from "../documents/documents.resolver.js";
 import { ChargesResolver, EnforcementResolver, HearingsResolver, PetitionsResolver } from "../enforcement/enforcement.resolver.js";
 import { FlowDeductionResolver } from "../enforcement/flow-deduction.js";
+import { IndustrialPermitsResolver, IndustrialReportsResolver, IndustrialResultsResolver } from "../industrial/industrial.resolver.js";
 import { LateralInspectionsResolver, LateralPermitsResolver } from "../laterals/laterals.resolver.js";
 import { OrganizationsResolver } from "../organizations/organizations.resolver.js";
 import { OutboxResolver } from "../outbox/outbox.resolver.js";
@@ -18,7 +19,7 @@ import { StaffResolver } from "../staff/staff.resolver.js";
 import { cacheControlDirective } from "./cache.js";
 import { authChecker, declaredRootAccess, denyUndeclared } from "./access.js";
 
-export const resolvers = [AccountsResolver, StaffRoleGrantResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver, ContractorsResolver, PaymentsResolver, LateralPermitsResolver, LateralInspectionsResolver, EnforcementResolver, PetitionsResolver, HearingsResolver, ChargesResolver, FlowDeductionResolver] as const;
+export const resolvers = [AccountsResolver, StaffRoleGrantResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver, ContractorsResolver, PaymentsResolver, LateralPermitsResolver, LateralInspectionsResolver, EnforcementResolver, PetitionsResolver, HearingsResolver, ChargesResolver, FlowDeductionResolver, IndustrialPermitsResolver, IndustrialReportsResolver, IndustrialResultsResolver] as const;
 export const SCHEMA_FILE = path.resolve("schema/schema.graphql");
 
 let built: Promise<GraphQLSchema> | undefined;

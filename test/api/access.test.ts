@@ -80,6 +80,16 @@ describe("signed-out callers and applicants are refused staff operations", () =>
     [`{ myFlowDeductionRequests { id } }`],
     [`mutation($i: FileFlowDeductionInput!) { fileFlowDeductionRequest(input: $i) { id } }`, { i: { districtId: "00000000-0000-0000-0000-000000000000", propertyAddress: "x", evidence: "x" } }],
     [`mutation($id: ID!) { withdrawFlowDeductionRequest(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`{ myIndustrialPermits { id } }`],
+    [`mutation { saveIndustrialApplication(input: { facilityName: "x" }) { id } }`],
+    [`mutation($id: ID!) { submitIndustrialApplication(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { withdrawIndustrialApplication(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { addIndustrialResults(reportId: $id, results: []) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { uploadIndustrialResultsCsv(reportId: $id, csv: "x") { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { deleteIndustrialResult(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { signIndustrialReport(input: { reportId: $id, password: "x", certify: true, reviewedHash: "x" }) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { amendIndustrialReport(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { completeIndustrialDuty(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
   ];
   const STAFF_ONLY: [string, (districtId: string) => Record<string, unknown>][] = [
     [`query($f: AuditFilter!) { auditLog(filter: $f) { nextCursor } }`, (d) => ({ f: { districtId: d } })],
@@ -117,6 +127,14 @@ describe("signed-out callers and applicants are refused staff operations", () =>
     [`mutation($i: BillChargeInput!) { billCharge(input: $i) { id } }`, (d) => ({ i: { districtId: d, respondentEmail: "applicant@demo.tapline.local", label: "x", amountCents: 100 } })],
     [`query($d: ID!) { districtFlowDeductionRequests(districtId: $d) { id } }`, (d) => ({ d })],
     [`mutation($i: DecideFlowDeductionInput!) { decideFlowDeductionRequest(input: $i) { id } }`, () => ({ i: { id: "00000000-0000-0000-0000-000000000000", decision: "REJECT", reasons: "x" } })],
+    [`query($d: ID!) { industrialPermitQueue(districtId: $d) { nextCursor } }`, (d) => ({ d })],
+    [`query($d: ID!) { industrialReportInbox(districtId: $d, view: "LATE") { nextCursor } }`, (d) => ({ d })],
+    [`query($d: ID!) { industrialExceedances(districtId: $d) { nextCursor } }`, (d) => ({ d })],
+    [`query($id: ID!) { industrialPermitSnc(permitId: $id) { inSnc } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
+    [`mutation($id: ID!) { publishIndustrialNotice(id: $id) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
+    [`mutation($id: ID!) { setIndustrialPermitLimits(id: $id, limits: []) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
+    [`mutation($id: ID!) { issueIndustrialPermit(input: { id: $id, expiresOn: "2030-01-01" }) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
+    [`mutation($id: ID!) { revokeIndustrialPermit(input: { id: $id, reason: "TAMPERING", notes: "x" }) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
   ];
 
   it("answers UNAUTHENTICATED to every signed-in operation when signed out", async () => {

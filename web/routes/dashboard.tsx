@@ -32,12 +32,13 @@ export default function Dashboard() {
               <p>When you apply for a permit or licence, or when the district serves you a notice, it appears here with what is due next and by when.</p>
               <p><Link className="usa-button" to="/permits/new">Connect to the public sewer</Link></p>
               <p><Link className="usa-link" to="/rules">See the rules and fees of each district</Link>.</p>
+              <p><Link className="usa-link" to="/industrial">Industrial discharge permits</Link></p>
             </div>
           </div>
         </div>
       ) : (
         <>
-        <p><Link className="usa-link" to="/permits/new">Connect to the public sewer</Link> · <Link className="usa-link" to="/permits">My lateral permits</Link> · <Link className="usa-link" to="/enforcement">My notices and orders</Link></p>
+        <p><Link className="usa-link" to="/permits/new">Connect to the public sewer</Link> · <Link className="usa-link" to="/permits">My lateral permits</Link> · <Link className="usa-link" to="/enforcement">My notices and orders</Link> · <Link className="usa-link" to="/industrial">Industrial discharge permits</Link></p>
         <table className="usa-table usa-table--stacked">
           <caption>In progress, soonest deadline first</caption>
           <thead><tr><th scope="col">What</th><th scope="col">Status</th><th scope="col">Next step</th><th scope="col">Due</th></tr></thead>

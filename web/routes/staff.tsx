@@ -31,6 +31,11 @@ export default function StaffLayout() {
               Lateral permits
             </NavLink>
           </li>
+          <li>
+            <NavLink to="/staff/industrial" className={link}>
+              Industrial permits
+            </NavLink>
+          </li>
           {operator && (
             <li>
               <NavLink to="/staff/inspections" className={link}>
