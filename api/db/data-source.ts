@@ -10,6 +10,7 @@ import { OutboxEmail } from "../outbox/outbox-email.entity.js";
 import { Invitation, Membership, Organization } from "../organizations/organization.entity.js";
 import { Payment, Refund } from "../payments/payment.entity.js";
 import { LateralInspection, LateralPermit, LateralPermitDocument, SewerMoratorium } from "../laterals/lateral-permit.entity.js";
+import { HaulerLicense, HaulerLoad, HaulerPermission, HaulerVehicle } from "../haulers/hauler.entity.js";
 
 export const entities = [
   District,
@@ -31,6 +32,10 @@ export const entities = [
   LateralPermitDocument,
   LateralInspection,
   SewerMoratorium,
+  HaulerLicense,
+  HaulerPermission,
+  HaulerVehicle,
+  HaulerLoad,
 ];
 
 /** `poolSize` is 1 on the embedded database (pglite-socket takes one connection at a time). */

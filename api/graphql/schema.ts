@@ -9,6 +9,7 @@ import { DashboardResolver } from "../dashboard/dashboard.js";
 import { DistrictsResolver } from "../districts/districts.resolver.js";
 import { DocumentsResolver } from "../documents/documents.resolver.js";
 import { LateralInspectionsResolver, LateralPermitsResolver } from "../laterals/laterals.resolver.js";
+import { HaulerLicensesResolver, HaulerLoadsResolver, HaulerPermissionsResolver } from "../haulers/haulers.resolver.js";
 import { OrganizationsResolver } from "../organizations/organizations.resolver.js";
 import { OutboxResolver } from "../outbox/outbox.resolver.js";
 import { PaymentsResolver } from "../payments/payments.resolver.js";
@@ -16,7 +17,7 @@ import { StaffResolver } from "../staff/staff.resolver.js";
 import { cacheControlDirective } from "./cache.js";
 import { authChecker, declaredRootAccess, denyUndeclared } from "./access.js";
 
-export const resolvers = [AccountsResolver, StaffRoleGrantResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver, ContractorsResolver, PaymentsResolver, LateralPermitsResolver, LateralInspectionsResolver] as const;
+export const resolvers = [AccountsResolver, StaffRoleGrantResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver, ContractorsResolver, PaymentsResolver, LateralPermitsResolver, LateralInspectionsResolver, HaulerLicensesResolver, HaulerPermissionsResolver, HaulerLoadsResolver] as const;
 export const SCHEMA_FILE = path.resolve("schema/schema.graphql");
 
 let built: Promise<GraphQLSchema> | undefined;
