@@ -428,6 +428,11 @@ export class HaulerLicensesResolver {
     const w = (await loaders(ctx).rulebook.load(l.districtId)).entry("hauler.renewalWindowDays").value;
     return typeof w === "number" ? renewalOpensOn(l.validUntil, w) : null;
   }
+  @FieldResolver(() => Boolean, { description: "The renewal window is open today (and the licence is approved)" })
+  async renewalOpen(@Root() l: HaulerLicense, @Ctx() ctx: Context) {
+    const opens = await this.renewalOpensOn(l, ctx);
+    return opens !== null && (await today(ctx, l.districtId)) >= opens;
+  }
   @FieldResolver(() => HaulerLicenseRefType, { nullable: true, description: "The renewal of this licence, if one is started" }) renewal(@Root() l: HaulerLicense, @Ctx() ctx: Context) {
     return loaders(ctx).renewal.load(l.id);
   }

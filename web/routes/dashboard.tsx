@@ -37,7 +37,7 @@ export default function Dashboard() {
         </div>
       ) : (
         <>
-        <p><Link className="usa-link" to="/permits/new">Connect to the public sewer</Link> · <Link className="usa-link" to="/permits">My lateral permits</Link></p>
+        <p><Link className="usa-link" to="/permits/new">Connect to the public sewer</Link> · <Link className="usa-link" to="/permits">My lateral permits</Link> · <Link className="usa-link" to="/haulers">Septage hauling</Link></p>
         <table className="usa-table usa-table--stacked">
           <caption>In progress, soonest deadline first</caption>
           <thead><tr><th scope="col">What</th><th scope="col">Status</th><th scope="col">Next step</th><th scope="col">Due</th></tr></thead>
