@@ -32,6 +32,7 @@ export default function Dashboard() {
               <p>When you apply for a permit or licence, or when the district serves you a notice, it appears here with what is due next and by when.</p>
               <p><Link className="usa-button" to="/permits/new">Connect to the public sewer</Link></p>
               <p><Link className="usa-link" to="/rules">See the rules and fees of each district</Link>.</p>
+              <p>Hauling septage? <Link className="usa-link" to="/haulers">Septage hauling</Link>: licences and loads.</p>
             </div>
           </div>
         </div>
