@@ -1,7 +1,11 @@
 import DataLoader from "dataloader";
 import { Arg, Ctx, Field, FieldResolver, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root } from "type-graphql";
 import { In } from "typeorm";
+import { hasRole } from "../accounts/viewer.js";
 import { dateIn } from "../common/dates.js";
+import { forbidden } from "../common/errors.js";
+import { isUuid } from "../documents/documents.service.js";
+import { microCached } from "../graphql/micro-cache.js";
 import { rulebookOn, type Rulebook } from "../districts/districts.service.js";
 import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
@@ -129,6 +133,8 @@ export class HaulerLoadType {
 @ObjectType("StationDaySheetRow", { simpleResolvers: true })
 export class DaySheetRowType {
   @Field(() => HaulerLoadType) load: HaulerLoad;
+  @Field(() => String, { description: 'Planned arrival on the district\'s clock, "09:00"' }) arrivalTime: string;
+  @Field(() => String, { description: "Planned arrival, ISO 8601 instant" }) arrivalAt: string;
   @Field(() => String) organizationName: string;
   @Field(() => String) plate: string;
   @Field(() => String, { description: "Make and model" }) vehicle: string;
@@ -522,8 +528,14 @@ export class HaulerLoadsResolver {
 
   @Access("OPERATOR", "CLERK")
   @Query(() => DaySheetType, { description: "The receiving station's loads of a day (today unless given), by arrival; a fixed number of SQL statements" })
-  stationDaySheet(@Arg("districtId", () => ID) districtId: string, @Ctx() ctx: Context, @Arg("date", () => String, { nullable: true }) date?: string) {
-    return haulers.daySheet(ctx.ds, ctx.viewer!, districtId, date);
+  async stationDaySheet(@Arg("districtId", () => ID) districtId: string, @Ctx() ctx: Context, @Arg("date", () => String, { nullable: true }) date?: string) {
+    // Authorization first, then the short-lived cache shared by the district's station staff (any mutation clears it).
+    if (!hasRole(ctx.viewer, "OPERATOR", districtId) && !hasRole(ctx.viewer, "CLERK", districtId))
+      throw forbidden("Only the District Operator and the Clerk of this district see the station's day sheet.");
+    // The day defaults to today in the district's zone; a given day costs no statement before the cache.
+    const district = date ? null : isUuid(districtId) ? await ctx.loaders.district.load(districtId) : null;
+    const day = date ?? (district ? dateIn(district.timeZone) : "");
+    return microCached(`station-day:${districtId}:${day}`, () => haulers.daySheet(ctx.ds, ctx.viewer!, districtId, day || null, district));
   }
 
   @Access("CLERK", "OPERATOR")

@@ -535,8 +535,8 @@ describe("the station's day sheet", () => {
   it("lists the day's loads for the operator with the same SQL statements for 3 or 60 loads", async () => {
     const { h, license } = await licensed();
     const day = weekday(9, 4);
-    const SHEET = `query($d: ID!, $day: String) { stationDaySheet(districtId: $d, date: $day) { date rows { organizationName plate vehicle holderNumber holderInForce paymentStatus
-      load { id status estimatedGallons plannedArrival sourceAddress sourceKind feeCents sampleRequired measuredGallons } } } }`;
+    const SHEET = `query($d: ID!, $day: String) { stationDaySheet(districtId: $d, date: $day) { date rows { arrivalTime organizationName plate vehicle holderNumber holderInForce paymentStatus
+      load { id status estimatedGallons sourceAddress sourceKind feeCents sampleRequired measuredGallons } } } }`;
     expect(errorCode(await h.c.gql(SHEET, { d: lakeview.id }))).toBe("FORBIDDEN");
     expect(errorCode(await board.gql(SHEET, { d: lakeview.id }))).toBe("FORBIDDEN");
     for (let i = 0; i < 3; i++) await h.c.ok(BOOK, { i: book(license, { plannedArrival: `${day.slice(0, 10)}T${String(8 + i).padStart(2, "0")}:00` }) });
@@ -566,6 +566,7 @@ describe("the station's day sheet", () => {
       );
       const sixty = await statements();
       expect(sixty.rows.length).toBe(three.rows.length + 60);
+      expect(three.rows.map((r: any) => r.arrivalTime)).toEqual(["08:00", "09:00", "10:00"]);
       expect(sixty.count).toBe(three.count);
       expect(three.count).toBeLessThanOrEqual(4);
     } finally {

@@ -14,6 +14,7 @@ import { cookieHeaders, gql } from "~/graphql.server";
 export const meta: MetaFunction = () => [{ title: "Station day sheet | Staff | Tapline" }];
 
 type Row = {
+  arrivalTime: string;
   organizationName: string;
   plate: string;
   vehicle: string;
@@ -26,7 +27,6 @@ type Row = {
     id: string;
     status: string;
     estimatedGallons: number;
-    plannedArrival: string;
     sourceAddress: string;
     sourceKind: string;
     feeCents: number;
@@ -62,9 +62,9 @@ export async function loader(args: LoaderFunctionArgs) {
   const district = info.districts.find((d) => d.id === url.searchParams.get("districtId")) ?? info.districts[0];
   const { stationDaySheet } = await requireSignedIn<{ stationDaySheet: { date: string; timeZone: string; rows: Row[] } }>(
     args,
-    `query DaySheet($d: ID!, $day: String) { stationDaySheet(districtId: $d, date: $day) { date timeZone rows {
+    `query DaySheet($d: ID!, $day: String) { stationDaySheet(districtId: $d, date: $day) { date timeZone rows { arrivalTime
       organizationName plate vehicle tankCapacityGallons holderNumber holderInForce holderReasons paymentStatus
-      load { id status estimatedGallons plannedArrival sourceAddress sourceKind feeCents sampleRequired sampleCostCents measuredGallons refusalReason refundDue } } } }`,
+      load { id status estimatedGallons sourceAddress sourceKind feeCents sampleRequired sampleCostCents measuredGallons refusalReason refundDue } } } }`,
     { d: district.id, day: url.searchParams.get("date") || null },
   );
   return {
@@ -107,10 +107,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
 const DONE: Record<string, string> = { approve: "The load is approved.", refuse: "The load is refused.", received: "The gallons received are recorded." };
 
 export default function Station() {
-  const { districts, districtId, operator, date, timeZone, rows } = useLoaderData<typeof loader>() as Data;
+  const { districts, districtId, operator, date, rows } = useLoaderData<typeof loader>() as Data;
   const a = useActionData<ActionData>();
   const [params] = useSearchParams();
-  const time = (iso: string) => new Date(iso).toLocaleTimeString("en-US", { timeZone, hour: "numeric", minute: "2-digit" });
   return (
     <>
       <h1>Station day sheet</h1>
@@ -152,12 +151,12 @@ export default function Station() {
         {rows.map((r) => {
           const x = r.load;
           const errs = a?.loadId === x.id ? a.fields : {};
-          const label = `${r.plate}, ${time(x.plannedArrival)}`;
+          const label = `${r.plate}, ${r.arrivalTime}`;
           const feeOk = x.feeCents === 0 || paid(r.paymentStatus);
           return (
             <li key={x.id} id={`load-${x.id}`} className="tapline-details margin-bottom-3" style={{ padding: "1rem" }}>
               <h2 className="margin-top-0">
-                {time(x.plannedArrival)}: {r.plate} <span className="usa-tag">{LOAD_STATUS_LABELS[x.status] ?? x.status}</span>
+                {r.arrivalTime}: {r.plate} <span className="usa-tag">{LOAD_STATUS_LABELS[x.status] ?? x.status}</span>
               </h2>
               <dl className="tapline-facts">
                 <dt>Hauler</dt>
