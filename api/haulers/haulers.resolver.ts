@@ -149,7 +149,9 @@ export class DaySheetRowType {
 export class DaySheetType {
   @Field(() => String) date: string;
   @Field(() => String) timeZone: string;
-  @Field(() => [DaySheetRowType]) rows: DaySheetRowType[];
+  @Field(() => [DaySheetRowType], { description: "One page of the day's loads, by arrival" }) rows: DaySheetRowType[];
+  @Field(() => Int, { description: "Loads booked for the whole day" }) total: number;
+  @Field(() => String, { nullable: true, description: "Pass as `after` for the next page" }) nextCursor: string | null;
 }
 
 @ObjectType("HaulerStatementLine", { simpleResolvers: true })
@@ -527,15 +529,23 @@ export class HaulerLoadsResolver {
   }
 
   @Access("OPERATOR", "CLERK")
-  @Query(() => DaySheetType, { description: "The receiving station's loads of a day (today unless given), by arrival; a fixed number of SQL statements" })
-  async stationDaySheet(@Arg("districtId", () => ID) districtId: string, @Ctx() ctx: Context, @Arg("date", () => String, { nullable: true }) date?: string) {
+  @Query(() => DaySheetType, { description: "The receiving station's loads of a day (today unless given), by arrival, a page at a time; a fixed number of SQL statements" })
+  async stationDaySheet(
+    @Arg("districtId", () => ID) districtId: string,
+    @Ctx() ctx: Context,
+    @Arg("date", () => String, { nullable: true }) date?: string,
+    @Arg("first", () => Int, { nullable: true, description: "1 to 100; 25 unless given" }) first?: number,
+    @Arg("after", () => String, { nullable: true }) after?: string,
+  ) {
     // Authorization first, then the short-lived cache shared by the district's station staff (any mutation clears it).
     if (!hasRole(ctx.viewer, "OPERATOR", districtId) && !hasRole(ctx.viewer, "CLERK", districtId))
       throw forbidden("Only the District Operator and the Clerk of this district see the station's day sheet.");
     // The day defaults to today in the district's zone; a given day costs no statement before the cache.
     const district = date ? null : isUuid(districtId) ? await ctx.loaders.district.load(districtId) : null;
     const day = date ?? (district ? dateIn(district.timeZone) : "");
-    return microCached(`station-day:${districtId}:${day}`, () => haulers.daySheet(ctx.ds, ctx.viewer!, districtId, day || null, district));
+    return microCached(`station-day:${districtId}:${day}:${first ?? ""}:${after ?? ""}`, () =>
+      haulers.daySheet(ctx.ds, ctx.viewer!, districtId, day || null, district, { first, after }),
+    );
   }
 
   @Access("CLERK", "OPERATOR")

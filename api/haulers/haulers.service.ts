@@ -1054,6 +1054,7 @@ export async function expiringLicenses(ds: DataSource, viewer: Viewer, districtI
     .getMany();
 }
 
+/** One load on the day sheet, with what the station needs beside it. */
 export type DaySheetRow = {
   load: HaulerLoad;
   /** "09:00", the planned arrival on the district's clock */
@@ -1081,23 +1082,41 @@ export async function daySheet(
   districtId: string,
   date?: string | null,
   loaded?: District | null,
-): Promise<{ date: CalendarDate; timeZone: string; rows: DaySheetRow[] }> {
+  page: { first?: number | null; after?: string | null } = {},
+): Promise<{ date: CalendarDate; timeZone: string; rows: DaySheetRow[]; total: number; nextCursor: string | null }> {
   if (!hasRole(viewer, "OPERATOR", districtId) && !hasRole(viewer, "CLERK", districtId)) throw forbidden("Only the District Operator and the Clerk of this district see the station's day sheet.");
   const district = loaded ?? (await loadDistrict(ds, districtId));
   const day = date ?? dateIn(district.timeZone);
   if (!isCalendarDate(day)) throw badInput({ date: "Use a date like 2026-12-07." });
   const from = endOfDay(addCalendarDays(day, -1), district.timeZone);
   const to = endOfDay(day, district.timeZone);
+  const first = page.first ?? 25;
+  if (!Number.isInteger(first) || first < 1 || first > 100) throw badInput({ first: "Ask for 1 to 100 loads at a time." });
+  let cursor: [string, string] | null = null;
+  if (page.after) {
+    const [at, id] = Buffer.from(page.after, "base64url").toString().split("|");
+    if (!at || !id || Number.isNaN(Date.parse(at)) || !isUuid(id)) throw badInput({ after: "Not a valid cursor." });
+    cursor = [at, id];
+  }
+  // One page of the day by arrival (index hauler_load_day_sheet), with the whole day's count in the same statement.
   const raw: any[] = await ds.query(
-    `SELECT x.*, o.name AS org_name, v.plate, v.make, v.model, v.tank_capacity_gallons, p.status AS payment_status
-       FROM hauler_load x
+    `SELECT x.*, o.name AS org_name, v.plate, v.make, v.model, v.tank_capacity_gallons, p.status AS payment_status,
+            to_char(x.planned_arrival AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at, d.day_total
+       FROM (SELECT id, planned_arrival, count(*) OVER () AS day_total FROM hauler_load
+              WHERE district_id = $1 AND planned_arrival >= $2 AND planned_arrival < $3 AND status <> 'CANCELLED') d
+       JOIN hauler_load x ON x.id = d.id
        JOIN organization o ON o.id = x.organization_id
        JOIN hauler_vehicle v ON v.id = x.vehicle_id
        LEFT JOIN payment p ON p.id = x.payment_id
-      WHERE x.district_id = $1 AND x.planned_arrival >= $2 AND x.planned_arrival < $3 AND x.status <> 'CANCELLED'
-      ORDER BY x.planned_arrival ASC, x.id ASC`,
-    [districtId, from, to],
+      WHERE $4::timestamptz IS NULL OR (d.planned_arrival, d.id) > ($4::timestamptz, $5::uuid)
+      ORDER BY d.planned_arrival ASC, d.id ASC
+      LIMIT $6`,
+    [districtId, from, to, cursor?.[0] ?? null, cursor?.[1] ?? null, first + 1],
   );
+  const more = raw.length > first;
+  if (more) raw.length = first;
+  const total = raw.length ? Number(raw[0].day_total) : 0;
+  const last = raw[raw.length - 1];
   // The licences and permissions the day's loads come under, once each (a day has few haulers).
   const licenseIds = [...new Set(raw.map((r) => r.license_id).filter(Boolean))];
   const permissionIds = [...new Set(raw.map((r) => r.permission_id).filter(Boolean))];
@@ -1155,7 +1174,13 @@ export async function daySheet(
       paymentStatus: r.payment_status,
     };
   });
-  return { date: day, timeZone: district.timeZone, rows };
+  return {
+    date: day,
+    timeZone: district.timeZone,
+    rows,
+    total,
+    nextCursor: more && last ? Buffer.from(`${last.cursor_at}|${last.id}`).toString("base64url") : null,
+  };
 }
 
 function toLoad(r: any): Partial<HaulerLoad> {

@@ -532,10 +532,10 @@ describe("Huron: special permission (Huron IV-8)", () => {
 });
 
 describe("the station's day sheet", () => {
-  it("lists the day's loads for the operator with the same SQL statements for 3 or 60 loads", async () => {
+  it("lists the day's loads for the operator, a page at a time, with the same SQL statements for 3 or 63 loads", async () => {
     const { h, license } = await licensed();
     const day = weekday(9, 4);
-    const SHEET = `query($d: ID!, $day: String) { stationDaySheet(districtId: $d, date: $day) { date rows { arrivalTime organizationName plate vehicle holderNumber holderInForce paymentStatus
+    const SHEET = `query($d: ID!, $day: String, $f: Int, $a: String) { stationDaySheet(districtId: $d, date: $day, first: $f, after: $a) { date total nextCursor rows { arrivalTime organizationName plate vehicle holderNumber holderInForce paymentStatus
       load { id status estimatedGallons sourceAddress sourceKind feeCents sampleRequired measuredGallons } } } }`;
     expect(errorCode(await h.c.gql(SHEET, { d: lakeview.id }))).toBe("FORBIDDEN");
     expect(errorCode(await board.gql(SHEET, { d: lakeview.id }))).toBe("FORBIDDEN");
@@ -547,11 +547,11 @@ describe("the station's day sheet", () => {
       count++;
       return original.apply(this, args);
     };
-    const statements = async () => {
+    const statements = async (f = 100) => {
       clearMicroCache();
       count = 0;
-      const sheet = (await operator.ok(SHEET, { d: lakeview.id, day: day.slice(0, 10) })).stationDaySheet;
-      return { count, rows: sheet.rows };
+      const sheet = (await operator.ok(SHEET, { d: lakeview.id, day: day.slice(0, 10), f })).stationDaySheet;
+      return { count, rows: sheet.rows, total: sheet.total };
     };
     try {
       await statements();
@@ -566,11 +566,21 @@ describe("the station's day sheet", () => {
       );
       const sixty = await statements();
       expect(sixty.rows.length).toBe(three.rows.length + 60);
+      expect(sixty.total).toBe(three.rows.length + 60);
+      expect((await statements(25)).count).toBe(three.count);
       expect(three.rows.map((r: any) => r.arrivalTime)).toEqual(["08:00", "09:00", "10:00"]);
       expect(sixty.count).toBe(three.count);
       expect(three.count).toBeLessThanOrEqual(4);
     } finally {
       logger.logQuery = original;
     }
+    // A page at a time, by arrival, the cursor going on where the page ended.
+    const p1 = (await operator.ok(SHEET, { d: lakeview.id, day: day.slice(0, 10), f: 25 })).stationDaySheet;
+    const p2 = (await operator.ok(SHEET, { d: lakeview.id, day: day.slice(0, 10), f: 25, a: p1.nextCursor })).stationDaySheet;
+    expect(p1.rows).toHaveLength(25);
+    expect(p2.total).toBe(p1.total);
+    expect(new Set([...p1.rows, ...p2.rows].map((r: any) => r.load.id)).size).toBe(50);
+    expect(errorCode(await operator.gql(SHEET, { d: lakeview.id, f: 101 }))).toBe("BAD_USER_INPUT");
+    expect(errorCode(await operator.gql(SHEET, { d: lakeview.id, a: "garbage" }))).toBe("BAD_USER_INPUT");
   });
 });

@@ -37,7 +37,17 @@ type Row = {
     refundDue: boolean;
   };
 };
-type Data = { districts: { id: string; name: string }[]; districtId: string; operator: boolean; date: string; timeZone: string; rows: Row[] };
+type Data = {
+  districts: { id: string; name: string }[];
+  districtId: string;
+  operator: boolean;
+  date: string;
+  timeZone: string;
+  rows: Row[];
+  total: number;
+  nextCursor: string | null;
+  after: string | null;
+};
 type ActionData = { error: string; fields: Record<string, string>; loadId: string; values: Record<string, string> };
 
 const SOURCE: Record<string, string> = {
@@ -60,14 +70,16 @@ export async function loader(args: LoaderFunctionArgs) {
   const info = await requireStaff(args, ["OPERATOR", "CLERK"]);
   const url = new URL(args.request.url);
   const district = info.districts.find((d) => d.id === url.searchParams.get("districtId")) ?? info.districts[0];
-  const { stationDaySheet } = await requireSignedIn<{ stationDaySheet: { date: string; timeZone: string; rows: Row[] } }>(
+  const after = url.searchParams.get("after") || null;
+  const { stationDaySheet } = await requireSignedIn<{ stationDaySheet: { date: string; timeZone: string; rows: Row[]; total: number; nextCursor: string | null } }>(
     args,
-    `query DaySheet($d: ID!, $day: String) { stationDaySheet(districtId: $d, date: $day) { date timeZone rows { arrivalTime
+    `query DaySheet($d: ID!, $day: String, $a: String) { stationDaySheet(districtId: $d, date: $day, first: 25, after: $a) { date timeZone total nextCursor rows { arrivalTime
       organizationName plate vehicle tankCapacityGallons holderNumber holderInForce holderReasons paymentStatus
       load { id status estimatedGallons sourceAddress sourceKind feeCents sampleRequired sampleCostCents measuredGallons refusalReason refundDue } } } }`,
-    { d: district.id, day: url.searchParams.get("date") || null },
+    { d: district.id, day: url.searchParams.get("date") || null, a: after },
   );
   return {
+    after,
     districts: info.districts.map((d) => ({ id: d.id, name: d.name })),
     districtId: district.id,
     operator: district.roles.includes("OPERATOR"),
@@ -81,7 +93,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const intent = String(form.get("intent") ?? "");
   const loadId = String(form.get("loadId") ?? "");
   const values: Record<string, string> = {};
-  for (const k of ["reason", "measuredGallons", "sampleCost", "districtId", "date"]) values[k] = String(form.get(k) ?? "").trim();
+  for (const k of ["reason", "measuredGallons", "sampleCost", "districtId", "date", "after"]) values[k] = String(form.get(k) ?? "").trim();
   const fail = (error: string, fields: Record<string, string>, headers?: Headers) => Response.json({ error, fields, loadId, values } satisfies ActionData, { status: 400, headers });
   let r;
   if (intent === "received") {
@@ -100,21 +112,21 @@ export async function action({ request, context }: ActionFunctionArgs) {
     });
   }
   if (!r.ok) return fail(r.error.message, r.error.fields, cookieHeaders(r));
-  const back = `/staff/station?districtId=${encodeURIComponent(values.districtId)}&date=${encodeURIComponent(values.date)}&done=${intent}#load-${loadId}`;
+  const back = `/staff/station?districtId=${encodeURIComponent(values.districtId)}&date=${encodeURIComponent(values.date)}${values.after ? `&after=${encodeURIComponent(values.after)}` : ""}&done=${intent}#load-${loadId}`;
   return redirect(back, { headers: cookieHeaders(r) });
 }
 
 const DONE: Record<string, string> = { approve: "The load is approved.", refuse: "The load is refused.", received: "The gallons received are recorded." };
 
 export default function Station() {
-  const { districts, districtId, operator, date, rows } = useLoaderData<typeof loader>() as Data;
+  const { districts, districtId, operator, date, rows, total, nextCursor, after } = useLoaderData<typeof loader>() as Data;
   const a = useActionData<ActionData>();
   const [params] = useSearchParams();
   return (
     <>
       <h1>Station day sheet</h1>
       <p className="usa-intro">
-        {districts.find((d) => d.id === districtId)?.name} · {formatCalendarDate(date)} · {rows.length} load{rows.length === 1 ? "" : "s"} booked
+        {districts.find((d) => d.id === districtId)?.name} · {formatCalendarDate(date)} · {total} load{total === 1 ? "" : "s"} booked
       </p>
       {params.get("done") && !a && <SuccessAlert>{DONE[params.get("done")!] ?? "Done."}</SuccessAlert>}
       <ErrorSummary message={a?.error} />
@@ -206,6 +218,7 @@ export default function Station() {
                     <input type="hidden" name="loadId" value={x.id} />
                     <input type="hidden" name="districtId" value={districtId} />
                     <input type="hidden" name="date" value={date} />
+                    <input type="hidden" name="after" value={after ?? ""} />
                     <div className="usa-checkbox">
                       <input className="usa-checkbox__input usa-checkbox__input--tile" id={`sample-${x.id}`} type="checkbox" name="sample" value="yes" />
                       <label className="usa-checkbox__label" htmlFor={`sample-${x.id}`} style={BIG}>
@@ -232,6 +245,7 @@ export default function Station() {
                     <input type="hidden" name="loadId" value={x.id} />
                     <input type="hidden" name="districtId" value={districtId} />
                     <input type="hidden" name="date" value={date} />
+                    <input type="hidden" name="after" value={after ?? ""} />
                     <label className="usa-label" htmlFor={`reason-${x.id}`}>
                       Reason for refusing
                     </label>
@@ -260,6 +274,7 @@ export default function Station() {
                   <input type="hidden" name="loadId" value={x.id} />
                   <input type="hidden" name="districtId" value={districtId} />
                   <input type="hidden" name="date" value={date} />
+                  <input type="hidden" name="after" value={after ?? ""} />
                   <label className="usa-label" htmlFor={`gallons-${x.id}`}>
                     Gallons received<span className="usa-sr-only"> from {label}</span>
                   </label>
@@ -285,6 +300,24 @@ export default function Station() {
           );
         })}
       </ol>
+      {(nextCursor || after) && (
+        <ul className="usa-button-group">
+          {after && (
+            <li className="usa-button-group__item">
+              <Link className="usa-button usa-button--outline usa-button--big" to={`/staff/station?districtId=${districtId}&date=${date}`}>
+                First loads of the day
+              </Link>
+            </li>
+          )}
+          {nextCursor && (
+            <li className="usa-button-group__item">
+              <Link className="usa-button usa-button--big" to={`/staff/station?districtId=${districtId}&date=${date}&after=${encodeURIComponent(nextCursor)}`}>
+                Later loads
+              </Link>
+            </li>
+          )}
+        </ul>
+      )}
     </>
   );
 }
