@@ -55,7 +55,7 @@ export async function loader(args: LoaderFunctionArgs) {
     organizations,
     org: chosen.organization,
     role: chosen.role,
-    licenses: d.haulerLicenses.filter((l) => !["DENIED", "WITHDRAWN"].includes(l.status) || d.haulerLicenses.length < 5),
+    licenses: d.haulerLicenses,
     permissions: d.haulerPermissions,
     loads: d.haulerLoads,
     districts,

@@ -93,7 +93,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const intent = String(form.get("intent") ?? "");
   const loadId = String(form.get("loadId") ?? "");
   const values: Record<string, string> = {};
-  for (const k of ["reason", "measuredGallons", "sampleCost", "districtId", "date", "after"]) values[k] = String(form.get(k) ?? "").trim();
+  for (const k of ["reason", "measuredGallons", "sampleCost", "sampleNotes", "districtId", "date", "after"]) values[k] = String(form.get(k) ?? "").trim();
   const fail = (error: string, fields: Record<string, string>, headers?: Headers) => Response.json({ error, fields, loadId, values } satisfies ActionData, { status: 400, headers });
   let r;
   if (intent === "received") {
@@ -107,7 +107,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     r = await gql(context, request, `mutation DecideLoad($i: DecideHaulerLoadInput!) { decideHaulerLoad(input: $i) { id } }`, {
       i:
         intent === "approve"
-          ? { id: loadId, decision: "APPROVE", sampleRequired: sample, sampleCostCents: sample ? cost : null }
+          ? { id: loadId, decision: "APPROVE", sampleRequired: sample, sampleCostCents: sample ? cost : null, sampleNotes: sample ? values.sampleNotes || null : null }
           : { id: loadId, decision: "REFUSE", reason: values.reason, refund: form.get("noRefund") !== "yes" },
     });
   }
@@ -234,6 +234,10 @@ export default function Station() {
                       </span>
                     )}
                     <input className="usa-input" id={`cost-${x.id}`} name="sampleCost" inputMode="decimal" style={BIG} />
+                    <label className="usa-label" htmlFor={`sample-notes-${x.id}`}>
+                      What to sample for (optional)
+                    </label>
+                    <input className="usa-input" id={`sample-notes-${x.id}`} name="sampleNotes" style={BIG} />
                     <button className="usa-button usa-button--big margin-top-2" type="submit" disabled={!feeOk || !r.holderInForce}>
                       Approve<span className="usa-sr-only"> load {label}</span>
                     </button>
