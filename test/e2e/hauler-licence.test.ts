@@ -241,5 +241,54 @@ describe("a septage hauler in Lakeview, from the application to the monthly stat
       await board.close();
       await operator.close();
     }
-  });
+  }, 240_000); // a year of a licence in one story, with axe on every page: longer than the default minute on a shared machine
+});
+
+describe("the other hauler pages", () => {
+  it("the licence and load pages, and Huron's special permission asked for and granted in the browser, pass axe", async () => {
+    const hauler = await signedInContext(e, HAULER.email, HAULER.password);
+    const superintendent = await signedInContext(e, "operator@huron.demo.tapline.local");
+    try {
+      const page = await hauler.newPage();
+      const ds = e.srv.running.ds;
+      const [licence] = await ds.query(`SELECT id, license_number FROM hauler_license WHERE license_number IS NOT NULL ORDER BY created_at LIMIT 1`);
+      await page.goto(url(`/haulers/licenses/${licence.id}`));
+      await page.getByRole("heading", { level: 1, name: `Septage hauler licence ${licence.license_number}` }).waitFor();
+      expect(await main(page)).toContain("File a renewed Part 364 permit");
+      await expectNoAxeViolations(page);
+      const [load] = await ds.query(`SELECT id FROM hauler_load ORDER BY created_at LIMIT 1`);
+      if (load) {
+        await page.goto(url(`/haulers/loads/${load.id}`));
+        await page.getByRole("heading", { level: 1, name: /^Load of / }).waitFor();
+        await expectNoAxeViolations(page);
+      }
+
+      // Huron: the owner asks for written special permission (Huron IV-8) with one truck.
+      await page.goto(url("/haulers/permission"));
+      await page.getByRole("heading", { level: 1, name: "Ask for special permission" }).waitFor();
+      await page.getByLabel("District").selectOption({ label: "Town of Huron Sewer District No. 1" });
+      await page.getByLabel("Point of discharge you ask for").fill("Huron WWTP headworks manhole");
+      await vehicle(page, 1, { make: "International", model: "HV607", capacity: "3000", plate: "SEP4411", colour: "White", owner: HAULER.company });
+      await expectNoAxeViolations(page);
+      await page.getByRole("button", { name: "Send the request" }).click();
+      await page.getByText("Your request for special permission is sent.").waitFor();
+
+      const sp = await superintendent.newPage();
+      await sp.goto(url("/staff/haulers"));
+      await sp.getByRole("link", { name: HAULER.company }).click();
+      await sp.getByRole("heading", { level: 1, name: `Special permission: ${HAULER.company}` }).waitFor();
+      await expectNoAxeViolations(sp);
+      await sp.getByLabel("Conditions").fill("Residential septic tank pumpage only.");
+      await sp.getByLabel("First day").fill(dateIn(LAKEVIEW.timeZone));
+      await sp.getByLabel("Last day").fill(addCalendarDays(dateIn(LAKEVIEW.timeZone), 90));
+      await sp.getByRole("button", { name: "Grant the permission" }).click();
+      await sp.getByText("Done: granted.").waitFor();
+      await page.goto(url("/haulers"));
+      expect(await main(page)).toContain("Residential septic tank pumpage only.");
+      await expectNoAxeViolations(page);
+    } finally {
+      await hauler.close();
+      await superintendent.close();
+    }
+  }, 120_000);
 });
