@@ -392,6 +392,26 @@ describe("loads (SUL 801, 803, 804, 1208)", () => {
     expect((await h.c.ok(BOOK, { i: book(license) })).bookHaulerLoad.status).toBe("BOOKED");
   });
 
+  it("a Part 364 permit recorded as revoked invalidates the licence at once until a valid one is filed (SUL 802)", async () => {
+    const { h, license } = await licensed();
+    const ACT = `mutation($i: ActOnHaulerLicenseInput!) { actOnHaulerLicense(input: $i) { ${L} } }`;
+    const r = (await operator.ok(ACT, { i: { id: license.id, action: "PART364_REVOKED", reason: "NYSDEC letter of revocation received." } })).actOnHaulerLicense;
+    expect(r.standing).toMatchObject({ state: "PART364_REVOKED", inForce: false });
+    expect(r.standing.reasons[0]).toContain("Upload a valid Part 364 permit");
+    expect(errorCode(await h.c.gql(BOOK, { i: book(license) }))).toBe("CONFLICT");
+    const mail = await db().query(`SELECT body_text FROM outbox_email WHERE to_address = $1 AND kind = 'hauler.license_part364_revoked'`, [h.email]);
+    expect(mail[0].body_text).toContain("NYSDEC letter of revocation received.");
+    const { uploadDocument } = await h.c.ok(`mutation($i: UploadDocumentInput!) { uploadDocument(input: $i) { id } }`, { i: { filename: "new-364.pdf", contentBase64: PDF, organizationId: h.orgId } });
+    const back = (await h.c.ok(`mutation($i: UpdateHaulerPart364Input!) { updateHaulerPart364(input: $i) { ${L} } }`, {
+      i: { licenseId: license.id, permitNumber: "9A-999", expiresOn: addCalendarDays(dateIn(TZ), 400), documentId: uploadDocument.id },
+    })).updateHaulerPart364;
+    expect(back.standing.state).toBe("IN_FORCE");
+    // The Board reads the permit filed with the application; another hauler does not.
+    const [doc] = await db().query(`SELECT part364_document_id AS id FROM hauler_license WHERE id = $1`, [license.id]);
+    expect((await board.ok(`query($id: ID!) { document(id: $id) { id } }`, { id: doc.id })).document.id).toBe(doc.id);
+    expect(errorCode(await (await hauler()).c.gql(`query($id: ID!) { document(id: $id) { id } }`, { id: doc.id }))).toBe("NOT_FOUND");
+  });
+
   it("a refusal whose reason says so keeps the fee", async () => {
     const { h, license } = await licensed();
     const booked = (await h.c.ok(BOOK, { i: book(license) })).bookHaulerLoad;
