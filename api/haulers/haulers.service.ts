@@ -770,9 +770,10 @@ export async function bookLoad(ds: DataSource, viewer: Viewer, input: BookLoadIn
     if (input.licenseId) {
       const l = holder as HaulerLicense;
       const opts = part364Opts(rb);
+      // In force on the arrival day, and not invalid today (a renewal not yet started may take bookings for its term).
       for (const day of [today, arrivalDay]) {
         const s = licenseStanding(l, day, opts);
-        if (!s.inForce)
+        if (!s.inForce && !(day === today && day !== arrivalDay && s.state === "NOT_YET_IN_FORCE"))
           throw new AppError("CONFLICT", `The load cannot be booked${day === today ? "" : ` for ${formatDate(day)}`}: ${s.reasons.join(" ")}`, { plannedArrival: s.reasons.join(" ") });
       }
       schedule = l;
@@ -782,7 +783,7 @@ export async function bookLoad(ds: DataSource, viewer: Viewer, input: BookLoadIn
       const section = rb.entry("hauler.specialPermissionEnabled").section;
       for (const day of [today, arrivalDay]) {
         const s = permissionStanding(p, day, section);
-        if (!s.inForce) throw new AppError("CONFLICT", `The load cannot be booked: ${s.reasons.join(" ")}`, { plannedArrival: s.reasons.join(" ") });
+        if (!s.inForce && !(day === today && day !== arrivalDay && s.state === "NOT_YET_IN_FORCE")) throw new AppError("CONFLICT", `The load cannot be booked: ${s.reasons.join(" ")}`, { plannedArrival: s.reasons.join(" ") });
       }
       schedule = p;
       place = p.point ?? "";

@@ -490,6 +490,11 @@ describe("expiry, reminders and renewal (SUL 802)", () => {
     const a = (await board.ok(DECIDE, { i: { id: r.id, decision: "APPROVE", ...WEEKDAYS } })).decideHaulerLicense;
     expect(a.validFrom).toBe(addCalendarDays(license.validUntil, 1));
     expect(a.standing.state).toBe("NOT_YET_IN_FORCE");
+    // Loads for days of the renewal's term are booked under it already; one before it starts is not.
+    const early = await h.c.gql(BOOK, { i: book(a, { plannedArrival: weekday(9, 2) }) });
+    expect(errorCode(early)).toBe("CONFLICT");
+    expect(early.errors![0].message).toContain("The licence starts on");
+    expect((await h.c.ok(BOOK, { i: book(a, { plannedArrival: weekday(9, 9) }) })).bookHaulerLoad.licenseNumber).toBe(a.licenseNumber);
     // No reminders once the renewal is in.
     travelTo(noonOn(addCalendarDays(license.validUntil, -1)));
     await run("e");
