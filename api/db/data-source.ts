@@ -11,6 +11,7 @@ import { Invitation, Membership, Organization } from "../organizations/organizat
 import { Payment, Refund } from "../payments/payment.entity.js";
 import { LateralInspection, LateralPermit, LateralPermitDocument, SewerMoratorium } from "../laterals/lateral-permit.entity.js";
 import { Charge, EnforcementAction, FlowDeductionDocument, FlowDeductionRequest, Petition, PetitionDocument, ShowCauseHearing } from "../enforcement/enforcement.entity.js";
+import { HaulerLicense, HaulerLoad, HaulerPermission, HaulerVehicle } from "../haulers/hauler.entity.js";
 
 export const entities = [
   District,
@@ -39,6 +40,10 @@ export const entities = [
   Charge,
   FlowDeductionRequest,
   FlowDeductionDocument,
+  HaulerLicense,
+  HaulerPermission,
+  HaulerVehicle,
+  HaulerLoad,
 ];
 
 /** `poolSize` is 1 on the embedded database (pglite-socket takes one connection at a time). */

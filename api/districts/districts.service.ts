@@ -8,7 +8,7 @@ import { badInput, notFound } from "../common/errors.js";
 import { sha256 } from "../common/tokens.js";
 import { District } from "./district.entity.js";
 import { RULEBOOK_KEYS, type RulebookKey } from "./rulebook-keys.js";
-import { districtFile, ruleEntry, type DistrictFile, type RuleEntry } from "./rulebook-schema.js";
+import { crossEntryProblems, districtFile, ruleEntry, type DistrictFile, type RuleEntry } from "./rulebook-schema.js";
 import { RulebookVersion } from "./rulebook-version.entity.js";
 
 const DATA_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "data");
@@ -21,6 +21,8 @@ export function shippedDistrictFiles(): DistrictFile[] {
     .map((f) => {
       const parsed = districtFile.safeParse(JSON.parse(fs.readFileSync(path.join(DATA_DIR, f), "utf8")));
       if (!parsed.success) throw new Error(`api/districts/data/${f} is not a valid district file: ${parsed.error.message}`);
+      const problems = crossEntryProblems(parsed.data.rulebook.entries);
+      if (Object.keys(problems).length) throw new Error(`api/districts/data/${f}: ${Object.values(problems).join(" ")}`);
       return parsed.data;
     });
 }
@@ -187,6 +189,8 @@ export async function changeRulebook(
       if (JSON.stringify(entries[i].value) !== JSON.stringify(next.data.value)) diff.push({ key: c.key, from: entries[i].value, to: next.data.value });
       entries[i] = next.data;
     }
+    if (Object.keys(fields).length) throw badInput(fields);
+    Object.assign(fields, crossEntryProblems(entries));
     if (Object.keys(fields).length) throw badInput(fields);
     if (!diff.length) throw badInput({ changes: "Nothing changed: every value is the same as in force." });
     const row = tx.create(RulebookVersion, {

@@ -74,3 +74,18 @@ export const districtFile = z.object({
   }),
 });
 export type DistrictFile = z.infer<typeof districtFile>;
+
+/**
+ * Rules between entries of one rulebook, checked whenever a version is written (shipped or edited):
+ * field errors keyed by the entry's key. The hauler licence application fee may not exceed the
+ * most the law allows (SUL 801: "not over $100").
+ */
+export function crossEntryProblems(entries: RuleEntry[]): Record<string, string> {
+  const byKey = new Map(entries.map((e) => [e.key, e]));
+  const out: Record<string, string> = {};
+  const fee = byKey.get("hauler.applicationFee");
+  const max = byKey.get("hauler.applicationFeeMax");
+  if (fee && max && typeof fee.value === "number" && typeof max.value === "number" && fee.value > max.value)
+    out["hauler.applicationFee"] = `${fee.label} may not be over $${(max.value / 100).toFixed(2)} (${max.section}).`;
+  return out;
+}

@@ -12,6 +12,7 @@ import { ChargesResolver, EnforcementResolver, HearingsResolver, PetitionsResolv
 import { FlowDeductionResolver } from "../enforcement/flow-deduction.js";
 import { IndustrialPermitsResolver, IndustrialReportsResolver, IndustrialResultsResolver } from "../industrial/industrial.resolver.js";
 import { LateralInspectionsResolver, LateralPermitsResolver } from "../laterals/laterals.resolver.js";
+import { HaulerLicensesResolver, HaulerLoadsResolver, HaulerPermissionsResolver } from "../haulers/haulers.resolver.js";
 import { OrganizationsResolver } from "../organizations/organizations.resolver.js";
 import { OutboxResolver } from "../outbox/outbox.resolver.js";
 import { PaymentsResolver } from "../payments/payments.resolver.js";
@@ -19,7 +20,7 @@ import { StaffResolver } from "../staff/staff.resolver.js";
 import { cacheControlDirective } from "./cache.js";
 import { authChecker, declaredRootAccess, denyUndeclared } from "./access.js";
 
-export const resolvers = [AccountsResolver, StaffRoleGrantResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver, ContractorsResolver, PaymentsResolver, LateralPermitsResolver, LateralInspectionsResolver, EnforcementResolver, PetitionsResolver, HearingsResolver, ChargesResolver, FlowDeductionResolver, IndustrialPermitsResolver, IndustrialReportsResolver, IndustrialResultsResolver] as const;
+export const resolvers = [AccountsResolver, StaffRoleGrantResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver, ContractorsResolver, PaymentsResolver, LateralPermitsResolver, LateralInspectionsResolver, EnforcementResolver, PetitionsResolver, HearingsResolver, ChargesResolver, FlowDeductionResolver, IndustrialPermitsResolver, IndustrialReportsResolver, IndustrialResultsResolver, HaulerLicensesResolver, HaulerPermissionsResolver, HaulerLoadsResolver] as const;
 export const SCHEMA_FILE = path.resolve("schema/schema.graphql");
 
 let built: Promise<GraphQLSchema> | undefined;

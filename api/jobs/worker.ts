@@ -9,6 +9,7 @@ import { enqueueJob, runDueJobs } from "./queue.js";
 const RECURRING: { name: string; everyMs: number }[] = [
   { name: "outbox.send", everyMs: 30_000 },
   { name: "contractors.expiry-reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/contractors/contractors.service.ts
+  { name: "haulers.expiry-reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/haulers/haulers.service.ts (emails link to PUBLIC_URL)
 ];
 
 export function startWorkers(ds: DataSource, config: Config, log: Logger, pollMs = 5_000): () => Promise<void> {
@@ -19,7 +20,7 @@ export function startWorkers(ds: DataSource, config: Config, log: Logger, pollMs
     const now = clock.now().getTime();
     for (const r of RECURRING) {
       const slot = Math.floor(now / r.everyMs);
-      await enqueueJob(ds, { name: r.name, singletonKey: `${r.name}:${slot}`, maxAttempts: 1 });
+      await enqueueJob(ds, { name: r.name, singletonKey: `${r.name}:${slot}`, maxAttempts: 1, payload: { publicUrl: config.publicUrl } });
     }
     while (!stopped && (await runDueJobs(ds, log)) > 0);
   };

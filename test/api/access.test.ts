@@ -90,6 +90,19 @@ describe("signed-out callers and applicants are refused staff operations", () =>
     [`mutation($id: ID!) { signIndustrialReport(input: { reportId: $id, password: "x", certify: true, reviewedHash: "x" }) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
     [`mutation($id: ID!) { amendIndustrialReport(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
     [`mutation($id: ID!) { completeIndustrialDuty(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`query($id: ID!) { haulerLicense(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`query($o: ID!) { haulerLicenses(organizationId: $o) { id } }`, { o: "00000000-0000-0000-0000-000000000000" }],
+    [`query($id: ID!) { haulerPermission(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`query($o: ID!) { haulerPermissions(organizationId: $o) { id } }`, { o: "00000000-0000-0000-0000-000000000000" }],
+    [`query($id: ID!) { haulerLoad(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`query($o: ID!) { haulerLoads(organizationId: $o) { id } }`, { o: "00000000-0000-0000-0000-000000000000" }],
+    [`query($o: ID!, $d: ID!) { haulerStatement(organizationId: $o, districtId: $d) { month } }`, { o: "00000000-0000-0000-0000-000000000000", d: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation { saveHaulerLicenseDraft(input: { serviceArea: "x" }) { id } }`],
+    [`mutation($id: ID!) { submitHaulerLicense(id: $id, certify: true) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { startHaulerLicenseRenewal(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($i: UpdateHaulerPart364Input!) { updateHaulerPart364(input: $i) { id } }`, { i: { licenseId: "00000000-0000-0000-0000-000000000000", permitNumber: "x", expiresOn: "2030-01-01", documentId: "00000000-0000-0000-0000-000000000000" } }],
+    [`mutation($i: RequestHaulerPermissionInput!) { requestHaulerPermission(input: $i) { id } }`, { i: { organizationId: "00000000-0000-0000-0000-000000000000", districtId: "00000000-0000-0000-0000-000000000000", requestedPoint: "x" } }],
+    [`mutation($i: BookHaulerLoadInput!) { bookHaulerLoad(input: $i) { id } }`, { i: { licenseId: "00000000-0000-0000-0000-000000000000", vehicleId: "00000000-0000-0000-0000-000000000000", sourceAddress: "x", sourceKind: "OTHER", estimatedGallons: 1, plannedArrival: "2030-01-07T09:00" } }],
   ];
   const STAFF_ONLY: [string, (districtId: string) => Record<string, unknown>][] = [
     [`query($f: AuditFilter!) { auditLog(filter: $f) { nextCursor } }`, (d) => ({ f: { districtId: d } })],
@@ -135,6 +148,16 @@ describe("signed-out callers and applicants are refused staff operations", () =>
     [`mutation($id: ID!) { setIndustrialPermitLimits(id: $id, limits: []) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
     [`mutation($id: ID!) { issueIndustrialPermit(input: { id: $id, expiresOn: "2030-01-01" }) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
     [`mutation($id: ID!) { revokeIndustrialPermit(input: { id: $id, reason: "TAMPERING", notes: "x" }) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
+    [`query($d: ID!) { haulerLicenseQueue(districtId: $d) { id } }`, (d) => ({ d })],
+    [`query($d: ID!) { haulerLicensesExpiring(districtId: $d) { id } }`, (d) => ({ d })],
+    [`query($d: ID!) { haulerPermissionQueue(districtId: $d) { id } }`, (d) => ({ d })],
+    [`query($d: ID!) { stationDaySheet(districtId: $d) { date } }`, (d) => ({ d })],
+    [`query($d: ID!) { haulerRefundsDue(districtId: $d) { plate } }`, (d) => ({ d })],
+    [`mutation($i: DecideHaulerLicenseInput!) { decideHaulerLicense(input: $i) { id } }`, () => ({ i: { id: "00000000-0000-0000-0000-000000000000", decision: "DENY", reason: "x" } })],
+    [`mutation($i: ActOnHaulerLicenseInput!) { actOnHaulerLicense(input: $i) { id } }`, () => ({ i: { id: "00000000-0000-0000-0000-000000000000", action: "SUSPEND", reason: "x" } })],
+    [`mutation($i: DecideHaulerPermissionInput!) { decideHaulerPermission(input: $i) { id } }`, () => ({ i: { id: "00000000-0000-0000-0000-000000000000", decision: "DENY", reason: "x" } })],
+    [`mutation($i: DecideHaulerLoadInput!) { decideHaulerLoad(input: $i) { id } }`, () => ({ i: { id: "00000000-0000-0000-0000-000000000000", decision: "APPROVE" } })],
+    [`mutation($id: ID!) { recordHaulerLoadReceived(id: $id, measuredGallons: 1) { id } }`, () => ({ id: "00000000-0000-0000-0000-000000000000" })],
   ];
 
   it("answers UNAUTHENTICATED to every signed-in operation when signed out", async () => {

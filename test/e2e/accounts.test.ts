@@ -107,8 +107,8 @@ describe("a resident in the browser", () => {
 
 describe("accessibility (axe-core, WCAG 2.1 AA) of every page", () => {
   const PUBLIC_PAGES = ["/", "/sign-in", "/sign-up", "/forgot-password", "/reset-password?token=x", "/verify-email?token=x", "/rules", "/rules/lakeview", "/rules/huron", "/rules/lakeview?on=2026-02-30", "/no-such-page"];
-  const APPLICANT_PAGES = ["/dashboard", "/account", "/account/tokens", "/account/emails", "/account/documents", "/account/organizations", "/invitations/accept?token=x", "/staff"];
-  const ADMIN_PAGES = ["/staff", "/staff/audit", "/staff/outbox", "/staff/people", "/staff/rulebook/lakeview", "/dashboard"];
+  const APPLICANT_PAGES = ["/dashboard", "/account", "/account/tokens", "/account/emails", "/account/documents", "/account/organizations", "/invitations/accept?token=x", "/staff", "/haulers"];
+  const ADMIN_PAGES = ["/staff", "/staff/audit", "/staff/outbox", "/staff/people", "/staff/rulebook/lakeview", "/dashboard", "/staff/haulers"];
 
   it("public pages have no violations", async () => {
     const page = await e.browser.newPage();

@@ -46,6 +46,18 @@ const MORATORIA: Task = {
   text: "Stop new connections on an over-capacity sewer segment, and lift the moratorium when it is fixed.",
 };
 
+const HAULERS: Task = {
+  to: (d) => `/staff/haulers?districtId=${d.id}`,
+  label: "Septage haulers",
+  text: "Hauler licence applications and renewals for the Town Board, licences ending within 60 days, suspensions (Sewer Use Law 801-803; Huron IV-8).",
+};
+
+const STATION: Task = {
+  to: (d) => `/staff/station?districtId=${d.id}`,
+  label: "Station day sheet",
+  text: "Today's booked loads at the receiving station: approve or refuse, order a sample, record the gallons received (Sewer Use Law 804, 1208).",
+};
+
 const PEOPLE: Task = {
   to: (d) => `/staff/people?districtId=${d.id}`,
   label: "Staff and roles",
@@ -71,9 +83,9 @@ const DELINQUENCY: Task = {
 
 /** What each role can do in the portal today; later features add their tasks here. */
 const ROLES: Record<string, { what: string; tasks: Task[] }> = {
-  CLERK: { what: "Receives applications, petitions and payments and keeps the district's records.", tasks: [PERMITS, PAYMENTS, DELINQUENCY, CONTRACTORS, OUTBOX, AUDIT] },
-  OPERATOR: { what: "Reviews and inspects work on the sewer system (District Operator or Superintendent).", tasks: [PERMITS, INSPECTIONS, ENFORCEMENT, AUDIT] },
-  BOARD: { what: "Decides petitions and hearings and sets fees.", tasks: [DOCKET, HEARINGS, PERMITS, AUDIT] },
+  CLERK: { what: "Receives applications, petitions and payments and keeps the district's records.", tasks: [PERMITS, PAYMENTS, DELINQUENCY, CONTRACTORS, HAULERS, OUTBOX, AUDIT] },
+  OPERATOR: { what: "Reviews and inspects work on the sewer system (District Operator or Superintendent).", tasks: [PERMITS, INSPECTIONS, STATION, HAULERS, ENFORCEMENT, AUDIT] },
+  BOARD: { what: "Decides petitions and hearings, licenses septage haulers and sets fees.", tasks: [DOCKET, HEARINGS, HAULERS, PERMITS, AUDIT] },
   ADMIN: { what: "Keeps the district's rulebook up to date, manages staff accounts and oversees the portal.", tasks: [RULEBOOK, MORATORIA, PERMITS, PEOPLE, PAYMENTS, OUTBOX, AUDIT] },
 };
 

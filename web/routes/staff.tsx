@@ -36,6 +36,18 @@ export default function StaffLayout() {
               Industrial permits
             </NavLink>
           </li>
+          <li>
+            <NavLink to="/staff/haulers" className={link}>
+              Septage haulers
+            </NavLink>
+          </li>
+          {(operator || districts.some((d) => d.roles.includes("CLERK"))) && (
+            <li>
+              <NavLink to="/staff/station" className={link}>
+                Station day sheet
+              </NavLink>
+            </li>
+          )}
           {operator && (
             <li>
               <NavLink to="/staff/inspections" className={link}>

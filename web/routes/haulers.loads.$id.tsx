@@ -1,0 +1,96 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { requireSignedIn } from "~/auth.server";
+import { NestedErrorBoundary, Notice } from "~/components/fields";
+import { DateTime } from "~/components/format";
+import { SuccessAlert } from "~/components/forms";
+import { LOAD_FIELDS, LOAD_STATUS_LABELS, atDistrict, gallons, paid, signed, type LoadView } from "~/components/hauler";
+import { money } from "~/components/money";
+
+export const meta: MetaFunction = () => [{ title: "Load | Tapline" }];
+
+export async function loader(args: LoaderFunctionArgs) {
+  return requireSignedIn<{ haulerLoad: LoadView }>(args, `query Load($id: ID!) { haulerLoad(id: $id) { ${LOAD_FIELDS} } }`, { id: args.params.id });
+}
+
+/** One load: its fee and payment, the operator's decision, the sample, and what the station measured. */
+export default function Load() {
+  const { haulerLoad: x } = useLoaderData<typeof loader>() as { haulerLoad: LoadView };
+  const [params] = useSearchParams();
+  return (
+    <>
+      <h1>
+        Load of {atDistrict(x.plannedArrival, x.timeZone)} <span className="usa-tag">{LOAD_STATUS_LABELS[x.status] ?? x.status}</span>
+      </h1>
+      <p className="usa-intro">
+        {x.organizationName}
+        {x.licenseNumber ? ` · licence ${x.licenseNumber}` : " · special permission"}
+      </p>
+      {params.get("done") === "booked" && <SuccessAlert>The load is booked.</SuccessAlert>}
+      {x.payment?.status === "PENDING" && (
+        <Notice type="warning">
+          The dumping fee of {money(x.feeCents)} is not paid. No load is approved before its fee is paid (Sewer Use Law 801).{" "}
+          <Link className="usa-link" to={`/payments/${x.payment.id}`}>
+            Pay {money(x.feeCents)}
+          </Link>
+        </Notice>
+      )}
+      {x.status === "REFUSED" && (
+        <Notice type="warning">
+          Refused: {x.refusalReason}
+          {x.refundDue ? ` The dumping fee is refunded${x.payment && x.payment.refundedCents > 0 ? " (done)" : " by the Town Clerk"}.` : ""}
+        </Notice>
+      )}
+      <dl className="tapline-facts">
+        <dt>Truck</dt>
+        <dd>{x.vehicle ? `${x.vehicle.plate}: ${x.vehicle.make} ${x.vehicle.model} (${gallons(x.vehicle.tankCapacityGallons)})` : ""}</dd>
+        <dt>Source</dt>
+        <dd>
+          {x.sourceKindLabel}
+          {x.sourceDescription ? ` (${x.sourceDescription})` : ""}, {x.sourceAddress}
+        </dd>
+        <dt>Estimated</dt>
+        <dd>{gallons(x.estimatedGallons)}</dd>
+        <dt>Dumping fee</dt>
+        <dd>
+          {x.feeCents ? money(x.feeCents) : "none"}
+          {x.ratePer1000Cents !== null ? ` (${money(x.ratePer1000Cents)} per 1,000 gallons${x.minimumCents ? `, minimum ${money(x.minimumCents)}` : ""})` : ""}
+          {x.payment && paid(x.payment.status) && (
+            <>
+              {" "}
+              paid, receipt{" "}
+              <Link className="usa-link" to={`/payments/${x.payment.id}/receipt`}>
+                {x.payment.receiptNumber}
+              </Link>
+            </>
+          )}
+        </dd>
+        {x.sampleRequired && (
+          <>
+            <dt>Sample</dt>
+            <dd>
+              Required by the District Operator; {money(x.sampleCostCents ?? 0)} billed on the monthly statement (Sewer Use Law 804).{x.sampleNotes ? ` ${x.sampleNotes}` : ""}
+            </dd>
+          </>
+        )}
+        {x.measuredGallons !== null && (
+          <>
+            <dt>Measured at the station</dt>
+            <dd>
+              {gallons(x.measuredGallons)}, <DateTime iso={x.receivedAt} />
+            </dd>
+            <dt>Difference on the statement</dt>
+            <dd>{signed(x.adjustmentCents)}</dd>
+          </>
+        )}
+      </dl>
+      <p>
+        <Link className="usa-link" to={`/haulers?organizationId=${x.organizationId}`}>
+          Back to septage hauling
+        </Link>
+      </p>
+    </>
+  );
+}
+
+export const ErrorBoundary = NestedErrorBoundary;
