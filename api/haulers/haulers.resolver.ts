@@ -560,6 +560,12 @@ export class HaulerLoadsResolver {
     return haulers.bookLoad(ctx.ds, ctx.viewer!, input, meta(ctx));
   }
 
+  @Access("SIGNED_IN")
+  @Mutation(() => HaulerLoadType, { description: "A member of the hauling company cancels a load not yet decided, before its arrival; a paid fee is refunded" })
+  cancelHaulerLoad(@Arg("id", () => ID) id: string, @Ctx() ctx: Context, @Arg("reason", () => String, { nullable: true }) reason?: string) {
+    return haulers.cancelLoad(ctx.ds, ctx.viewer!, { id, reason: reason ?? null }, meta(ctx));
+  }
+
   @Access("OPERATOR")
   @Mutation(() => HaulerLoadType, { description: "The District Operator approves (not before the fee is paid; may require a sample) or refuses a load" })
   decideHaulerLoad(@Arg("input", () => DecideLoadInput) input: DecideLoadInput, @Ctx() ctx: Context) {

@@ -967,6 +967,41 @@ export async function decideLoad(
   });
 }
 
+/**
+ * A member of the hauling company cancels a booked load before the operator decides it and before
+ * its planned arrival. A paid dumping fee is refunded (the Clerk sends it, as for a refused load).
+ */
+export async function cancelLoad(ds: DataSource, viewer: Viewer, input: { id: string; reason?: string | null }, meta: Meta): Promise<HaulerLoad> {
+  const reason = longText(input.reason);
+  if (reason && reason.length > 2000) throw badInput({ reason: "Use at most 2,000 characters." });
+  return ds.transaction(async (tx) => {
+    const load = await getLoad(tx, viewer, input.id, true);
+    if ((await roleIn(tx, viewer.userId, load.organizationId)) === null) throw forbidden("Only the hauling company cancels its loads.");
+    if (load.status !== "BOOKED") throw conflict(`This load is ${load.status.toLowerCase()}; only a load not yet decided can be cancelled.`);
+    if (load.plannedArrival.getTime() <= clock.now().getTime()) throw conflict("The planned arrival has passed; ask the District Operator to refuse the load instead.");
+    const district = await loadDistrict(tx, load.districtId);
+    const paid = load.paymentId ? await isPaid(tx, LOAD_PAYABLE, load.id) : false;
+    const refundDue = load.feeCents > 0 && paid;
+    Object.assign(load, { status: "CANCELLED", refusalReason: reason ? `Cancelled by the hauler: ${reason}` : "Cancelled by the hauler.", refundDue, updatedAt: clock.now() });
+    await tx.save(load);
+    await audit(tx, actorOf(viewer, meta.requestId), {
+      action: "hauler.load_cancelled",
+      entityType: "HaulerLoad",
+      entityId: load.id,
+      districtId: load.districtId,
+      reason,
+      details: { refundDue, feeCents: load.feeCents, paymentId: load.paymentId },
+    });
+    if (refundDue) {
+      const vehicle = await tx.findOneByOrFail(HaulerVehicle, { id: load.vehicleId });
+      await tell(tx, await staffOf(tx, load.districtId, "CLERK"), load.districtId, "hauler.load_refund_due", `Dumping fee to refund: load cancelled, ${vehicle.plate}`,
+        `The hauling company cancelled a booked load and its dumping fee of ${formatCents(load.feeCents)} is to be refunded (line "dumping-fee").${reason ? ` Reason: ${reason}` : ""}`,
+        `Refund it from the payments ledger: ${meta.publicUrl}/staff/payments?districtId=${load.districtId}&status=PAID`, district);
+    }
+    return load;
+  });
+}
+
 /** The District Operator records the gallons received (SUL 1208: the operator decides how volume is measured). */
 export async function recordReceived(ds: DataSource, viewer: Viewer, input: { id: string; measuredGallons: number }, meta: Meta): Promise<HaulerLoad> {
   const g = input.measuredGallons;

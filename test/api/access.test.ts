@@ -103,6 +103,7 @@ describe("signed-out callers and applicants are refused staff operations", () =>
     [`mutation($i: UpdateHaulerPart364Input!) { updateHaulerPart364(input: $i) { id } }`, { i: { licenseId: "00000000-0000-0000-0000-000000000000", permitNumber: "x", expiresOn: "2030-01-01", documentId: "00000000-0000-0000-0000-000000000000" } }],
     [`mutation($i: RequestHaulerPermissionInput!) { requestHaulerPermission(input: $i) { id } }`, { i: { organizationId: "00000000-0000-0000-0000-000000000000", districtId: "00000000-0000-0000-0000-000000000000", requestedPoint: "x" } }],
     [`mutation($i: BookHaulerLoadInput!) { bookHaulerLoad(input: $i) { id } }`, { i: { licenseId: "00000000-0000-0000-0000-000000000000", vehicleId: "00000000-0000-0000-0000-000000000000", sourceAddress: "x", sourceKind: "OTHER", estimatedGallons: 1, plannedArrival: "2030-01-07T09:00" } }],
+    [`mutation($id: ID!) { cancelHaulerLoad(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
   ];
   const STAFF_ONLY: [string, (districtId: string) => Record<string, unknown>][] = [
     [`query($f: AuditFilter!) { auditLog(filter: $f) { nextCursor } }`, (d) => ({ f: { districtId: d } })],

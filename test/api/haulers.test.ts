@@ -420,6 +420,24 @@ describe("loads (SUL 801, 803, 804, 1208)", () => {
     expect(refused.refundDue).toBe(false);
   });
 
+  it("the hauler cancels a load not yet decided; a paid fee is marked for refund; another company cannot cancel it", async () => {
+    const { h, license } = await licensed();
+    const CANCEL = `mutation($id: ID!, $r: String) { cancelHaulerLoad(id: $id, reason: $r) { id status refundDue } }`;
+    const booked = (await h.c.ok(BOOK, { i: book(license) })).bookHaulerLoad;
+    await pay(h.c, booked.paymentId);
+    const other = await hauler();
+    expect(errorCode(await other.c.gql(CANCEL, { id: booked.id }))).toBe("NOT_FOUND");
+    expect(errorCode(await operator.gql(CANCEL, { id: booked.id }))).toBe("FORBIDDEN");
+    expect((await h.c.ok(CANCEL, { id: booked.id, r: "Truck broke down" })).cancelHaulerLoad).toMatchObject({ status: "CANCELLED", refundDue: true });
+    expect(errorCode(await h.c.gql(CANCEL, { id: booked.id }))).toBe("CONFLICT");
+    expect(errorCode(await operator.gql(DECIDE_LOAD, { i: { id: booked.id, decision: "APPROVE" } }))).toBe("CONFLICT");
+    const [row] = await db().query(`SELECT count(*)::int AS n FROM audit_entry WHERE entity_id = $1 AND action = 'hauler.load_cancelled'`, [booked.id]);
+    expect(row.n).toBe(1);
+    // An unpaid load cancels with nothing to refund.
+    const unpaid = (await h.c.ok(BOOK, { i: book(license) })).bookHaulerLoad;
+    expect((await h.c.ok(CANCEL, { id: unpaid.id })).cancelHaulerLoad).toMatchObject({ status: "CANCELLED", refundDue: false });
+  });
+
   it("another hauler's member cannot book on the licence nor see the load", async () => {
     const { h, license } = await licensed();
     const load = (await h.c.ok(BOOK, { i: book(license) })).bookHaulerLoad;

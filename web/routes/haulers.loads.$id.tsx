@@ -1,9 +1,12 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
+import { requireCsrf } from "~/csrf.server";
+import { cookieHeaders, gql } from "~/graphql.server";
 import { NestedErrorBoundary, Notice } from "~/components/fields";
 import { DateTime } from "~/components/format";
-import { SuccessAlert } from "~/components/forms";
+import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { LOAD_FIELDS, LOAD_STATUS_LABELS, atDistrict, gallons, paid, signed, type LoadView } from "~/components/hauler";
 import { money } from "~/components/money";
 
@@ -13,10 +16,23 @@ export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<{ haulerLoad: LoadView }>(args, `query Load($id: ID!) { haulerLoad(id: $id) { ${LOAD_FIELDS} } }`, { id: args.params.id });
 }
 
+type ActionData = { error: string; fields: Record<string, string>; reason: string };
+
+/** The hauler cancels a load not yet decided; a paid fee is refunded by the Clerk. */
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  await requireCsrf(context, request);
+  const form = await request.formData();
+  const reason = String(form.get("reason") ?? "").trim();
+  const r = await gql(context, request, `mutation CancelLoad($id: ID!, $reason: String) { cancelHaulerLoad(id: $id, reason: $reason) { id } }`, { id: params.id, reason: reason || null });
+  if (!r.ok) return Response.json({ error: r.error.message, fields: r.error.fields, reason } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
+  return redirect(`/haulers/loads/${params.id}?done=cancelled`, { headers: cookieHeaders(r) });
+}
+
 /** One load: its fee and payment, the operator's decision, the sample, and what the station measured. */
 export default function Load() {
   const { haulerLoad: x } = useLoaderData<typeof loader>() as { haulerLoad: LoadView };
   const [params] = useSearchParams();
+  const a = useActionData<ActionData>();
   return (
     <>
       <h1>
@@ -27,6 +43,10 @@ export default function Load() {
         {x.licenseNumber ? ` · licence ${x.licenseNumber}` : " · special permission"}
       </p>
       {params.get("done") === "booked" && <SuccessAlert>The load is booked.</SuccessAlert>}
+      {params.get("done") === "cancelled" && (
+        <SuccessAlert>The load is cancelled.{x.refundDue ? " The dumping fee is refunded by the Town Clerk." : ""}</SuccessAlert>
+      )}
+      {a && <ErrorSummary message={a.error} fields={a.fields} />}
       {x.payment?.status === "PENDING" && (
         <Notice type="warning">
           The dumping fee of {money(x.feeCents)} is not paid. No load is approved before its fee is paid (Sewer Use Law 801).{" "}
@@ -84,6 +104,20 @@ export default function Load() {
           </>
         )}
       </dl>
+      {x.status === "BOOKED" && (
+        <Form method="post" className="usa-form">
+          <AuthenticityTokenInput />
+          <h2>Cancel this load</h2>
+          <p>Until the District Operator decides it and before its planned arrival.{x.payment && paid(x.payment.status) ? " The dumping fee paid is refunded." : ""}</p>
+          <label className="usa-label" htmlFor="reason">
+            Why (optional)
+          </label>
+          <input className="usa-input" id="reason" name="reason" defaultValue={a?.reason ?? ""} maxLength={2000} />
+          <button type="submit" className="usa-button usa-button--secondary">
+            Cancel the load
+          </button>
+        </Form>
+      )}
       <p>
         <Link className="usa-link" to={`/haulers?organizationId=${x.organizationId}`}>
           Back to septage hauling
