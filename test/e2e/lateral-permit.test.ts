@@ -31,7 +31,11 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 /** A button named "Request inspection" on screen, followed by ": <what>" for screen readers. */
 const named = (visible: string, what: string) => new RegExp(`^${escape(visible)}\\s*: ${escape(what)}$`);
 /** The rows of the first table under `scope`, as the page shows them (cells joined by tabs). */
-const rows = (page: Page, scope: string) => page.locator(`${scope} table tbody tr`).allInnerTexts();
+/** The rows of a table, once it has rendered (a client-side navigation changes the URL a moment before the new page draws). */
+const rows = async (page: Page, scope: string) => {
+  await page.locator(`${scope} table tbody tr`).first().waitFor();
+  return page.locator(`${scope} table tbody tr`).allInnerTexts();
+};
 
 type Application = { buildingUse: "RESIDENTIAL" | "COMMERCIAL"; floorArea?: string; sheets: string; streetNumber: string; street: string };
 
