@@ -25,6 +25,8 @@ describe("a resident in the browser", () => {
     await page.getByLabel("Password").fill("a long and memorable password");
     await page.getByRole("button", { name: "Create account" }).click();
     await page.waitForURL(/\/dashboard/);
+    // The URL changes a moment before a client-side navigation draws the page.
+    await page.getByRole("heading", { level: 1, name: "My applications" }).waitFor();
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("My applications");
     expect(await page.textContent("main")).toContain("Welcome, Robin Homeowner");
     expect(await page.textContent("main")).toContain("Nothing in progress yet");
@@ -100,6 +102,8 @@ describe("a resident in the browser", () => {
     await page.getByLabel("Password").fill("tapline-demo-2026");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL(/\/dashboard/);
+    // The URL changes a moment before a client-side navigation draws the page.
+    await page.getByRole("heading", { level: 1, name: "My applications" }).waitFor();
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("My applications");
     await ctx.close();
   });
