@@ -1,5 +1,10 @@
 import { Arg, Ctx, Field, Float, ID, Int, Mutation, ObjectType, Query, Resolver } from "type-graphql";
+import { hasRole, isStaff } from "../accounts/viewer.js";
+import { clock } from "../common/clock.js";
+import { badInput, forbidden } from "../common/errors.js";
 import { getDistrict } from "../districts/districts.service.js";
+import { isUuid } from "../documents/documents.service.js";
+import { microCached } from "../graphql/micro-cache.js";
 import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
 import { publishedSncLists, publishSncList, sncDashboard, type DashboardPermit, type Publication, type PublishedList, type SncDashboard } from "./snc.service.js";
@@ -57,8 +62,10 @@ class DashboardType {
   @Field(() => String) periodStart: string;
   @Field(() => String) periodEnd: string;
   @Field(() => [String], { description: "Period starts that can be chosen, newest first" }) periods: string[];
-  @Field(() => [DashboardPermitType], { description: "Permits in SNC first, then by permit number" }) permits: DashboardPermit[];
-  @Field(() => Int) inSncCount: number;
+  @Field(() => [DashboardPermitType], { description: "A page of the permits: in SNC first, then by permit number" }) permits: DashboardPermit[];
+  @Field(() => String, { nullable: true, description: "Pass as `after` for the next page" }) nextCursor: string | null;
+  @Field(() => Int, { description: "Permits in force in the period, all pages" }) totalPermits: number;
+  @Field(() => Int, { description: "Of them, in significant non-compliance" }) inSncCount: number;
   @Field(() => [String], { description: "Criteria the portal does not judge, and why" }) notJudged: string[];
   @Field(() => PublicationType, { nullable: true, description: "The period's published list (SUL 1122), if published" }) publication: Publication | null;
   @Field(() => Boolean) publicationEnabled: boolean;
@@ -90,12 +97,27 @@ class PublicListType {
 export class IndustrialSncResolver {
   @Access("CLERK", "OPERATOR", "BOARD", "ADMIN")
   @Query(() => DashboardType, { description: "Staff: every permit of the district over a six-month period with its significant non-compliance (SUL 201); the current period by default" })
-  industrialSncDashboard(
+  async industrialSncDashboard(
     @Arg("districtId", () => ID) districtId: string,
     @Ctx() ctx: Context,
     @Arg("periodStart", () => String, { nullable: true, description: "First day of a period, YYYY-01-01 or YYYY-07-01" }) periodStart?: string,
-  ): Promise<SncDashboard> {
-    return sncDashboard(ctx.ds, ctx.viewer!, { districtId, periodStart });
+    @Arg("first", () => Int, { nullable: true, description: "Permits per page, 50 by default, at most 200" }) first?: number,
+    @Arg("after", () => String, { nullable: true }) after?: string,
+  ): Promise<SncDashboard & { nextCursor: string | null; totalPermits: number }> {
+    // Authorization first, then the short-lived cache shared by the district's staff (cleared by any
+    // mutation). The key holds what differs between them (whether they may publish) and the
+    // rules' clock minute, so a new day (late reports) or a moved test clock never reads an old answer.
+    if (!isUuid(districtId) || !isStaff(ctx.viewer, districtId)) throw forbidden("Only this district's staff see its significant non-compliance.");
+    const publisher = hasRole(ctx.viewer, "OPERATOR", districtId) || hasRole(ctx.viewer, "ADMIN", districtId);
+    const minute = Math.floor(clock.now().getTime() / 60_000);
+    const size = Math.min(Math.max(first ?? 50, 1), 200);
+    const offset = after ? Number(after) : 0;
+    if (!Number.isInteger(offset) || offset < 0) throw badInput({ after: "Not a cursor from this list." });
+    // The whole period is judged (and cached) at once, so the order (in SNC first) and the counts
+    // cover every permit; a page of it is returned.
+    const all = await microCached(`snc-dashboard:${districtId}:${periodStart ?? ""}:${publisher}:${minute}`, () => sncDashboard(ctx.ds, ctx.viewer!, { districtId, periodStart }));
+    const end = offset + size;
+    return { ...all, permits: all.permits.slice(offset, end), nextCursor: end < all.permits.length ? String(end) : null, totalPermits: all.permits.length };
   }
 
   @Access("OPERATOR", "ADMIN")

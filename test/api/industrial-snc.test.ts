@@ -62,6 +62,7 @@ async function seedPermit(name: string, batches: Batch[], opts: { late?: boolean
   };
   const first = await report(null, batches, !opts.late);
   if (opts.amendWith) await report(first, opts.amendWith, false);
+  clearMicroCache(); // rows written here, not by a mutation (which clears the 2-second cache)
   return { id, number, orgId };
 }
 
@@ -130,6 +131,14 @@ describe("the district's SNC dashboard (SUL 201)", () => {
     } finally {
       logger.logQuery = original;
     }
+    // Pages of the whole period's list: the counts cover every permit.
+    const P = `query($d: ID!, $a: String) { industrialSncDashboard(districtId: $d, periodStart: "2026-01-01", first: 8, after: $a) { totalPermits nextCursor permits { permitNumber } } }`;
+    const p1 = (await clerk.ok(P, { d: lakeview.id })).industrialSncDashboard;
+    expect(p1).toMatchObject({ totalPermits: 20, nextCursor: "8" });
+    const p3 = (await clerk.ok(P, { d: lakeview.id, a: "16" })).industrialSncDashboard;
+    expect(p3).toMatchObject({ totalPermits: 20, nextCursor: null });
+    expect(p3.permits).toHaveLength(4);
+    expect(errorCode(await clerk.gql(P, { d: lakeview.id, a: "x" }))).toBe("BAD_USER_INPUT");
   });
 
   it("is for the district's staff: an applicant is FORBIDDEN, another district's staff too, an unknown district too", async () => {

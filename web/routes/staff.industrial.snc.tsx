@@ -27,6 +27,8 @@ type Dashboard = {
   periodStart: string;
   periodEnd: string;
   periods: string[];
+  totalPermits: number;
+  nextCursor: string | null;
   inSncCount: number;
   notJudged: string[];
   permits: Permit[];
@@ -47,11 +49,11 @@ export async function loader(args: LoaderFunctionArgs) {
   const r = await gql<{ industrialSncDashboard: Dashboard }>(
     args.context,
     args.request,
-    `query SncDashboard($d: ID!, $s: String) { industrialSncDashboard(districtId: $d, periodStart: $s) {
-      periodStart periodEnd periods inSncCount notJudged canPublish publicationEnabled publicationSection publishableFrom publication { publishedOn publishedByName }
+    `query SncDashboard($d: ID!, $s: String, $a: String) { industrialSncDashboard(districtId: $d, periodStart: $s, first: 50, after: $a) {
+      periodStart periodEnd periods totalPermits nextCursor inSncCount notJudged canPublish publicationEnabled publicationSection publishableFrom publication { publishedOn publishedByName }
       permits { permitId permitNumber facilityName organizationName status inSnc criteria reportsDue findings { criterion text section }
         parameters { parameter total exceeded atOrAboveTrc trcFactor chronic trc } } } }`,
-    { d: district.id, s: url.searchParams.get("period") || null },
+    { d: district.id, s: url.searchParams.get("period") || null, a: url.searchParams.get("after") || null },
   );
   const base = { districts: info.districts.map((d) => ({ id: d.id, name: d.name })), districtId: district.id, districtName: district.name };
   if (!r.ok) {
@@ -135,11 +137,11 @@ export default function StaffSnc() {
           </h2>
           <p>
             <strong>
-              {d.inSncCount} of {d.permits.length} {d.permits.length === 1 ? "permit" : "permits"}
+              {d.inSncCount} of {d.totalPermits} {d.totalPermits === 1 ? "permit" : "permits"}
             </strong>{" "}
             in significant non-compliance.
           </p>
-          {d.permits.length === 0 ? (
+          {d.totalPermits === 0 ? (
             <p>No permit was in force in this period.</p>
           ) : (
             <table className="usa-table usa-table--stacked usa-table--borderless width-full">
@@ -205,6 +207,13 @@ export default function StaffSnc() {
                 ))}
               </tbody>
             </table>
+          )}
+          {d.nextCursor && (
+            <p>
+              <Link className="usa-link" to={`?districtId=${districtId}&period=${d.periodStart}&after=${d.nextCursor}`}>
+                More permits
+              </Link>
+            </p>
           )}
           <p className="usa-hint">Not judged here: {d.notJudged.join(" ")}</p>
 
