@@ -51,10 +51,10 @@ const OPERATIONS: { name: string; query: string; as?: string; target?: { ratio: 
   },
   {
     // Issue 5: at least 10% of the baseline's requests/s with p99 under 100 ms, whatever the years of results kept.
-    name: "SNC dashboard, 200 (50/page)",
+    name: "SNC dashboard, 200 (25/page)",
     as: "operator@lakeview.demo.tapline.local",
     target: { ratio: 0.1, p99: 100 },
-    query: `query($d: ID!) { industrialSncDashboard(districtId: $d, first: 50) { periodStart totalPermits inSncCount nextCursor permits { permitId permitNumber organizationName inSnc criteria
+    query: `query($d: ID!) { industrialSncDashboard(districtId: $d, first: 25) { periodStart totalPermits inSncCount nextCursor permits { permitId permitNumber organizationName inSnc criteria
       findings { criterion text section } parameters { parameter total exceeded atOrAboveTrc trcFactor chronic trc } } } }`,
   },
 ];

@@ -101,7 +101,7 @@ export class IndustrialSncResolver {
     @Arg("districtId", () => ID) districtId: string,
     @Ctx() ctx: Context,
     @Arg("periodStart", () => String, { nullable: true, description: "First day of a period, YYYY-01-01 or YYYY-07-01" }) periodStart?: string,
-    @Arg("first", () => Int, { nullable: true, description: "Permits per page, 50 by default, at most 200" }) first?: number,
+    @Arg("first", () => Int, { nullable: true, description: "Permits per page, 25 by default, at most 200" }) first?: number,
     @Arg("after", () => String, { nullable: true }) after?: string,
   ): Promise<SncDashboard & { nextCursor: string | null; totalPermits: number }> {
     // Authorization first, then the short-lived cache shared by the district's staff (cleared by any
@@ -110,7 +110,7 @@ export class IndustrialSncResolver {
     if (!isUuid(districtId) || !isStaff(ctx.viewer, districtId)) throw forbidden("Only this district's staff see its significant non-compliance.");
     const publisher = hasRole(ctx.viewer, "OPERATOR", districtId) || hasRole(ctx.viewer, "ADMIN", districtId);
     const minute = Math.floor(clock.now().getTime() / 60_000);
-    const size = Math.min(Math.max(first ?? 50, 1), 200);
+    const size = Math.min(Math.max(first ?? 25, 1), 200);
     const offset = after ? Number(after) : 0;
     if (!Number.isInteger(offset) || offset < 0) throw badInput({ after: "Not a cursor from this list." });
     // The whole period is judged (and cached) at once, so the order (in SNC first) and the counts

@@ -66,7 +66,7 @@ async function seedPermit(name: string, batches: Batch[], opts: { late?: boolean
   return { id, number, orgId };
 }
 
-const DASH = `query($d: ID!, $s: String) { industrialSncDashboard(districtId: $d, periodStart: $s) {
+const DASH = `query($d: ID!, $s: String) { industrialSncDashboard(districtId: $d, periodStart: $s, first: 50) {
   periodStart periodEnd periods inSncCount notJudged canPublish publicationEnabled publishableFrom publication { publishedOn publishedByName }
   permits { permitId permitNumber organizationName inSnc criteria reportsDue findings { criterion parameter text section } parameters { parameter total exceeded atOrAboveTrc trcFactor chronic trc } } } }`;
 const PERMIT_SNC = `query($id: ID!, $s: String) { industrialPermitSnc(permitId: $id, periodStart: $s) { inSnc findings { criterion parameter } } }`;

@@ -49,7 +49,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const r = await gql<{ industrialSncDashboard: Dashboard }>(
     args.context,
     args.request,
-    `query SncDashboard($d: ID!, $s: String, $a: String) { industrialSncDashboard(districtId: $d, periodStart: $s, first: 50, after: $a) {
+    `query SncDashboard($d: ID!, $s: String, $a: String) { industrialSncDashboard(districtId: $d, periodStart: $s, first: 25, after: $a) {
       periodStart periodEnd periods totalPermits nextCursor inSncCount notJudged canPublish publicationEnabled publicationSection publishableFrom publication { publishedOn publishedByName }
       permits { permitId permitNumber facilityName organizationName status inSnc criteria reportsDue findings { criterion text section }
         parameters { parameter total exceeded atOrAboveTrc trcFactor chronic trc } } } }`,
