@@ -3,8 +3,8 @@
  * the PostgreSQL that DATABASE_URL names) and drives it over HTTP with autocannon, printing
  * requests/s and p50/p99 for named operations next to `{ __typename }` (the framework baseline).
  * Target on 2 cores: each operation >= 50% of the baseline's requests/s and p99 < 25 ms at 10
- * connections. On PostgreSQL it exits 1 when a target is missed (BENCH_ENFORCE=0 only reports);
- * on embedded PGlite (one connection, WASM) it reports only, since the targets are for production.
+ * connections, unless the operation names its own (the SNC dashboard: 10% and 100 ms). On
+ * PostgreSQL it exits 1 when a target is missed (BENCH_ENFORCE=0 only reports); on embedded PGlite (one connection, WASM) it reports only, since the targets are for production.
  */
 import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
@@ -19,7 +19,9 @@ import { clearMicroCache } from "../api/graphql/micro-cache.js";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
-const OPERATIONS: { name: string; query: string; as?: string }[] = [
+/** Each operation's target: the generic one (50% of the baseline's requests/s, p99 < 25 ms) unless it names its own. */
+const GENERIC_TARGET = { ratio: 0.5, p99: 25 };
+const OPERATIONS: { name: string; query: string; as?: string; target?: { ratio: number; p99: number } }[] = [
   { name: "baseline { __typename }", query: `{ __typename }` },
   {
     name: "public rulebook (Lakeview)",
@@ -46,6 +48,14 @@ const OPERATIONS: { name: string; query: string; as?: string }[] = [
     // The day is filled in once the loads are seeded (STATION_DAY).
     query: `query($d: ID!) { stationDaySheet(districtId: $d, date: "STATION_DAY", first: 25) { date total nextCursor rows { arrivalTime organizationName plate vehicle holderNumber holderInForce paymentStatus
       load { id status estimatedGallons sourceAddress sourceKind feeCents sampleRequired measuredGallons } } } }`,
+  },
+  {
+    // Issue 5: at least 10% of the baseline's requests/s with p99 under 100 ms, whatever the years of results kept.
+    name: "SNC dashboard, 200 (25/page)",
+    as: "operator@lakeview.demo.tapline.local",
+    target: { ratio: 0.1, p99: 100 },
+    query: `query($d: ID!) { industrialSncDashboard(districtId: $d, first: 25) { periodStart totalPermits inSncCount nextCursor permits { permitId permitNumber organizationName inSnc criteria
+      findings { criterion text section } parameters { parameter total exceeded atOrAboveTrc trcFactor chronic trc } } } }`,
   },
 ];
 
@@ -147,6 +157,68 @@ async function seedStation(): Promise<string> {
   return day;
 }
 const stationDay = await seedStation();
+
+/**
+ * Seed for the SNC dashboard (SUL 201): 200 issued discharge permits in Lakeview, each with a
+ * signed semiannual report for every half-year of the last BENCH_SNC_YEARS years (10 on
+ * PostgreSQL: 4,000 reports and 1,000,000 results, 25 samples of 10 parameters per report, about
+ * one in twenty over its limit), inserted in bulk with generate_series. The trigger that locks a
+ * signed report's results is switched off for the bulk insert and on again after it.
+ */
+const SNC_YEARS = Number(process.env.BENCH_SNC_YEARS ?? (config.databaseUrl ? 10 : 1));
+async function seedSnc(): Promise<number> {
+  const ds = running.ds;
+  const started = Date.now();
+  const [{ rulebook_id }] = await ds.query(`SELECT id AS rulebook_id FROM rulebook_version WHERE district_id = $1 ORDER BY version DESC LIMIT 1`, [lakeviewId]);
+  const [{ id: owner }] = await ds.query(`INSERT INTO app_user (email, display_name, password_hash) VALUES ('bench.industry@example.org', 'Bench Industry', 'x') RETURNING id`);
+  await ds.query(
+    `WITH g AS (SELECT generate_series(1, 200) AS k),
+          o AS (INSERT INTO organization (name, kind, created_by_id) SELECT 'Bench Works ' || k, 'INDUSTRIAL_USER', $2 FROM g RETURNING id, name)
+     INSERT INTO industrial_permit (district_id, organization_id, applicant_id, status, facility_name, submitted_at, notice_published_on, permit_number, issued_at,
+                                    effective_on, expires_on, reporting_months, rulebook_version_id)
+     SELECT $1, o.id, $2, 'ISSUED', o.name || ' plant', now() - interval '11 years', (now() - interval '11 years')::date, 'LKV-IU-BENCH-' || lpad(substr(o.name, 13), 4, '0'),
+            now() - interval '11 years', (now() - interval '11 years')::date, (now() + interval '1 year')::date, '{6,12}', $3
+       FROM o`,
+    [lakeviewId, owner, rulebook_id],
+  );
+  // One report per half-year: the last SNC_YEARS * 2 periods up to the current one.
+  await ds.query(
+    `INSERT INTO industrial_report (permit_id, kind, period_start, period_end, due_on, status)
+     SELECT p.id, 'PERIODIC', s.start, (s.start + interval '6 months' - interval '1 day')::date, (s.start + interval '6 months' + interval '29 days')::date, 'DRAFT'
+       FROM industrial_permit p,
+            LATERAL (SELECT (date_trunc('month', current_date) - make_interval(months => 6 * h))::date AS start FROM generate_series(0, $2::int * 2 - 1) AS h) s
+      WHERE p.district_id = $1 AND p.permit_number LIKE 'LKV-IU-BENCH-%'`,
+    [lakeviewId, SNC_YEARS],
+  );
+  const params = ["Zinc", "Copper", "Nickel", "Chromium", "Lead", "Cadmium", "BOD", "TSS", "Fats, oils and grease", "Cyanide"];
+  await ds.query(`ALTER TABLE industrial_result DISABLE TRIGGER industrial_result_locked`);
+  try {
+    await ds.query(
+      `INSERT INTO industrial_result (report_id, permit_id, parameter, sample_type, sampled_at, value, unit, lab, method, status, basis, limit_value, limit_unit, compared_value, message, created_by_id)
+       SELECT r.id, r.permit_id, ($3::text[])[1 + (n % 10)], 'COMPOSITE', r.period_start + make_interval(days => (n / 10) * 7, hours => n % 10), v.value, 'mg/L', 'Bench Labs', 'EPA 200.7',
+              CASE WHEN v.value > 1 THEN 'EXCEEDS' ELSE 'OK' END, 'AVERAGE', 1, 'mg/L', v.value, 'seeded', $2
+         FROM industrial_report r
+         CROSS JOIN generate_series(0, 249) AS n
+         CROSS JOIN LATERAL (SELECT round((0.5 + random() * 0.55)::numeric, 3) AS value) v
+        WHERE r.permit_id IN (SELECT id FROM industrial_permit WHERE district_id = $1 AND permit_number LIKE 'LKV-IU-BENCH-%')`,
+      [lakeviewId, owner, params],
+    );
+  } finally {
+    await ds.query(`ALTER TABLE industrial_result ENABLE TRIGGER industrial_result_locked`);
+  }
+  // Past reports signed on time; the current one is still open.
+  await ds.query(
+    `UPDATE industrial_report r SET status = 'SIGNED', signed_at = (r.due_on - 5)::timestamptz + interval '15 hours', signer_id = $2
+      WHERE r.due_on < current_date AND r.permit_id IN (SELECT id FROM industrial_permit WHERE district_id = $1 AND permit_number LIKE 'LKV-IU-BENCH-%')`,
+    [lakeviewId, owner],
+  );
+  await ds.query(`VACUUM ANALYZE industrial_result`);
+  await ds.query(`ANALYZE industrial_report; ANALYZE industrial_permit`);
+  const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM industrial_result`);
+  console.log(`SNC seed: 200 permits, ${SNC_YEARS} years, ${n} results in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return n;
+}
+const sncResults = await seedSnc();
 for (const op of OPERATIONS) op.query = op.query.replace("STATION_DAY", stationDay);
 
 async function signInCookie(email: string): Promise<string> {
@@ -195,20 +267,21 @@ async function statementsOf(op: (typeof OPERATIONS)[number]): Promise<number> {
     count = 0;
     const j = await ask();
     if (j.data.stationDaySheet && j.data.stationDaySheet.total !== 300) throw new Error(`the day sheet counts ${j.data.stationDaySheet.total} loads, not 300`);
+    if (j.data.industrialSncDashboard && j.data.industrialSncDashboard.totalPermits !== 200) throw new Error(`the SNC dashboard counts ${j.data.industrialSncDashboard.totalPermits} permits, not 200`);
     return count;
   } finally {
     logger.logQuery = original;
   }
 }
 const statementCounts = new Map<string, number>();
-for (const op of OPERATIONS) if (/^(board docket|station day)/.test(op.name)) statementCounts.set(op.name, await statementsOf(op));
+for (const op of OPERATIONS) if (/^(board docket|station day|SNC dashboard)/.test(op.name)) statementCounts.set(op.name, await statementsOf(op));
 
-type Row = { name: string; rps: number; p50: number; p99: number; errors: number };
+type Row = { name: string; rps: number; p50: number; p99: number; errors: number; target: { ratio: number; p99: number } };
 const rows: Row[] = [];
 for (const op of OPERATIONS) {
   await load(op, 1); // warm-up
   const r = await load(op, SECONDS);
-  rows.push({ name: op.name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx });
+  rows.push({ name: op.name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx, target: op.target ?? GENERIC_TARGET });
 }
 await running.close();
 await db.drop();
@@ -221,11 +294,12 @@ console.log(`${pad("operation", 30)}${pad("req/s", 10)}${pad("p50 ms", 9)}${pad(
 let missed = false;
 for (const r of rows) {
   const ratio = r.rps / base.rps;
-  const ok = r === base || (ratio >= 0.5 && r.p99 < 25 && r.errors === 0);
+  const ok = r === base || (ratio >= r.target.ratio && r.p99 < r.target.p99 && r.errors === 0);
   if (!ok) missed = true;
   console.log(`${pad(r.name, 30)}${pad(r.rps.toFixed(0), 10)}${pad(r.p50, 9)}${pad(r.p99, 9)}${pad(`${(ratio * 100).toFixed(0)}%`, 13)}${r.errors}${ok ? "" : "  <- misses target"}`);
 }
 console.log("");
+console.log(`SNC dashboard: over ${sncResults} results (${SNC_YEARS} years of 200 permits); target ${rows.find((r) => r.name.startsWith("SNC"))!.target.ratio * 100}% of the baseline, p99 < 100 ms`);
 for (const [name, n] of statementCounts) console.log(`${name}: ${n} SQL statement(s) per request, the same whatever the number of rows (tests in test/api check it)`);
 const enforce = process.env.BENCH_ENFORCE ? process.env.BENCH_ENFORCE !== "0" : !!config.databaseUrl;
 if (!config.databaseUrl) console.log("\nEmbedded PGlite serves one connection at a time: figures for information; targets apply on PostgreSQL (DATABASE_URL).");

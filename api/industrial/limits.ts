@@ -494,12 +494,34 @@ export type Measurement = { value: number; limit: number };
 const atLeastShare = (count: number, total: number, percent: number) => total > 0 && count * 100 >= percent * total - 1e-9;
 
 /**
+ * (a) chronic, from counts (the district-wide dashboard counts in SQL): `exceeded` of `total`
+ * measurements over their limit, at or above the rulebook percent.
+ */
+export function chronicFromCounts(exceeded: number, total: number, percent: number): { snc: boolean; exceeded: number; total: number } {
+  return { snc: atLeastShare(exceeded, total, percent), exceeded, total };
+}
+
+/** The TRC factor of a parameter: conventional (BOD, TSS, fats, oil and grease) or other. */
+export function trcFactor(parameter: string, rule: { factorConventional: number; factorOther: number }): number {
+  return isConventional(parameter) ? rule.factorConventional : rule.factorOther;
+}
+
+/** (b) technical review criteria, from counts: `atOrAbove` of `total` at or above limit x factor. */
+export function trcFromCounts(
+  parameter: string,
+  atOrAbove: number,
+  total: number,
+  rule: { percent: number; factorConventional: number; factorOther: number },
+): { snc: boolean; factor: number; atOrAbove: number; total: number } {
+  return { snc: atLeastShare(atOrAbove, total, rule.percent), factor: trcFactor(parameter, rule), atOrAbove, total };
+}
+
+/**
  * (a) chronic: the share of a parameter's measurements that exceed their limit is at or above the
  * rulebook percent (66 %).
  */
 export function chronicViolation(ms: Measurement[], percent: number): { snc: boolean; exceeded: number; total: number } {
-  const exceeded = ms.filter((m) => round(m.value) > round(m.limit)).length;
-  return { snc: atLeastShare(exceeded, ms.length, percent), exceeded, total: ms.length };
+  return chronicFromCounts(ms.filter((m) => round(m.value) > round(m.limit)).length, ms.length, percent);
 }
 
 /**
@@ -511,9 +533,8 @@ export function trcViolation(
   ms: Measurement[],
   rule: { percent: number; factorConventional: number; factorOther: number },
 ): { snc: boolean; factor: number; atOrAbove: number; total: number } {
-  const factor = isConventional(parameter) ? rule.factorConventional : rule.factorOther;
-  const atOrAbove = ms.filter((m) => round(m.value) >= round(m.limit * factor)).length;
-  return { snc: atLeastShare(atOrAbove, ms.length, rule.percent), factor, atOrAbove, total: ms.length };
+  const factor = trcFactor(parameter, rule);
+  return trcFromCounts(parameter, ms.filter((m) => round(m.value) >= round(m.limit * factor)).length, ms.length, rule);
 }
 
 /** (f) a required report more than `days` (30) days late: submitted (or still missing) after due + days. */

@@ -26,7 +26,11 @@ export default function Notices() {
       <h1>Public notices</h1>
       <p className="usa-intro">
         Notices of intent to issue a wastewater discharge permit, published at least 14 days before a permit is issued (Sewer Use Law 1004 H). Permits, limits and
-        reports are public records (Sewer Use Law 1014): <Link className="usa-link" to="/public-records">search them</Link>.
+        reports are public records (Sewer Use Law 1014): <Link className="usa-link" to="/public-records">search them</Link>. Users in significant non-compliance are published too (Sewer Use Law 1122):{" "}
+        <Link className="usa-link" to="/public-records/snc">
+          see the lists
+        </Link>
+        .
       </p>
       {rows.length === 0 ? (
         <p>No notices have been published.</p>

@@ -28,7 +28,11 @@ export default function PublicRecords() {
       <h1>Public records: wastewater discharge permits</h1>
       <p className="usa-intro">
         Permits, their limits and the compliance reports filed under them are open to the public, except what a user shows to be a trade secret; wastewater
-        constituents are never confidential (Sewer Use Law 1014).
+        constituents are never confidential (Sewer Use Law 1014). See also the{" "}
+        <Link className="usa-link" to="/public-records/snc">
+          published lists of users in significant non-compliance
+        </Link>{" "}
+        (Sewer Use Law 1122).
       </p>
       <Form method="get" role="search" className="usa-search usa-search--small margin-bottom-2">
         <label className="usa-sr-only" htmlFor="q">

@@ -58,6 +58,12 @@ const STATION: Task = {
   text: "Today's booked loads at the receiving station: approve or refuse, order a sample, record the gallons received (Sewer Use Law 804, 1208).",
 };
 
+const SNC: Task = {
+  to: (d) => `/staff/industrial/snc?districtId=${d.id}`,
+  label: "Significant non-compliance",
+  text: "Every industrial permit's significant non-compliance over the half-year, and the list published each year (Sewer Use Law 201, 1122).",
+};
+
 const PEOPLE: Task = {
   to: (d) => `/staff/people?districtId=${d.id}`,
   label: "Staff and roles",
@@ -84,8 +90,8 @@ const DELINQUENCY: Task = {
 /** What each role can do in the portal today; later features add their tasks here. */
 const ROLES: Record<string, { what: string; tasks: Task[] }> = {
   CLERK: { what: "Receives applications, petitions and payments and keeps the district's records.", tasks: [PERMITS, PAYMENTS, DELINQUENCY, CONTRACTORS, HAULERS, OUTBOX, AUDIT] },
-  OPERATOR: { what: "Reviews and inspects work on the sewer system (District Operator or Superintendent).", tasks: [PERMITS, INSPECTIONS, STATION, HAULERS, ENFORCEMENT, AUDIT] },
-  BOARD: { what: "Decides petitions and hearings, licenses septage haulers and sets fees.", tasks: [DOCKET, HEARINGS, HAULERS, PERMITS, AUDIT] },
+  OPERATOR: { what: "Reviews and inspects work on the sewer system (District Operator or Superintendent).", tasks: [PERMITS, INSPECTIONS, STATION, HAULERS, ENFORCEMENT, SNC, AUDIT] },
+  BOARD: { what: "Decides petitions and hearings, licenses septage haulers and sets fees.", tasks: [DOCKET, HEARINGS, HAULERS, PERMITS, SNC, AUDIT] },
   ADMIN: { what: "Keeps the district's rulebook up to date, manages staff accounts and oversees the portal.", tasks: [RULEBOOK, MORATORIA, PERMITS, PEOPLE, PAYMENTS, OUTBOX, AUDIT] },
 };
 

@@ -55,6 +55,10 @@ export default function IndustrialQueue() {
       <p>
         <Link className="usa-link" to="/staff/industrial/reports">
           Compliance reports: received, late, exceedances
+        </Link>{" "}
+        ·{" "}
+        <Link className="usa-link" to="/staff/industrial/snc">
+          Significant non-compliance
         </Link>
       </p>
       <Form method="get" className="usa-form">

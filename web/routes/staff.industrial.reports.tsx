@@ -54,6 +54,11 @@ export default function StaffReports() {
     <>
       <h1>Compliance reports</h1>
       <p className="usa-intro">{districtName}</p>
+      <p>
+        <Link className="usa-link" to={`/staff/industrial/snc?districtId=${districtId}`}>
+          Significant non-compliance of every permit (Sewer Use Law 201)
+        </Link>
+      </p>
       <nav aria-label="Report lists">
         <ul className="usa-button-group">
           {VIEWS.map((v) => (
