@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resetClock, travelTo } from "../../api/common/clock.js";
 import { clearMicroCache } from "../../api/graphql/micro-cache.js";
-import { Client, DEMO, errorCode, startTestServer, type TestServer } from "../harness.js";
+import { Client, DEMO, errorCode, startTestServer, type TestServer, isSessionBookkeeping } from "../harness.js";
 
 /**
  * Enforcement over HTTP (SUL Article 11; Huron Article V) and delinquent charges (SUL 1118;
@@ -448,7 +448,7 @@ describe("the Board's docket", () => {
     const original = logger.logQuery;
     let count = 0;
     logger.logQuery = function (...args: unknown[]) {
-      count++;
+      if (!isSessionBookkeeping(args[0])) count++;
       return original.apply(this, args);
     };
     const statements = async (first: number) => {
