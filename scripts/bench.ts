@@ -38,9 +38,9 @@ const OPERATIONS: { name: string; query: string; as?: string; target?: { ratio: 
     query: `query($d: ID!) { lateralPermitQueue(districtId: $d, status: "SUBMITTED", first: 20) { nextCursor items { id status streetNumber street city buildingUse feeTotalCents submittedAt ownerName } } }`,
   },
   {
-    name: "board docket, 500 open (50/page)",
+    name: "board docket, 500 open (20/page)",
     as: "board@lakeview.demo.tapline.local",
-    query: `query($d: ID!) { petitionDocket(districtId: $d, first: 50) { nextCursor items { petitionId statusLabel relief filedOn filedByName actionId actionNumber actionKindLabel respondentName petitionDueOn fineTotalCents hearingAt documentCount } } }`,
+    query: `query($d: ID!) { petitionDocket(districtId: $d, first: 20) { nextCursor items { petitionId statusLabel relief filedOn filedByName actionId actionNumber actionKindLabel respondentName petitionDueOn fineTotalCents hearingAt documentCount } } }`,
   },
   {
     name: "station day, 300 loads (25/pg)",

@@ -33,7 +33,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const district = info.districts.find((d) => d.id === url.searchParams.get("districtId")) ?? info.districts[0];
   const { petitionDocket } = await requireSignedIn<{ petitionDocket: { items: Item[]; nextCursor: string | null } }>(
     args,
-    `query Docket($d: ID!, $a: String) { petitionDocket(districtId: $d, first: 50, after: $a) { nextCursor items {
+    `query Docket($d: ID!, $a: String) { petitionDocket(districtId: $d, first: 20, after: $a) { nextCursor items {
       petitionId statusLabel relief filedOn filedByName actionId actionNumber actionKindLabel respondentName petitionDueOn fineTotalCents hearingAt documentCount } } }`,
     { d: district.id, a: url.searchParams.get("after") || null },
   );
