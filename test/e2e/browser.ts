@@ -56,3 +56,15 @@ export async function expectNoAxeViolations(page: Page): Promise<void> {
   });
   expect(violations, `${page.url()} has accessibility violations`).toEqual([]);
 }
+
+/**
+ * Waits until the portal's client-side router is idle and the page has drawn: a client-side
+ * navigation changes the URL (and a form its fields) a moment before the new page is on screen.
+ */
+export async function settled(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const r = (window as any).__remixRouter;
+    return !r || (r.state.navigation.state === "idle" && r.state.revalidation === "idle" && [...r.state.fetchers.values()].every((f: any) => f.state === "idle"));
+  });
+  await page.evaluate(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))));
+}

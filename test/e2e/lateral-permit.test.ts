@@ -3,7 +3,7 @@ import path from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../harness.js";
-import { expectNoAxeViolations, signedInContext } from "./browser.js";
+import { expectNoAxeViolations, settled, signedInContext } from "./browser.js";
 import { LAKEVIEW, PUBLIC_URL, approvedContractor, homeowner, onServer, plansPdf, startStripeE2E, weekdayAhead, type StripeE2E } from "./fixtures.js";
 
 /**
@@ -26,13 +26,17 @@ afterAll(async () => {
 });
 
 const url = (p: string) => `${e.srv.url}${p}`;
-const text = (page: Page, selector = "main") => page.locator(selector).innerText();
+const text = async (page: Page, selector = "main") => {
+  await settled(page);
+  return page.locator(selector).innerText();
+};
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 /** A button named "Request inspection" on screen, followed by ": <what>" for screen readers. */
 const named = (visible: string, what: string) => new RegExp(`^${escape(visible)}\\s*: ${escape(what)}$`);
 /** The rows of the first table under `scope`, as the page shows them (cells joined by tabs). */
 /** The rows of a table, once it has rendered (a client-side navigation changes the URL a moment before the new page draws). */
 const rows = async (page: Page, scope: string) => {
+  await settled(page);
   await page.locator(`${scope} table tbody tr`).first().waitFor();
   return page.locator(`${scope} table tbody tr`).allInnerTexts();
 };
