@@ -102,37 +102,38 @@ async function haulerOrganization(db: Db, viewer: Viewer, organizationId: string
   return org;
 }
 
-/** Members of the organization see its licences; the district's staff see submitted ones. Others: NOT_FOUND. */
-export async function getLicense(db: Db, viewer: Viewer, id: string, lock = false): Promise<HaulerLicense> {
-  if (!isUuid(id)) throw notFound("That licence");
-  const q = db.getRepository(HaulerLicense).createQueryBuilder("l").where("l.id = :id", { id });
-  if (lock) q.setLock("pessimistic_write");
-  const l = await q.getOne();
-  if (!l) throw notFound("That licence");
-  if ((await roleIn(db, viewer.userId, l.organizationId)) !== null) return l;
-  if (l.submittedAt && isStaff(viewer, l.districtId)) return l;
-  throw notFound("That licence");
-}
-
-export async function getPermission(db: Db, viewer: Viewer, id: string, lock = false): Promise<HaulerPermission> {
-  if (!isUuid(id)) throw notFound("That special permission");
-  const q = db.getRepository(HaulerPermission).createQueryBuilder("p").where("p.id = :id", { id });
-  if (lock) q.setLock("pessimistic_write");
-  const p = await q.getOne();
-  if (!p) throw notFound("That special permission");
-  if ((await roleIn(db, viewer.userId, p.organizationId)) !== null || isStaff(viewer, p.districtId)) return p;
-  throw notFound("That special permission");
-}
-
-export async function getLoad(db: Db, viewer: Viewer, id: string, lock = false): Promise<HaulerLoad> {
-  if (!isUuid(id)) throw notFound("That load");
-  const q = db.getRepository(HaulerLoad).createQueryBuilder("x").where("x.id = :id", { id });
+/**
+ * One record by id, locked when asked, if the viewer may see it; otherwise NOT_FOUND (never
+ * FORBIDDEN, so ids of others' records say nothing).
+ */
+async function findVisible<T extends { organizationId: string; districtId: string }>(
+  db: Db,
+  viewer: Viewer,
+  entity: new () => T,
+  id: string,
+  lock: boolean,
+  what: string,
+  staffMay: (x: T) => boolean,
+): Promise<T> {
+  if (!isUuid(id)) throw notFound(what);
+  const q = db.getRepository(entity).createQueryBuilder("x").where("x.id = :id", { id });
   if (lock) q.setLock("pessimistic_write");
   const x = await q.getOne();
-  if (!x) throw notFound("That load");
-  if ((await roleIn(db, viewer.userId, x.organizationId)) !== null || isStaff(viewer, x.districtId)) return x;
-  throw notFound("That load");
+  if (!x) throw notFound(what);
+  if ((await roleIn(db, viewer.userId, x.organizationId)) !== null) return x;
+  if (staffMay(x)) return x;
+  throw notFound(what);
 }
+
+/** Members of the organization see its licences; the district's staff see submitted ones. Others: NOT_FOUND. */
+export const getLicense = (db: Db, viewer: Viewer, id: string, lock = false): Promise<HaulerLicense> =>
+  findVisible(db, viewer, HaulerLicense, id, lock, "That licence", (l) => !!l.submittedAt && isStaff(viewer, l.districtId));
+
+export const getPermission = (db: Db, viewer: Viewer, id: string, lock = false): Promise<HaulerPermission> =>
+  findVisible(db, viewer, HaulerPermission, id, lock, "That special permission", (p) => isStaff(viewer, p.districtId));
+
+export const getLoad = (db: Db, viewer: Viewer, id: string, lock = false): Promise<HaulerLoad> =>
+  findVisible(db, viewer, HaulerLoad, id, lock, "That load", (x) => isStaff(viewer, x.districtId));
 
 const ownsOrg = async (db: Db, viewer: Viewer, organizationId: string) => (await roleIn(db, viewer.userId, organizationId)) === "OWNER";
 
