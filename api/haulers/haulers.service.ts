@@ -12,6 +12,7 @@ import { isUuid, registerDocumentAccess } from "../documents/documents.service.j
 import { registerJobHandler } from "../jobs/queue.js";
 import { zonedInstant } from "../laterals/rules.js";
 import { Organization } from "../organizations/organization.entity.js";
+import { roleIn } from "../organizations/organizations.service.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
 import { createPayment, isPaid, registerPayable, type Payment } from "../payments/payments.service.js";
 import {
@@ -86,11 +87,6 @@ async function loadDistrict(db: Db, id: string): Promise<District> {
   return d;
 }
 
-async function roleIn(db: Db, userId: string, organizationId: string): Promise<string | null> {
-  if (!isUuid(organizationId)) return null;
-  const rows: { role: string }[] = await db.query(`SELECT role FROM membership WHERE user_id = $1 AND organization_id = $2`, [userId, organizationId]);
-  return rows[0]?.role ?? null;
-}
 
 /** The viewer's HAULER organization; NOT_FOUND to non-members; only its owner applies (SUL 802: the owner of the trucks). */
 async function haulerOrganization(db: Db, viewer: Viewer, organizationId: string, owner: boolean): Promise<Organization> {

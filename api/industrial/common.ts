@@ -5,6 +5,7 @@ import { forbidden, notFound } from "../common/errors.js";
 import { District } from "../districts/district.entity.js";
 import { isUuid } from "../documents/documents.service.js";
 import type { MembershipRole } from "../organizations/organization.entity.js";
+import { roleIn as memberRole } from "../organizations/organizations.service.js";
 import type { Limit, LimitKind, Unit } from "./limits.js";
 
 /**
@@ -134,9 +135,7 @@ export async function loadDistrict(db: Db, id: string): Promise<District> {
 }
 
 export async function roleIn(db: Db, viewer: Viewer | null, organizationId: string): Promise<MembershipRole | null> {
-  if (!viewer) return null;
-  const rows = await db.query(`SELECT role FROM membership WHERE organization_id = $1 AND user_id = $2`, [organizationId, viewer.userId]);
-  return rows[0]?.role ?? null;
+  return viewer ? memberRole(db, viewer.userId, organizationId) : null;
 }
 
 export type Relation = { role: MembershipRole | null; staff: boolean };

@@ -1,4 +1,4 @@
-import type { DataSource } from "typeorm";
+import type { DataSource, EntityManager } from "typeorm";
 import { normalizeEmail } from "../accounts/accounts.service.js";
 import { User } from "../accounts/user.entity.js";
 import type { Viewer } from "../accounts/viewer.js";
@@ -6,6 +6,7 @@ import { audit, type Actor } from "../audit/audit.service.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { newToken, sha256 } from "../common/tokens.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
+import { isUuid } from "../documents/documents.service.js";
 import {
   Invitation,
   MEMBERSHIP_ROLES,
@@ -45,8 +46,14 @@ export async function myMemberships(ds: DataSource, viewer: Viewer): Promise<{ o
   return rows.map((m: any) => ({ organization: m.organization, role: m.role }));
 }
 
-export async function membershipOf(ds: DataSource, userId: string, organizationId: string): Promise<Membership | null> {
+export async function membershipOf(ds: DataSource | EntityManager, userId: string, organizationId: string): Promise<Membership | null> {
   return ds.getRepository(Membership).findOne({ where: { userId, organizationId } });
+}
+
+/** The user's role in an organization, or null for a non-member (or an id that is not one). */
+export async function roleIn(db: DataSource | EntityManager, userId: string, organizationId: string): Promise<MembershipRole | null> {
+  if (!isUuid(organizationId)) return null;
+  return (await membershipOf(db, userId, organizationId))?.role ?? null;
 }
 
 /** Only members see an organization; only its owner manages members. */
