@@ -116,3 +116,23 @@ export function errorCode(r: GqlResponse): string | undefined {
  * update), which come every few seconds whatever the operation, so a slow run does not add one.
  */
 export const isSessionBookkeeping = (sql: unknown): boolean => /\b(user_session|api_token)\b/.test(String(sql));
+
+/**
+ * The SQL statements `fn` sends through the data source, session bookkeeping aside: for tests
+ * that a request takes a fixed number of statements whatever the number of rows.
+ */
+export async function countStatements(ds: { logger: unknown }, fn: () => Promise<unknown>): Promise<number> {
+  const logger = ds.logger as { logQuery: (...args: unknown[]) => unknown };
+  const original = logger.logQuery;
+  let count = 0;
+  logger.logQuery = function (this: unknown, ...args: unknown[]) {
+    if (!isSessionBookkeeping(args[0])) count++;
+    return original.apply(this, args);
+  };
+  try {
+    await fn();
+    return count;
+  } finally {
+    logger.logQuery = original;
+  }
+}

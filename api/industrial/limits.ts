@@ -272,7 +272,9 @@ export type Check = {
 
 export type Evaluation = Check & { checks: Check[] };
 
-const fmt = (n: number) => round(n).toLocaleString("en-US", { maximumFractionDigits: 6 });
+// One formatter kept: toLocaleString with options builds a new one on every call.
+const numberFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 6 });
+const fmt = (n: number) => numberFormat.format(round(n));
 const withUnit = (n: number, u: Unit) => `${fmt(n)} ${UNIT_LABELS[u]}`;
 
 const BASIS_WORDS: Record<string, string> = {

@@ -4,6 +4,7 @@ import { verifyPassword } from "../accounts/passwords.js";
 import { isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
+import { uuid7 } from "../common/uuid7.js";
 import { dateIn, formatDate, zonedWallTime } from "../common/dates.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { rulebookById, rulebookOn } from "../districts/districts.service.js";
@@ -206,14 +207,25 @@ function parseSampledAt(s: string, timeZone: string): Date | null {
   return null;
 }
 
+/** A permit's limits by parameter (case aside), made once for all the results of a save. */
+type LimitIndex = { names: string[]; byParameter: Map<string, Limit[]> };
+function indexLimits(limits: Limit[]): LimitIndex {
+  const byParameter = new Map<string, Limit[]>();
+  for (const l of limits) {
+    const k = l.parameter.trim().toLowerCase();
+    (byParameter.get(k) ?? byParameter.set(k, []).get(k)!).push(l);
+  }
+  return { names: [...new Set(limits.map((l) => l.parameter))], byParameter };
+}
+
 /** Checks one result and judges it against the permit's limits; returns field messages instead of throwing. */
-function checkResult(input: ResultInput, limits: Limit[], r: ReportRow, timeZone: string): { ok: Checked } | { errors: Record<string, string> } {
+function checkResult(input: ResultInput, index: LimitIndex, r: ReportRow, timeZone: string): { ok: Checked } | { errors: Record<string, string> } {
   const e: Record<string, string> = {};
   const parameter = (input.parameter ?? "").trim();
-  const limited = [...new Set(limits.map((l) => l.parameter))];
-  const match = limited.find((p) => p.toLowerCase() === parameter.toLowerCase());
+  const limits = index.byParameter.get(parameter.toLowerCase()) ?? [];
+  const match = limits[0]?.parameter;
   if (!parameter) e.parameter = "Choose the parameter.";
-  else if (!match) e.parameter = `"${parameter}" is not a parameter of this permit; use one of: ${limited.join(", ")}.`;
+  else if (!match) e.parameter = `"${parameter}" is not a parameter of this permit; use one of: ${index.names.join(", ")}.`;
   const sampleType = String(input.sampleType ?? "").trim().toUpperCase() as SampleType;
   if (!SAMPLE_TYPES.includes(sampleType)) e.sampleType = "Say whether the sample was composite or grab.";
   const sampledAt = parseSampledAt(input.sampledAt, timeZone);
@@ -260,48 +272,73 @@ async function insertResults(tx: EntityManager, viewer: Viewer, r: ReportRow, p:
   const district = await loadDistrict(tx, p.districtId);
   const rb = p.rulebookVersionId ? await rulebookById(tx, p.rulebookVersionId) : await rulebookOn(tx, district);
   const now = clock.now();
-  const rows: any[] = await tx.query(
-    `INSERT INTO industrial_result (report_id, permit_id, parameter, sample_type, sampled_at, value, unit, below_detection, detection_limit, flow_mgd, lab, method,
+  // Ids are made here (time-ordered, see uuid7) and nothing is read back: every other column is
+  // what was just judged.
+  const results: ResultRow[] = checked.map((c) => ({
+    id: uuid7(now.getTime()),
+    reportId: r.id,
+    permitId: p.id,
+    parameter: c.parameter,
+    sampleType: c.sampleType,
+    sampledAt: c.sampledAt,
+    value: c.value,
+    unit: c.unit,
+    belowDetection: c.belowDetection,
+    detectionLimit: c.detectionLimit,
+    flowMgd: c.flowMgd,
+    lab: c.lab,
+    method: c.method,
+    status: c.evaluation.status,
+    basis: c.evaluation.basis,
+    limitValue: c.evaluation.limitValue,
+    limitUnit: c.evaluation.limitUnit,
+    comparedValue: c.evaluation.comparedValue,
+    ratio: c.evaluation.ratio,
+    section: c.evaluation.section,
+    message: c.evaluation.message,
+    conversion: c.evaluation.conversion,
+    createdById: viewer.userId,
+    createdAt: now,
+  }));
+  await tx.query(
+    `INSERT INTO industrial_result (id, report_id, permit_id, parameter, sample_type, sampled_at, value, unit, below_detection, detection_limit, flow_mgd, lab, method,
                                     status, basis, limit_value, limit_unit, compared_value, ratio, section, message, conversion, created_by_id, created_at)
-     SELECT $1, $2, x.parameter, x.sample_type, x.sampled_at, x.value, x.unit, x.below_detection, x.detection_limit, x.flow_mgd, x.lab, x.method,
+     SELECT x.id, $1, $2, x.parameter, x.sample_type, x.sampled_at, x.value, x.unit, x.below_detection, x.detection_limit, x.flow_mgd, x.lab, x.method,
             x.status, x.basis, x.limit_value, x.limit_unit, x.compared_value, x.ratio, x.section, x.message, x.conversion, $3, $4
-       FROM jsonb_to_recordset($5::jsonb) AS x(ord int, parameter text, sample_type text, sampled_at timestamptz, value numeric, unit text, below_detection boolean,
+       FROM jsonb_to_recordset($5::jsonb) AS x(id uuid, parameter text, sample_type text, sampled_at timestamptz, value numeric, unit text, below_detection boolean,
             detection_limit numeric, flow_mgd numeric, lab text, method text, status text, basis text, limit_value numeric, limit_unit text, compared_value numeric,
-            ratio numeric, section text, message text, conversion text)
-      ORDER BY x.ord
-     RETURNING *`,
+            ratio numeric, section text, message text, conversion text)`,
     [
       r.id,
       p.id,
       viewer.userId,
       now,
       JSON.stringify(
-        checked.map((c, ord) => ({
-          ord,
-          parameter: c.parameter,
-          sample_type: c.sampleType,
-          sampled_at: c.sampledAt.toISOString(),
-          value: c.value,
-          unit: c.unit,
-          below_detection: c.belowDetection,
-          detection_limit: c.detectionLimit,
-          flow_mgd: c.flowMgd,
-          lab: c.lab,
-          method: c.method,
-          status: c.evaluation.status,
-          basis: c.evaluation.basis,
-          limit_value: c.evaluation.limitValue,
-          limit_unit: c.evaluation.limitUnit,
-          compared_value: c.evaluation.comparedValue,
-          ratio: c.evaluation.ratio,
-          section: c.evaluation.section,
-          message: c.evaluation.message,
-          conversion: c.evaluation.conversion,
+        results.map((x) => ({
+          id: x.id,
+          parameter: x.parameter,
+          sample_type: x.sampleType,
+          sampled_at: x.sampledAt.toISOString(),
+          value: x.value,
+          unit: x.unit,
+          below_detection: x.belowDetection,
+          detection_limit: x.detectionLimit,
+          flow_mgd: x.flowMgd,
+          lab: x.lab,
+          method: x.method,
+          status: x.status,
+          basis: x.basis,
+          limit_value: x.limitValue,
+          limit_unit: x.limitUnit,
+          compared_value: x.comparedValue,
+          ratio: x.ratio,
+          section: x.section,
+          message: x.message,
+          conversion: x.conversion,
         })),
       ),
     ],
   );
-  const results = rows.map((x) => rowOf<ResultRow>(x));
   const duties: { resultId: string; kind: string; text: string; section: string; dueAt: string; dueOn: string }[] = [];
   for (const res of results)
     if (res.status === "EXCEEDS")
@@ -358,7 +395,7 @@ export async function addResults(ds: DataSource, viewer: Viewer, reportId: strin
   return ds.transaction(async (tx) => {
     const { r, p } = await editableReport(tx, viewer, reportId);
     const district = await loadDistrict(tx, p.districtId);
-    const limits = await limitsOf(tx, [p.id]);
+    const limits = indexLimits(await limitsOf(tx, [p.id]));
     const checked: Checked[] = [];
     const errors: Record<string, string> = {};
     for (const [i, input] of inputs.entries()) {
@@ -442,7 +479,7 @@ export async function uploadCsv(ds: DataSource, viewer: Viewer, reportId: string
   return ds.transaction(async (tx) => {
     const { r, p } = await editableReport(tx, viewer, reportId);
     const district = await loadDistrict(tx, p.districtId);
-    const limits = await limitsOf(tx, [p.id]);
+    const limits = indexLimits(await limitsOf(tx, [p.id]));
     const errors: Record<string, string> = {};
     const checked: Checked[] = [];
     const num = (s: string | undefined) => {
