@@ -102,6 +102,7 @@ export function endOfDay(date: CalendarDate, timeZone: string): Date {
   return zonedWallTime(Date.parse(`${addCalendarDays(date, 1)}T00:00:00Z`), timeZone);
 }
 
+const longDate = new Intl.DateTimeFormat("en-US", { timeZone: "UTC", year: "numeric", month: "long", day: "numeric" });
 export function formatDate(date: CalendarDate): string {
-  return new Date(`${date}T12:00:00Z`).toLocaleDateString("en-US", { timeZone: "UTC", year: "numeric", month: "long", day: "numeric" });
+  return longDate.format(new Date(`${date}T12:00:00Z`));
 }

@@ -810,8 +810,12 @@ export class IndustrialResultsResolver {
   }
 
   @FieldResolver(() => [DutyType], { description: "Duties this result opened (SUL 1005(4))" })
-  async duties(@Root() r: ResultRow & { duties?: DutyRow[] }, @Ctx() ctx: Context): Promise<DutyRow[]> {
-    if (r.duties) return r.duties;
+  duties(@Root() r: ResultRow & { duties?: DutyRow[] }, @Ctx() ctx: Context): DutyRow[] | Promise<DutyRow[]> {
+    // Results just saved carry their duties: answered without a promise (500 of them in a save).
+    return r.duties ?? this.loadDuties(r, ctx);
+  }
+
+  private async loadDuties(r: ResultRow, ctx: Context): Promise<DutyRow[]> {
     const p = await L(ctx).permit.load(r.permitId);
     const roles = await relationsFor(ctx);
     if (!p || (!roles.get(p.organizationId) && !isStaff(ctx.viewer, p.districtId))) return [];
