@@ -147,7 +147,7 @@ export async function viewableReport(db: Db, viewer: Viewer | null, id: string, 
 }
 
 /** A report one of the organization's members may change: not signed, permit issued. */
-async function editableReport(tx: EntityManager, viewer: Viewer, id: string): Promise<{ r: ReportRow; p: PermitRow }> {
+export async function editableReport(tx: EntityManager, viewer: Viewer, id: string): Promise<{ r: ReportRow; p: PermitRow }> {
   const r = await loadReport(tx, id, true);
   if (!r) throw notFound("That report");
   const p = (await loadPermit(tx, r.permitId))!;
@@ -534,7 +534,15 @@ export async function reportContent(db: Db, r: ReportRow, p: PermitRow): Promise
   const results = await resultsOf(db, [r.id]);
   const duties = await dutiesOfReports(db, [r.id]);
   const amends = r.amendsId ? await loadReport(db, r.amendsId) : null;
+  // SUL 1005(3)(a): the period's daily flows against the application's average (flows.service.ts);
+  // named only when there are some, so documents signed before flows were recorded stay as they were.
+  const flows = await db.query(
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, flow_gpd::float8 AS "flowGpd", average_gpd::float8 AS "averageGpd", above_average AS "aboveAverage"
+       FROM industrial_daily_flow WHERE report_id = $1 ORDER BY day`,
+    [r.id],
+  );
   return {
+    ...(flows.length ? { dailyFlows: flows } : {}),
     document: "Periodic compliance report (Sewer Use Law 1005(3))",
     district: district.name,
     permit: { number: p.permitNumber, facility: p.facilityName, address: [p.street, p.city, p.zip].filter(Boolean).join(", "), organization: org.name },
@@ -649,7 +657,8 @@ export async function verifyCopyOfRecord(ds: DataSource, viewer: Viewer | null, 
   // The signed figures against the report as stored now: its period and its results (names of the
   // organization or district may change later without touching what was certified).
   const now = await reportContent(ds, r, p);
-  const matchesReport = doc ? canonicalJson([doc.report, doc.results, doc.duties]) === canonicalJson([now.report, now.results, now.duties]) : false;
+  const signed = (d: any) => canonicalJson([d.report, d.results, d.duties, d.dailyFlows ?? []]);
+  const matchesReport = doc ? signed(doc) === signed(now) : false;
   if (!matchesReport) problems.push("The report's stored results differ from the copy of record.");
   return { valid: problems.length === 0, storedSha256: c.sha256, computedSha256: computed, matchesReport, problems };
 }
@@ -677,6 +686,11 @@ export async function amendReport(ds: DataSource, viewer: Viewer, reportId: stri
        SELECT $2, permit_id, parameter, sample_type, sampled_at, value, unit, below_detection, detection_limit, flow_mgd, lab, method,
               status, basis, limit_value, limit_unit, compared_value, ratio, section, message, conversion, $3, $4
          FROM industrial_result WHERE report_id = $1 ORDER BY sampled_at, created_at, id`,
+      [r.id, row.id, viewer.userId, now],
+    );
+    await tx.query(
+      `INSERT INTO industrial_daily_flow (report_id, permit_id, day, flow_gpd, entered_value, entered_unit, average_gpd, above_average, created_by_id, created_at)
+       SELECT $2, permit_id, day, flow_gpd, entered_value, entered_unit, average_gpd, above_average, $3, $4 FROM industrial_daily_flow WHERE report_id = $1`,
       [r.id, row.id, viewer.userId, now],
     );
     await audit(tx, actorOf(viewer, requestId), { action: "industrial.report_amendment_started", entityType: "IndustrialReport", entityId: row.id, districtId: p.districtId, details: { amends: r.id } });

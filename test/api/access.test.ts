@@ -90,6 +90,7 @@ describe("signed-out callers and applicants are refused staff operations", () =>
     [`mutation($id: ID!) { signIndustrialReport(input: { reportId: $id, password: "x", certify: true, reviewedHash: "x" }) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
     [`mutation($id: ID!) { amendIndustrialReport(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
     [`mutation($id: ID!) { completeIndustrialDuty(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
+    [`mutation($id: ID!) { setIndustrialDailyFlows(reportId: $id, flows: []) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
     [`query($id: ID!) { haulerLicense(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],
     [`query($o: ID!) { haulerLicenses(organizationId: $o) { id } }`, { o: "00000000-0000-0000-0000-000000000000" }],
     [`query($id: ID!) { haulerPermission(id: $id) { id } }`, { id: "00000000-0000-0000-0000-000000000000" }],

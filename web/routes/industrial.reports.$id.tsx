@@ -4,6 +4,7 @@ import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { NestedErrorBoundary, Notice, SelectField } from "~/components/fields";
 import { DateTime, formatCalendarDate } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
+import { DAILY_FLOW_FIELDS, DailyFlowsSection, parseFlowLines, type DailyFlowInfo } from "~/components/industrial-flows";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 
@@ -34,7 +35,7 @@ type Result = {
   conversion: string | null;
   duties: Duty[];
 };
-type Report = {
+type Report = DailyFlowInfo & {
   id: string;
   status: string;
   statusLabel: string;
@@ -60,7 +61,8 @@ const REPORT_FIELDS = `id status statusLabel periodStart periodEnd dueOn daysLef
   results { id parameter sampleType sampledAt value unitLabel belowDetection detectionLimit flowMgd lab method status message conversion duties { id kind text section dueAt dueOn } }
   duties { id kind text section dueAt dueOn }
   copyOfRecord { id sha256 signerName signerEmail receivedAt }
-  permit { id permitNumber facilityName organizationName viewerRole limits { parameter } }`;
+  permit { id permitNumber facilityName organizationName viewerRole limits { parameter } }
+  ${DAILY_FLOW_FIELDS}`;
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const verify = new URL(request.url).searchParams.get("verify") === "1";
@@ -141,6 +143,16 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       i: { reportId: params.id, password: String(form.get("password") ?? ""), certify: values.certify === "yes", reviewedHash: values.reviewedHash ?? "" },
     });
     if (r.ok) next = `${here}?done=${encodeURIComponent("The report is signed and received. An acknowledgment is in your email.")}`;
+  } else if (intent === "flows") {
+    const parsed = parseFlowLines(values.flows ?? "");
+    if (Object.keys(parsed.errors).length) return fail("Some lines could not be read; nothing was saved.", { flows: Object.values(parsed.errors).join(" ") });
+    r = await gql(context, request, `mutation Flows($r: ID!, $f: [IndustrialDailyFlowInput!]!) { setIndustrialDailyFlows(reportId: $r, flows: $f) { day } }`, { r: params.id, f: parsed.flows });
+    if (!r.ok && r.error.code === "BAD_USER_INPUT") {
+      // The API names the list's items (flows.3): the page names the lines of the text.
+      const lines = Object.entries(r.error.fields).map(([k, m]) => (/^flows\.\d+$/.test(k) ? `Line ${parsed.lines[Number(k.slice(6))]}: ${m}` : m));
+      return fail(r.error.message, { flows: lines.join(" ") }, cookieHeaders(r));
+    }
+    if (r.ok) next = `${here}?done=${encodeURIComponent("The daily flows are saved.")}#flows-heading`;
   } else if (intent === "amend") {
     r = await gql<{ amendIndustrialReport: { id: string } }>(context, request, `mutation Amend($id: ID!) { amendIndustrialReport(id: $id) { id } }`, { id: params.id });
     if (r.ok) next = `/industrial/reports/${r.data.amendIndustrialReport.id}?done=${encodeURIComponent("An amended report is started from the signed one's results. Correct it and sign it.")}`;
@@ -176,6 +188,7 @@ const LABELS: Record<string, string> = {
   lab: "Laboratory",
   method: "Method",
   csv: "CSV file",
+  flows: "Daily flows",
   password: "Password",
   certify: "Certification",
 };
@@ -321,6 +334,8 @@ export default function ReportPage() {
           <DutyItems duties={r.duties} />
         </section>
       )}
+
+      <DailyFlowsSection report={r} editable={editable} busy={busy} error={e.flows} value={a?.intent === "flows" ? a.values.flows : undefined} />
 
       {editable && (
         <>
