@@ -357,6 +357,7 @@ export async function startReissuance(ds: DataSource, viewer: Viewer, permitId: 
   return ds.transaction(async (tx) => {
     const { p } = await editablePermit(tx, viewer, permitId, "apply for the permit's reissuance");
     requireStatus(p, ["ISSUED"], "Only an issued permit is reissued");
+    if (p.supersededById) throw conflict(`Permit ${p.permitNumber} ends on ${formatDate(p.supersededOn!)}: a new permit was issued for the change reported (Sewer Use Law 1004 F).`);
     const open = await openFollower(tx, p.id, "REISSUANCE");
     if (open) throw conflict(`A reissuance application for permit ${p.permitNumber} is already open (${open.status === "ISSUED" ? "issued" : open.status.toLowerCase().replace("_", " ")}); continue it instead.`);
     const district = await loadDistrict(tx, p.districtId);

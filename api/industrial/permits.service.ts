@@ -759,15 +759,18 @@ export async function issuePermit(ds: DataSource, viewer: Viewer, input: IssueIn
 
 /**
  * SUL 1004 F: the permit of the old owner, user, premises or operation ends when the new permit
- * is issued, on the change date or the new permit's effective date, whichever is later. Reports
- * of periods starting after that day, not started, are removed.
+ * is issued, from the change date or the new permit's effective date, whichever is later: its
+ * status turns SUPERSEDED that day (now, or by a job at the district's midnight), so reports of
+ * the days it was in force can still be filed until then. Report periods starting from that day,
+ * not started, are removed.
  */
 async function supersede(tx: EntityManager, viewer: Viewer, old: PermitRow, next: PermitRow, district: District, meta: { requestId?: string; publicUrl: string }) {
   const endsOn = [next.changeOn!, next.effectiveOn!].sort().at(-1)!;
-  await tx.query(`UPDATE industrial_permit SET status = 'SUPERSEDED', superseded_at = $2, superseded_on = $3, superseded_by_id = $4, updated_at = $2 WHERE id = $1`, [old.id, clock.now(), endsOn, next.id]);
-  await tx.query(`DELETE FROM industrial_report WHERE permit_id = $1 AND kind = 'PERIODIC' AND status = 'DUE' AND started_at IS NULL AND amends_id IS NULL AND period_start > $2`, [old.id, endsOn]);
+  await tx.query(`UPDATE industrial_permit SET superseded_on = $2, superseded_by_id = $3, updated_at = $4 WHERE id = $1`, [old.id, endsOn, next.id, clock.now()]);
+  await tx.query(`DELETE FROM industrial_report WHERE permit_id = $1 AND kind = 'PERIODIC' AND status = 'DUE' AND started_at IS NULL AND amends_id IS NULL AND period_start >= $2`, [old.id, endsOn]);
+  await tx.query(`UPDATE industrial_report SET period_end = $2 WHERE permit_id = $1 AND kind = 'PERIODIC' AND status = 'DUE' AND started_at IS NULL AND period_end >= $2`, [old.id, addCalendarDays(endsOn, -1)]);
   await audit(tx, actorOf(viewer, meta.requestId), {
-    action: "industrial.superseded",
+    action: "industrial.supersession_set",
     entityType: "IndustrialPermit",
     entityId: old.id,
     districtId: old.districtId,
@@ -781,10 +784,41 @@ async function supersede(tx: EntityManager, viewer: Viewer, old: PermitRow, next
     "industrial.superseded",
     `Wastewater discharge permit ${old.permitNumber} ends on ${formatDate(endsOn)}`,
     `Permit ${next.permitNumber} was issued for the change you reported (${(next.changeDescription ?? "").slice(0, 200)}). ` +
-      `A permit cannot be transferred to a new owner, user, premises or operation (Sewer Use Law 1004 F), so permit ${old.permitNumber} ends on ${formatDate(endsOn)}.`,
+      `A permit cannot be transferred to a new owner, user, premises or operation (Sewer Use Law 1004 F), so permit ${old.permitNumber} ends on ${formatDate(endsOn)}, when permit ${next.permitNumber} takes over. ` +
+      `File the reports of the days before under permit ${old.permitNumber}.`,
     meta.publicUrl,
   );
+  if (endsOn <= dateIn(district.timeZone)) await endSuperseded(tx, old.id);
+  else
+    await enqueueJob(tx, {
+      name: SUPERSEDE_JOB,
+      payload: { permitId: old.id },
+      runAt: zonedWallTime(Date.parse(`${endsOn}T00:00:00Z`), district.timeZone),
+      singletonKey: `industrial.supersede:${old.id}`,
+    });
 }
+
+/** The old permit's status turns SUPERSEDED (once; only an issued permit whose day has come). */
+async function endSuperseded(tx: EntityManager, permitId: string): Promise<void> {
+  const p = await loadPermit(tx, permitId, true);
+  if (!p || p.status !== "ISSUED" || !p.supersededOn) return;
+  const district = await loadDistrict(tx, p.districtId);
+  if (dateIn(district.timeZone) < p.supersededOn) return;
+  await tx.query(`UPDATE industrial_permit SET status = 'SUPERSEDED', superseded_at = $2, updated_at = $2 WHERE id = $1`, [p.id, clock.now()]);
+  await audit(tx, { userId: null }, {
+    action: "industrial.superseded",
+    entityType: "IndustrialPermit",
+    entityId: p.id,
+    districtId: p.districtId,
+    reason: "Sewer Use Law 1004 F: a permit is not transferred to a new owner, user, premises or operation",
+    details: { endsOn: p.supersededOn, newPermitId: p.supersededById },
+  });
+}
+
+export const SUPERSEDE_JOB = "industrial.supersede";
+registerJobHandler(SUPERSEDE_JOB, async (ds, payload: { permitId: string }) => {
+  await ds.transaction((tx) => endSuperseded(tx, payload.permitId));
+});
 
 /** SUL 1004 G: revocation for one of the law's reasons, with the Operator's explanation. */
 export async function revokePermit(ds: DataSource, viewer: Viewer, input: { id: string; reason: string; notes: string }, meta: { requestId?: string; publicUrl: string }): Promise<PermitRow> {

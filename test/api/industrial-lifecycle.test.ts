@@ -357,16 +357,25 @@ describe("no transfer: a change of owner, user, premises or operation (SUL 1004 
     await toNotice(j.owner, next);
   });
 
-  it("when the new permit is issued the old one ends (SUPERSEDED) on the later of the change date and the new permit's start", async () => {
+  it("when the new permit is issued the old one ends (SUPERSEDED, by the job) on the later of the change date and the new permit's start", async () => {
     travelTo("2027-04-29T14:00:00Z");
     const { issueIndustrialPermit: p } = await operator.ok(ISSUE, { i: { id: next, expiresOn: "2032-04-28" } });
     expect(p).toMatchObject({ status: "ISSUED", effectiveOn: "2027-04-29", organizationId: buyerOrg });
-    const { industrialPermit: old } = await j.member.ok(GET, { id: permit.j });
-    expect(old).toMatchObject({ status: "SUPERSEDED", supersededOn: "2027-05-01", supersededById: next });
-    expect(old.reports.every((r: any) => r.periodStart <= "2027-05-01")).toBe(true);
+    // in force until the change date: its last reports can still be filed
+    const { industrialPermit: before } = await j.member.ok(GET, { id: permit.j });
+    expect(before).toMatchObject({ status: "ISSUED", supersededOn: "2027-05-01", supersededById: next });
+    expect(before.reports.at(-1)).toMatchObject({ periodStart: "2026-12-01", periodEnd: "2027-04-30", dueOn: "2027-06-30" });
     const [mail] = await emails(j.ownerEmail, "industrial.superseded");
     expect(mail.body_text).toMatch(/ends on May 1, 2027/);
     expect(mail.body_text).toMatch(/Sewer Use Law 1004 F/);
+    expect(errorCode(await j.owner.gql(REISSUE, { id: permit.j }))).toBe("CONFLICT");
+    travelTo("2027-04-30T14:00:00Z");
+    await runJobs();
+    expect((await j.member.ok(GET, { id: permit.j })).industrialPermit.status).toBe("ISSUED");
+    travelTo("2027-05-01T05:00:00Z");
+    await runJobs();
+    const { industrialPermit: old } = await j.member.ok(GET, { id: permit.j });
+    expect(old).toMatchObject({ status: "SUPERSEDED", supersededOn: "2027-05-01", supersededById: next });
     const [audit] = await db().query(`SELECT reason, details FROM audit_entry WHERE action = 'industrial.superseded' AND entity_id = $1`, [permit.j]);
     expect(audit.reason).toMatch(/1004 F/);
     expect(errorCode(await j.owner.gql(CHANGE, { i: { permitId: permit.j, kind: "USER", changeOn: "2027-06-01", description: "x" } }))).toBe("CONFLICT");
