@@ -120,6 +120,34 @@ describe("a permit modification on 30 days' notice", () => {
       await settled(page);
       expect(await main(page)).toMatch(/cannot be reassigned, transferred or sold .*\(Sewer Use Law 1004 F\)/);
       await expectNoAxeViolations(page);
+      // refused fields are shown next to them, what was typed kept
+      await page.getByLabel("The change: who or what is new").fill("Moving the plating line to 9 Dock Road");
+      await page.getByRole("button", { name: "Report the change and start the new application" }).click();
+      await settled(page);
+      await page.locator("#kind-error").waitFor();
+      expect(await page.locator("#kind-error").innerText()).toMatch(/Sewer Use Law 1004 F/);
+      expect(await page.getByLabel("The change: who or what is new").inputValue()).toBe("Moving the plating line to 9 Dock Road");
+      await page.locator(`label[for="kind-PREMISES"], label:has-text("Different premises")`).first().click();
+      await page.getByLabel("Date of the change").fill("2027-01-15");
+      await page.getByRole("button", { name: "Report the change and start the new application" }).click();
+      await page.waitForURL((u) => /^\/industrial\/[0-9a-f-]{36}$/.test(u.pathname) && !u.pathname.endsWith(permitId));
+      await settled(page);
+      expect(await main(page)).toMatch(/The change is reported and a new permit application is started/);
+      expect(await main(page)).toMatch(/New permit after a change to permit LKV-IU-2026-0001 \(Sewer Use Law 1004 F\): different premises from January 15, 2027/);
+      await page.getByRole("link", { name: "Continue the application" }).waitFor();
+
+      // the reissuance application, from the permit page
+      await page.goto(url(`/industrial/${permitId}`));
+      await settled(page);
+      await page.getByRole("link", { name: "Apply for reissuance" }).click();
+      await page.waitForURL((u) => u.pathname === `/industrial/${permitId}/reissue`);
+      await settled(page);
+      await expectNoAxeViolations(page);
+      await page.getByRole("button", { name: "Start the reissuance application" }).click();
+      await page.waitForURL((u) => /^\/industrial\/[0-9a-f-]{36}$/.test(u.pathname) && !u.pathname.endsWith(permitId));
+      await settled(page);
+      expect(await main(page)).toMatch(/The reissuance application is started/);
+      expect(await main(page)).toMatch(/Reissuance of permit LKV-IU-2026-0001 \(Sewer Use Law 1004 E\)/);
 
       travelTo("2026-10-31T14:00:00Z");
       while ((await runDueJobs(e.srv.running.ds, pino({ level: "silent" }))) > 0);

@@ -260,6 +260,9 @@ export function StaffLifecycle({ p }: { p: Lifecycle }) {
       <h2 id="lifecycle-heading">After issuance (Sewer Use Law 1004 B, E, F)</h2>
       {p.supersededOn && <Notice type="warning">{p.status === "SUPERSEDED" ? "Ended" : "Ends"} on {formatCalendarDate(p.supersededOn)}: replaced by a new permit (Sewer Use Law 1004 F).</Notice>}
       <Links p={p} staff />
+      {p.previousRelation === "REISSUANCE" && p.status === "NOTICE_PUBLISHED" && (
+        <p>Issued before permit {p.previousPermitNumber} expires, the reissued permit takes effect the day after it expires: leave the effective date empty (Sewer Use Law 1004 E).</p>
+      )}
       {p.reissuance && (
         <p>
           Reissuance due by {formatCalendarDate(p.reissuance.deadline)} ({daysText(p.reissuance.daysLeft)}); {p.reissuance.applicationId ? "applied for." : "not applied for yet."}

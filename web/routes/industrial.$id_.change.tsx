@@ -51,7 +51,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     if (r.error.code === "UNAUTHENTICATED") throw redirect(`/sign-in?redirectTo=${encodeURIComponent(`/industrial/${params.id}/change`)}`, { headers: cookieHeaders(r) });
     return Response.json({ error: r.error.message, fields: r.error.fields, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
   }
-  return redirect(`/industrial/apply?id=${r.data.reportIndustrialPermitChange.id}&saved=1`, { headers: cookieHeaders(r) });
+  const done = "The change is reported and a new permit application is started, copied from the permit. Complete it (its own plans and laboratory report) and submit it.";
+  return redirect(`/industrial/${r.data.reportIndustrialPermitChange.id}?done=${encodeURIComponent(done)}`, { headers: cookieHeaders(r) });
 }
 
 export default function ChangePage() {

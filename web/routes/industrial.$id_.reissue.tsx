@@ -41,7 +41,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     if (r.error.code === "UNAUTHENTICATED") throw redirect(`/sign-in?redirectTo=${encodeURIComponent(`/industrial/${params.id}/reissue`)}`, { headers: cookieHeaders(r) });
     return Response.json({ error: r.error.message }, { status: 400, headers: cookieHeaders(r) });
   }
-  return redirect(`/industrial/apply?id=${r.data.startIndustrialReissuance.id}&saved=1`, { headers: cookieHeaders(r) });
+  const done = "The reissuance application is started as a copy of the permit's application. Check each item, update what changed and submit it.";
+  return redirect(`/industrial/${r.data.startIndustrialReissuance.id}?done=${encodeURIComponent(done)}`, { headers: cookieHeaders(r) });
 }
 
 export default function ReissuePage() {
