@@ -74,7 +74,7 @@ export class IndustrialLifecycle1765324800000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP TABLE industrial_permit_modification`);
-    await q.query(`DELETE FROM industrial_permit WHERE status = 'SUPERSEDED'`);
+    await q.query(`UPDATE industrial_permit SET status = 'ISSUED' WHERE status = 'SUPERSEDED'`);
     await q.query(`
       ALTER TABLE industrial_permit
         DROP CONSTRAINT industrial_permit_superseded,
