@@ -6,7 +6,7 @@ import { addCalendarDays, dateIn, daysBetween, formatDate, isCalendarDate, zoned
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { isUuid } from "../documents/documents.service.js";
 import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
-import { actorOf, editablePermit, limitsOf, loadDistrict, loadPermit, rowOf, type Db, type Milestone, type PermitRow } from "./common.js";
+import { STATUS_LABELS, actorOf, editablePermit, limitsOf, loadDistrict, loadPermit, rowOf, type Db, type Milestone, type PermitRow } from "./common.js";
 import type { Limit } from "./limits.js";
 import {
   COLUMNS,
@@ -245,9 +245,15 @@ export async function applyModification(ds: DataSource, id: string, publicUrl: s
     if (!r || r.status !== "PENDING") return false;
     const m = modOf(r);
     const p = (await loadPermit(tx, m.permitId, true))!;
-    if (p.status !== "ISSUED") return false;
     const district = await loadDistrict(tx, p.districtId);
     if (dateIn(district.timeZone) < m.effectiveOn) return false;
+    if (p.status !== "ISSUED") {
+      // revoked or ended before its date: nothing to modify
+      const reason = `Permit ${STATUS_LABELS[p.status].toLowerCase()} before the modification's date; nothing changed.`;
+      await tx.query(`UPDATE industrial_permit_modification SET status = 'WITHDRAWN', withdrawn_at = $2, withdrawal_reason = $3 WHERE id = $1`, [m.id, clock.now(), reason]);
+      await audit(tx, { userId: null }, { action: "industrial.modification_withdrawn", entityType: "IndustrialPermit", entityId: p.id, districtId: p.districtId, reason, details: { modificationId: m.id } });
+      return false;
+    }
     const before = await limitsOf(tx, [p.id]);
     const replaced: ModificationRow["replaced"] = {};
     if (m.limits) {

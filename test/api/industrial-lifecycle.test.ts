@@ -382,3 +382,18 @@ describe("no transfer: a change of owner, user, premises or operation (SUL 1004 
     expect(errorCode(await operator.gql(PROPOSE, { i: { permitId: permit.j, cause: "POTW_CHANGE", explanation: "x", conditions: "y", effectiveOn: "2027-07-01" } }))).toBe("CONFLICT");
   });
 });
+
+describe("a pending modification of a permit revoked before its date", () => {
+  it("does not take effect: the job records it as withdrawn", async () => {
+    travelTo("2027-05-03T14:00:00Z");
+    const { proposeIndustrialPermitModification: m } = await operator.ok(PROPOSE, {
+      i: { permitId: permit.h, cause: "PASS_THROUGH", explanation: "Pass through at the plant", conditions: "Batch discharges only at night", effectiveOn: "2027-06-02" },
+    });
+    await operator.ok(`mutation($i: RevokeIndustrialPermitInput!) { revokeIndustrialPermit(input: $i) { id } }`, { i: { id: permit.h, reason: "TAMPERING", notes: "Sampler disconnected" } });
+    travelTo("2027-06-02T14:00:00Z");
+    await runJobs();
+    const { industrialPermit: p } = await h.owner.ok(GET, { id: permit.h });
+    expect(p).toMatchObject({ status: "REVOKED", conditions: null });
+    expect(p.modifications.find((x: any) => x.id === m.id)).toMatchObject({ status: "WITHDRAWN", daysLeft: null });
+  });
+});
