@@ -16,10 +16,10 @@ import type { Limit, LimitKind, Unit } from "./limits.js";
 export type Db = DataSource | EntityManager;
 export const actorOf = (v: Viewer, requestId?: string): Actor => ({ userId: v.userId, requestId });
 
-export const PERMIT_STATUSES = ["DRAFT", "SUBMITTED", "NOTICE_PUBLISHED", "ISSUED", "REVOKED", "WITHDRAWN"] as const;
+export const PERMIT_STATUSES = ["DRAFT", "SUBMITTED", "NOTICE_PUBLISHED", "ISSUED", "REVOKED", "WITHDRAWN", "SUPERSEDED"] as const;
 export type PermitStatus = (typeof PERMIT_STATUSES)[number];
 /** Visible to anyone (SUL 1014): once the notice of intent is published. */
-export const PUBLIC_STATUSES: PermitStatus[] = ["NOTICE_PUBLISHED", "ISSUED", "REVOKED"];
+export const PUBLIC_STATUSES: PermitStatus[] = ["NOTICE_PUBLISHED", "ISSUED", "REVOKED", "SUPERSEDED"];
 export const STATUS_LABELS: Record<PermitStatus, string> = {
   DRAFT: "Draft",
   SUBMITTED: "Submitted, under review",
@@ -27,6 +27,7 @@ export const STATUS_LABELS: Record<PermitStatus, string> = {
   ISSUED: "Permit issued",
   REVOKED: "Revoked",
   WITHDRAWN: "Withdrawn",
+  SUPERSEDED: "Ended: replaced by a new permit (SUL 1004 F)",
 };
 
 /** SUL 1004 G: the reasons a permit may be revoked. */
@@ -102,13 +103,25 @@ export type PermitRow = {
   revocationReason: RevocationReason | null;
   revocationNotes: string | null;
   withdrawnAt: Date | null;
+  // SUL 1004 B, E, F (migration 1765324800000)
+  conditions: string | null;
+  previousPermitId: string | null;
+  previousRelation: "REISSUANCE" | "CHANGE" | null;
+  reissuanceDueOn: string | null;
+  reissuanceLate: boolean | null;
+  changeKind: string | null;
+  changeOn: string | null;
+  changeDescription: string | null;
+  supersededAt: Date | null;
+  supersededOn: string | null;
+  supersededById: string | null;
   createdAt: Date;
   updatedAt: Date;
 };
 
 const camel = (s: string) => s.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
 const NUMERIC = new Set(["dischargeHoursPerDay", "averageFlowGpd", "peakFlowGpd", "average", "maximum", "minimum", "value", "detectionLimit", "flowMgd", "limitValue", "comparedValue", "ratio"]);
-const DATES = new Set(["noticePublishedOn", "effectiveOn", "expiresOn", "periodStart", "periodEnd", "dueOn"]);
+const DATES = new Set(["noticePublishedOn", "effectiveOn", "expiresOn", "periodStart", "periodEnd", "dueOn", "reissuanceDueOn", "changeOn", "supersededOn", "noticeOn"]);
 
 /** snake_case row → camelCase object; numeric columns to numbers; date columns to YYYY-MM-DD. */
 export function rowOf<T>(r: Record<string, unknown>): T {

@@ -50,7 +50,7 @@ export const PAYABLE_TYPE = "IndustrialPermit";
 export const FEE_CODE = "INDUSTRIAL_PERMIT_APPLICATION_FEE";
 const MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 
-const clean = (s: string | null | undefined): string | null => {
+export const clean = (s: string | null | undefined): string | null => {
   const t = (s ?? "").replace(/[ \t]+/g, " ").trim();
   return t ? t : null;
 };
@@ -61,7 +61,7 @@ async function applicantEmail(tx: EntityManager, userId: string): Promise<{ emai
 }
 
 /** Emails the organization's owners and Authorized Representatives. */
-async function notifyOrganization(tx: EntityManager, p: PermitRow, district: District, kind: string, subject: string, body: string, publicUrl: string) {
+export async function notifyOrganization(tx: EntityManager, p: PermitRow, district: District, kind: string, subject: string, body: string, publicUrl: string) {
   const people: { id: string; email: string; display_name: string }[] = await tx.query(
     `SELECT u.id, u.email, u.display_name FROM membership m JOIN app_user u ON u.id = m.user_id
       WHERE m.organization_id = $1 AND m.role IN ('OWNER', 'AUTHORIZED_REPRESENTATIVE') ORDER BY u.email`,
@@ -78,18 +78,18 @@ async function notifyOrganization(tx: EntityManager, p: PermitRow, district: Dis
     });
 }
 
-function permitRulebook(db: Db, p: PermitRow, district: District): Promise<Rulebook> {
+export function permitRulebook(db: Db, p: PermitRow, district: District): Promise<Rulebook> {
   return p.rulebookVersionId ? rulebookById(db, p.rulebookVersionId) : rulebookOn(db, district);
 }
 
-function requireEnabled(rb: Rulebook) {
+export function requireEnabled(rb: Rulebook) {
   if (!rb.enabled("industrial.permitsEnabled")) {
     const e = rb.entry("industrial.permitsEnabled");
     throw conflict(`This district has no wastewater discharge permit program (${e.section}). ${e.note ?? ""}`.trim());
   }
 }
 
-function requireStatus(p: PermitRow, allowed: PermitStatus[], message: string) {
+export function requireStatus(p: PermitRow, allowed: PermitStatus[], message: string) {
   if (!allowed.includes(p.status)) throw conflict(`${message} (the permit is ${STATUS_LABELS[p.status].toLowerCase()}).`);
 }
 
@@ -241,7 +241,7 @@ function normalize(input: ApplicationInput): { values: Record<string, unknown>; 
   return { values, planIds, labIds };
 }
 
-const COLUMNS: Record<string, string> = {
+export const COLUMNS: Record<string, string> = {
   facilityName: "facility_name",
   street: "street",
   city: "city",
@@ -267,7 +267,7 @@ const COLUMNS: Record<string, string> = {
   otherInfo: "other_info",
   tradeSecretFields: "trade_secret_fields",
 };
-const JSON_COLUMNS = new Set(["constituents", "products", "rawMaterials", "pollutants", "complianceSchedule"]);
+export const JSON_COLUMNS = new Set(["constituents", "products", "rawMaterials", "pollutants", "complianceSchedule"]);
 
 /** Creates or saves a draft application; only the owner or Authorized Representative of an industrial user applies. */
 export async function saveApplication(ds: DataSource, viewer: Viewer, input: ApplicationInput, requestId?: string): Promise<PermitRow> {
@@ -297,6 +297,7 @@ export async function saveApplication(ds: DataSource, viewer: Viewer, input: App
       id = row.id as string;
     } else {
       const { p } = await editablePermit(tx, viewer, id!, "change the application");
+      if (p.issuedAt) refuseTransfer(p, input);
       requireStatus(p, ["DRAFT"], "Only a draft application can be changed");
       if (input.districtId && input.districtId !== p.districtId) throw badInput({ districtId: "The district of an application cannot change; start a new application." });
     }
@@ -321,6 +322,21 @@ export async function saveApplication(ds: DataSource, viewer: Viewer, input: App
     });
     return p;
   });
+}
+
+/**
+ * SUL 1004 F: a permit is issued to one user for one operation at one location; nothing moves an
+ * issued permit to another organization or premises. The change is reported instead
+ * (reportIndustrialPermitChange), which starts an application for a new permit.
+ */
+export function refuseTransfer(p: PermitRow, input: Partial<ApplicationInput>) {
+  const premises = (["facilityName", "street", "city", "zip", "location"] as const).some((k) => input[k] !== undefined && input[k] !== null && clean(input[k]) !== p[k]);
+  const owner = !!input.organizationId && input.organizationId !== p.organizationId;
+  if (owner || premises)
+    throw conflict(
+      `A wastewater discharge permit cannot be reassigned, transferred or sold to a new owner, new user, different premises or a new or changed operation (Sewer Use Law 1004 F). ` +
+        `Report the change from the permit's page: it starts an application for a new permit.`,
+    );
 }
 
 export async function documentsOf(db: Db, permitIds: readonly string[]): Promise<{ permitId: string; documentId: string; kind: string }[]> {
@@ -414,9 +430,11 @@ export async function submitApplication(ds: DataSource, viewer: Viewer, id: stri
       });
       paymentId = payment.id;
     }
+    // SUL 1004 E: a reissuance applied for less than 180 days before expiry is accepted, marked late.
+    const late = p.previousRelation === "REISSUANCE" && p.reissuanceDueOn ? today > p.reissuanceDueOn : null;
     await tx.query(
-      `UPDATE industrial_permit SET status = 'SUBMITTED', submitted_at = $2, rulebook_version_id = $3, fee_cents = $4, payment_id = $5, paid_at = $6, updated_at = $2 WHERE id = $1`,
-      [p.id, now, rb.version.id, fee.value, paymentId, fee.value === 0 ? now : null],
+      `UPDATE industrial_permit SET status = 'SUBMITTED', submitted_at = $2, rulebook_version_id = $3, fee_cents = $4, payment_id = $5, paid_at = $6, reissuance_late = $7, updated_at = $2 WHERE id = $1`,
+      [p.id, now, rb.version.id, fee.value, paymentId, fee.value === 0 ? now : null, late],
     );
     // The permit's limits start from the district's table (SUL 903); the District Operator may change them (SUL 904).
     const limits = defaultLimits(rb);
@@ -426,7 +444,7 @@ export async function submitApplication(ds: DataSource, viewer: Viewer, id: stri
       entityType: "IndustrialPermit",
       entityId: p.id,
       districtId: p.districtId,
-      details: { feeCents: fee.value, paymentId, rulebookVersionId: rb.version.id, limits: limits.length },
+      details: { feeCents: fee.value, paymentId, rulebookVersionId: rb.version.id, limits: limits.length, previousPermitId: p.previousPermitId, reissuanceLate: late },
     });
     const next = (await loadPermit(tx, p.id))!;
     await notifyOrganization(
@@ -435,7 +453,9 @@ export async function submitApplication(ds: DataSource, viewer: Viewer, id: stri
       district,
       "industrial.submitted",
       `Discharge permit application received: ${p.facilityName}`,
-      `We received the wastewater discharge permit application for ${p.facilityName}, ${addressOf(p)}.\n\nFee: ${formatCents(fee.value)} (${fee.section}).` +
+      `We received the wastewater discharge permit application for ${p.facilityName}, ${addressOf(p)}.` +
+        (late ? `\n\nThis reissuance application is late: it was due by ${formatDate(p.reissuanceDueOn!)}, ${rb.entry("industrial.reissuanceApplicationDays").value} days before the permit expires (Sewer Use Law 1004 E). It is accepted and reviewed.` : "") +
+        `\n\nFee: ${formatCents(fee.value)} (${fee.section}).` +
         (paymentId ? `\nPay online: ${meta.publicUrl}/payments/${paymentId}` : "") +
         `\n\nThe District Operator reviews the application and publishes a notice of intent at least ${rb.entry("industrial.publicNoticeDays").value} days before a permit is issued (${rb.entry("industrial.publicNoticeDays").section}).`,
       meta.publicUrl,
@@ -444,7 +464,7 @@ export async function submitApplication(ds: DataSource, viewer: Viewer, id: stri
   });
 }
 
-async function insertLimits(tx: EntityManager, permitId: string, limits: Limit[]) {
+export async function insertLimits(tx: EntityManager, permitId: string, limits: Limit[]) {
   await tx.query(`DELETE FROM industrial_limit WHERE permit_id = $1`, [permitId]);
   if (!limits.length) return;
   await tx.query(
@@ -468,7 +488,7 @@ export async function withdrawApplication(ds: DataSource, viewer: Viewer, id: st
 // ---------------------------------------------------------------------------------------------
 // Staff: notice, limits, issuance, revocation
 
-async function staffPermit(tx: EntityManager, viewer: Viewer, id: string): Promise<PermitRow> {
+export async function staffPermit(tx: EntityManager, viewer: Viewer, id: string): Promise<PermitRow> {
   const p = await loadPermit(tx, id, true);
   if (!p || !p.submittedAt || !isStaff(viewer, p.districtId)) throw notFound("That permit");
   requireOperator(viewer, p.districtId);
@@ -515,6 +535,25 @@ export type LimitInput = { parameter: string; kind: string; unit: string; averag
 
 /** The District Operator sets the permit's limits (SUL 904, 1004 C(2)) until the permit is issued. */
 export async function setLimits(ds: DataSource, viewer: Viewer, id: string, input: LimitInput[], requestId?: string): Promise<PermitRow> {
+  const limits = checkLimits(input);
+  return ds.transaction(async (tx) => {
+    const p = await staffPermit(tx, viewer, id);
+    requireStatus(p, ["SUBMITTED", "NOTICE_PUBLISHED"], "Limits are set before the permit is issued; an issued permit is modified on 30 days' notice (SUL 1004 B)");
+    const before = await limitsOf(tx, [p.id]);
+    await insertLimits(tx, p.id, limits);
+    await audit(tx, actorOf(viewer, requestId), {
+      action: "industrial.limits_set",
+      entityType: "IndustrialPermit",
+      entityId: p.id,
+      districtId: p.districtId,
+      details: { before: before.map(({ id: _i, permitId: _p, position: _o, ...l }) => l), after: limits },
+    });
+    return (await loadPermit(tx, p.id))!;
+  });
+}
+
+/** Checks a permit's limits (units against the kind, no parameter twice per kind); errors as `limits.N`. */
+export function checkLimits(input: LimitInput[]): Limit[] {
   if (input.length > 200) throw badInput({ limits: "At most 200 limits." });
   const fields: Record<string, string> = {};
   const limits: Limit[] = input.map((l, i) => {
@@ -540,20 +579,7 @@ export async function setLimits(ds: DataSource, viewer: Viewer, id: string, inpu
     seen.add(k);
   }
   if (Object.keys(fields).length) throw badInput(fields);
-  return ds.transaction(async (tx) => {
-    const p = await staffPermit(tx, viewer, id);
-    requireStatus(p, ["SUBMITTED", "NOTICE_PUBLISHED"], "Limits are set before the permit is issued; an issued permit is modified on 30 days' notice (SUL 1004 B)");
-    const before = await limitsOf(tx, [p.id]);
-    await insertLimits(tx, p.id, limits);
-    await audit(tx, actorOf(viewer, requestId), {
-      action: "industrial.limits_set",
-      entityType: "IndustrialPermit",
-      entityId: p.id,
-      districtId: p.districtId,
-      details: { before: before.map(({ id: _i, permitId: _p, position: _o, ...l }) => l), after: limits },
-    });
-    return (await loadPermit(tx, p.id))!;
-  });
+  return limits;
 }
 
 async function nextPermitNumber(tx: EntityManager, district: District): Promise<string> {
@@ -609,6 +635,34 @@ export function reportPeriods(months: number[], effectiveOn: CalendarDate, expir
   return out;
 }
 
+/** Inserts periodic report rows and queues a reminder 14 days before each due date. */
+export async function createReports(tx: EntityManager, permitId: string, periods: ReturnType<typeof reportPeriods>, district: District, publicUrl: string) {
+  if (!periods.length) return;
+  const created: { id: string; due_on: string }[] = await tx.query(
+    `INSERT INTO industrial_report (permit_id, kind, period_start, period_end, due_on, status)
+     SELECT $1, 'PERIODIC', x.s, x.e, x.d, 'DUE' FROM jsonb_to_recordset($2::jsonb) AS x(s date, e date, d date) RETURNING id, due_on::text`,
+    [permitId, JSON.stringify(periods.map((r) => ({ s: r.periodStart, e: r.periodEnd, d: r.dueOn })))],
+  );
+  for (const r of created) {
+    const remindOn = addCalendarDays(r.due_on, -14);
+    await enqueueJob(tx, {
+      name: REPORT_REMINDER_JOB,
+      payload: { reportId: r.id, publicUrl },
+      runAt: zonedWallTime(Date.parse(`${remindOn}T09:00:00Z`), district.timeZone),
+      singletonKey: `industrial.report-reminder:${r.id}`,
+    });
+  }
+}
+
+/** Reporting months as the Operator gives them (SUL 1005(3)(a)): checked against the rulebook's minimum a year. */
+export function checkMonths(rb: Rulebook, months: number[], f: Record<string, string>, key = "reportingMonths"): number[] {
+  const sorted = [...new Set(months)].sort((a, b) => a - b);
+  const minPerYear = rb.require("industrial.periodicReportsMinPerYear");
+  if (sorted.some((m) => !Number.isInteger(m) || m < 1 || m > 12)) f[key] = "Choose months from January to December.";
+  else if (sorted.length < minPerYear.value) f[key] = `At least ${minPerYear.value} reports a year (${minPerYear.section}).`;
+  return sorted;
+}
+
 export type IssueInput = { id: string; effectiveOn?: string | null; expiresOn: string; reportingMonths?: number[] | null };
 
 /**
@@ -634,9 +688,14 @@ export async function issuePermit(ds: DataSource, viewer: Viewer, input: IssueIn
     if (p.feeCents && !(await isPaid(tx, PAYABLE_TYPE, p.id)))
       throw new AppError("PAYMENT_REQUIRED", `The application fee of ${formatCents(p.feeCents)} is not paid yet; no permit is issued before it is.`);
     const f: Record<string, string> = {};
-    const effectiveOn = input.effectiveOn || today;
+    // SUL 1004 E: a reissued permit follows the permit it replaces; issued early, it starts the day after the old one expires.
+    const previous = p.previousPermitId ? await loadPermit(tx, p.previousPermitId, true) : null;
+    const follows = p.previousRelation === "REISSUANCE" && previous?.status === "ISSUED" && previous.expiresOn! >= today ? addCalendarDays(previous.expiresOn!, 1) : null;
+    const effectiveOn = input.effectiveOn || follows || today;
     if (!isCalendarDate(effectiveOn)) f.effectiveOn = "Use a date like 2026-12-01.";
     else if (effectiveOn < today) f.effectiveOn = "A permit cannot take effect before the day it is issued.";
+    else if (follows && effectiveOn < follows)
+      f.effectiveOn = `Permit ${previous!.permitNumber} is in force until ${formatDate(previous!.expiresOn!)}: the reissued permit takes effect from ${formatDate(follows)} (Sewer Use Law 1004 E).`;
     if (!isCalendarDate(input.expiresOn)) f.expiresOn = "Use a date like 2031-11-30.";
     const term = rb.require("industrial.permitMaxTermYears");
     if (!f.effectiveOn && !f.expiresOn) {
@@ -645,10 +704,7 @@ export async function issuePermit(ds: DataSource, viewer: Viewer, input: IssueIn
         f.expiresOn = `A permit lasts at most ${term.value} years (${term.section}): it must expire by ${formatDate(addMonths(effectiveOn, term.value * 12))}.`;
     }
     const defaults = parseMonths(String(rb.entry("industrial.periodicReportMonths").value ?? "")) ?? [6, 12];
-    const months = input.reportingMonths?.length ? [...new Set(input.reportingMonths)].sort((a, b) => a - b) : defaults;
-    const minPerYear = rb.require("industrial.periodicReportsMinPerYear");
-    if (months.some((m) => !Number.isInteger(m) || m < 1 || m > 12)) f.reportingMonths = "Choose months from January to December.";
-    else if (months.length < minPerYear.value) f.reportingMonths = `At least ${minPerYear.value} reports a year (${minPerYear.section}).`;
+    const months = checkMonths(rb, input.reportingMonths?.length ? input.reportingMonths : defaults, f);
     if (Object.keys(f).length) throw badInput(f);
     const limits = await limitsOf(tx, [p.id]);
     if (!limits.length) throw conflict("Set the permit's limits before issuing it.");
@@ -660,22 +716,7 @@ export async function issuePermit(ds: DataSource, viewer: Viewer, input: IssueIn
       [p.id, number, now, viewer.userId, effectiveOn, input.expiresOn, months],
     );
     const periods = reportPeriods(months, effectiveOn, input.expiresOn);
-    if (periods.length) {
-      const created: { id: string; due_on: string }[] = await tx.query(
-        `INSERT INTO industrial_report (permit_id, kind, period_start, period_end, due_on, status)
-         SELECT $1, 'PERIODIC', x.s, x.e, x.d, 'DUE' FROM jsonb_to_recordset($2::jsonb) AS x(s date, e date, d date) RETURNING id, due_on::text`,
-        [p.id, JSON.stringify(periods.map((r) => ({ s: r.periodStart, e: r.periodEnd, d: r.dueOn })))],
-      );
-      for (const r of created) {
-        const remindOn = addCalendarDays(r.due_on, -14);
-        await enqueueJob(tx, {
-          name: REPORT_REMINDER_JOB,
-          payload: { reportId: r.id, publicUrl: meta.publicUrl },
-          runAt: zonedWallTime(Date.parse(`${remindOn}T09:00:00Z`), district.timeZone),
-          singletonKey: `industrial.report-reminder:${r.id}`,
-        });
-      }
-    }
+    await createReports(tx, p.id, periods, district, meta.publicUrl);
     // SUL 1004 E: apply for reissuance at least 180 days before expiry; remind 30 days before that deadline and on it.
     const reissue = rb.entry("industrial.reissuanceApplicationDays");
     if (typeof reissue.value === "number") {
@@ -696,8 +737,9 @@ export async function issuePermit(ds: DataSource, viewer: Viewer, input: IssueIn
       entityType: "IndustrialPermit",
       entityId: p.id,
       districtId: p.districtId,
-      details: { permitNumber: number, effectiveOn, expiresOn: input.expiresOn, reportingMonths: months, reports: periods.length },
+      details: { permitNumber: number, effectiveOn, expiresOn: input.expiresOn, reportingMonths: months, reports: periods.length, previousPermitId: p.previousPermitId },
     });
+    if (p.previousRelation === "CHANGE" && previous?.status === "ISSUED") await supersede(tx, viewer, previous, { ...p, permitNumber: number, effectiveOn }, district, meta);
     const next = (await loadPermit(tx, p.id))!;
     await notifyOrganization(
       tx,
@@ -714,6 +756,69 @@ export async function issuePermit(ds: DataSource, viewer: Viewer, input: IssueIn
     return next;
   });
 }
+
+/**
+ * SUL 1004 F: the permit of the old owner, user, premises or operation ends when the new permit
+ * is issued, from the change date or the new permit's effective date, whichever is later: its
+ * status turns SUPERSEDED that day (now, or by a job at the district's midnight), so reports of
+ * the days it was in force can still be filed until then. Report periods starting from that day,
+ * not started, are removed.
+ */
+async function supersede(tx: EntityManager, viewer: Viewer, old: PermitRow, next: PermitRow, district: District, meta: { requestId?: string; publicUrl: string }) {
+  const endsOn = [next.changeOn!, next.effectiveOn!].sort().at(-1)!;
+  await tx.query(`UPDATE industrial_permit SET superseded_on = $2, superseded_by_id = $3, updated_at = $4 WHERE id = $1`, [old.id, endsOn, next.id, clock.now()]);
+  await tx.query(`DELETE FROM industrial_report WHERE permit_id = $1 AND kind = 'PERIODIC' AND status = 'DUE' AND started_at IS NULL AND amends_id IS NULL AND period_start >= $2`, [old.id, endsOn]);
+  await tx.query(`UPDATE industrial_report SET period_end = $2 WHERE permit_id = $1 AND kind = 'PERIODIC' AND status = 'DUE' AND started_at IS NULL AND period_end >= $2`, [old.id, addCalendarDays(endsOn, -1)]);
+  await audit(tx, actorOf(viewer, meta.requestId), {
+    action: "industrial.supersession_set",
+    entityType: "IndustrialPermit",
+    entityId: old.id,
+    districtId: old.districtId,
+    reason: "Sewer Use Law 1004 F: a permit is not transferred to a new owner, user, premises or operation",
+    details: { endsOn, newPermitId: next.id, newPermitNumber: next.permitNumber, changeKind: next.changeKind, changeOn: next.changeOn },
+  });
+  await notifyOrganization(
+    tx,
+    old,
+    district,
+    "industrial.superseded",
+    `Wastewater discharge permit ${old.permitNumber} ends on ${formatDate(endsOn)}`,
+    `Permit ${next.permitNumber} was issued for the change you reported (${(next.changeDescription ?? "").slice(0, 200)}). ` +
+      `A permit cannot be transferred to a new owner, user, premises or operation (Sewer Use Law 1004 F), so permit ${old.permitNumber} ends on ${formatDate(endsOn)}, when permit ${next.permitNumber} takes over. ` +
+      `File the reports of the days before under permit ${old.permitNumber}.`,
+    meta.publicUrl,
+  );
+  if (endsOn <= dateIn(district.timeZone)) await endSuperseded(tx, old.id);
+  else
+    await enqueueJob(tx, {
+      name: SUPERSEDE_JOB,
+      payload: { permitId: old.id },
+      runAt: zonedWallTime(Date.parse(`${endsOn}T00:00:00Z`), district.timeZone),
+      singletonKey: `industrial.supersede:${old.id}`,
+    });
+}
+
+/** The old permit's status turns SUPERSEDED (once; only an issued permit whose day has come). */
+async function endSuperseded(tx: EntityManager, permitId: string): Promise<void> {
+  const p = await loadPermit(tx, permitId, true);
+  if (!p || p.status !== "ISSUED" || !p.supersededOn) return;
+  const district = await loadDistrict(tx, p.districtId);
+  if (dateIn(district.timeZone) < p.supersededOn) return;
+  await tx.query(`UPDATE industrial_permit SET status = 'SUPERSEDED', superseded_at = $2, updated_at = $2 WHERE id = $1`, [p.id, clock.now()]);
+  await audit(tx, { userId: null }, {
+    action: "industrial.superseded",
+    entityType: "IndustrialPermit",
+    entityId: p.id,
+    districtId: p.districtId,
+    reason: "Sewer Use Law 1004 F: a permit is not transferred to a new owner, user, premises or operation",
+    details: { endsOn: p.supersededOn, newPermitId: p.supersededById },
+  });
+}
+
+export const SUPERSEDE_JOB = "industrial.supersede";
+registerJobHandler(SUPERSEDE_JOB, async (ds, payload: { permitId: string }) => {
+  await ds.transaction((tx) => endSuperseded(tx, payload.permitId));
+});
 
 /** SUL 1004 G: revocation for one of the law's reasons, with the Operator's explanation. */
 export async function revokePermit(ds: DataSource, viewer: Viewer, input: { id: string; reason: string; notes: string }, meta: { requestId?: string; publicUrl: string }): Promise<PermitRow> {
@@ -816,7 +921,7 @@ export async function publicPermits(ds: DataSource, search: string | null, distr
   const q = (search ?? "").trim().slice(0, 100);
   const rows = await ds.query(
     `SELECT p.* FROM industrial_permit p JOIN organization o ON o.id = p.organization_id
-      WHERE p.status IN ('NOTICE_PUBLISHED', 'ISSUED', 'REVOKED') AND ($2::uuid IS NULL OR p.district_id = $2)
+      WHERE p.status IN ('NOTICE_PUBLISHED', 'ISSUED', 'REVOKED', 'SUPERSEDED') AND ($2::uuid IS NULL OR p.district_id = $2)
         AND ($1 = '' OR p.facility_name ILIKE '%' || $1 || '%' OR o.name ILIKE '%' || $1 || '%' OR p.permit_number ILIKE '%' || $1 || '%')
       ORDER BY p.notice_published_on DESC, p.id LIMIT 200`,
     [q.replace(/[\\%_]/g, (c) => `\\${c}`), districtId],
@@ -834,6 +939,9 @@ registerJobHandler(REISSUANCE_REMINDER_JOB, async (ds, payload: { permitId: stri
   await ds.transaction(async (tx) => {
     const p = await loadPermit(tx, payload.permitId);
     if (!p || p.status !== "ISSUED" || p.expiresOn !== payload.expiresOn) return;
+    // already applied for (SUL 1004 E): no reminder
+    const [applied] = await tx.query(`SELECT 1 FROM industrial_permit WHERE previous_permit_id = $1 AND previous_relation = 'REISSUANCE' AND submitted_at IS NOT NULL AND status <> 'WITHDRAWN'`, [p.id]);
+    if (applied) return;
     const district = await loadDistrict(tx, p.districtId);
     const rb = await permitRulebook(tx, p, district);
     const e = rb.entry("industrial.reissuanceApplicationDays");

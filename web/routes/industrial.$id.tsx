@@ -4,6 +4,7 @@ import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { NestedErrorBoundary, Notice } from "~/components/fields";
 import { DateTime, formatCalendarDate } from "~/components/format";
 import { ErrorSummary, SuccessAlert } from "~/components/forms";
+import { LIFECYCLE_FIELDS, PermitLifecycle, type Lifecycle } from "~/components/industrial-lifecycle";
 import { money } from "~/components/money";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
@@ -72,7 +73,7 @@ const PERMIT_PAGE_FIELDS = `id status statusLabel permitNumber facilityName addr
   openDuties { id kind text section dueAt dueOn reportId }`;
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const r = await gql<{ industrialPermit: PermitPage }>(context, request, `query IndustrialPermit($id: ID!) { industrialPermit(id: $id) { ${PERMIT_PAGE_FIELDS} } }`, { id: params.id });
+  const r = await gql<{ industrialPermit: PermitPage }>(context, request, `query IndustrialPermit($id: ID!) { industrialPermit(id: $id) { ${PERMIT_PAGE_FIELDS} ${LIFECYCLE_FIELDS} } }`, { id: params.id });
   if (!r.ok) throw new Response(r.error.message, { status: r.error.code === "NOT_FOUND" ? 404 : 500 });
   return r.data;
 }
@@ -245,6 +246,8 @@ export default function IndustrialPermitPage() {
           </dl>
         </section>
       )}
+
+      {(p.effectiveOn || (p as unknown as Lifecycle).previousPermitId) && <PermitLifecycle p={p as unknown as Lifecycle} />}
 
       {p.limits.length > 0 && (
         <section aria-labelledby="limits-heading">

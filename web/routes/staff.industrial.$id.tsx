@@ -5,6 +5,7 @@ import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, Notice, SelectField } from "~/components/fields";
 import { DateTime, formatCalendarDate } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
+import { LIFECYCLE_FIELDS, StaffLifecycle, type Lifecycle } from "~/components/industrial-lifecycle";
 import { money } from "~/components/money";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
@@ -68,7 +69,7 @@ type Snc = {
 };
 
 export async function loader(args: LoaderFunctionArgs) {
-  const data = await requireSignedIn<{ industrialPermit: Permit }>(args, `query StaffIndustrial($id: ID!) { industrialPermit(id: $id) { ${FIELDS} } }`, { id: args.params.id });
+  const data = await requireSignedIn<{ industrialPermit: Permit }>(args, `query StaffIndustrial($id: ID!) { industrialPermit(id: $id) { ${FIELDS} viewerRole viewerIsStaff ${LIFECYCLE_FIELDS} currentLimits: limits { parameter kind unitLabel average maximum minimum } } }`, { id: args.params.id });
   const period = new URL(args.request.url).searchParams.get("snc") || null;
   const snc = ["ISSUED", "REVOKED"].includes(data.industrialPermit.status)
     ? (
@@ -257,6 +258,8 @@ export default function StaffIndustrialPermit() {
           <p className="tapline-plain-text">{p.noticeText}</p>
         </section>
       )}
+
+      {(p.effectiveOn || (p as unknown as Lifecycle).previousPermitId) && <StaffLifecycle p={{ ...(p as unknown as Lifecycle), limits: (p as unknown as { currentLimits: Lifecycle["limits"] }).currentLimits }} />}
 
       {p.status === "NOTICE_PUBLISHED" && (
         <section aria-labelledby="issue-heading">

@@ -20,6 +20,8 @@ type Item = {
   earliestIssueOn: string | null;
   nextReport: { dueOn: string; daysLeft: number } | null;
   openDuties: { id: string }[];
+  previousRelation: string | null;
+  reissuanceLate: boolean | null;
 };
 
 const STATUSES = [
@@ -28,6 +30,7 @@ const STATUSES = [
   { value: "NOTICE_PUBLISHED", label: "Notice published: issue after the notice period" },
   { value: "ISSUED", label: "Issued" },
   { value: "REVOKED", label: "Revoked" },
+  { value: "SUPERSEDED", label: "Ended: replaced after a change (Sewer Use Law 1004 F)" },
   { value: "WITHDRAWN", label: "Withdrawn" },
 ];
 
@@ -40,7 +43,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const { industrialPermitQueue } = await requireSignedIn<{ industrialPermitQueue: { items: Item[]; nextCursor: string | null } }>(
     args,
     `query IndustrialQueue($d: ID!, $s: String, $a: String) { industrialPermitQueue(districtId: $d, status: $s, first: 25, after: $a) { nextCursor items {
-      id status statusLabel permitNumber facilityName organizationName submittedAt paidAt noticePublishedOn earliestIssueOn nextReport { dueOn daysLeft } openDuties { id } } } }`,
+      id status statusLabel permitNumber facilityName organizationName submittedAt paidAt noticePublishedOn earliestIssueOn nextReport { dueOn daysLeft } openDuties { id } previousRelation reissuanceLate } } }`,
     { d: district.id, s: status || null, a: after },
   );
   return { districts: info.districts.map((d) => ({ id: d.id, name: d.name })), districtId: district.id, status, ...industrialPermitQueue };
@@ -94,6 +97,11 @@ export default function IndustrialQueue() {
                     {p.organizationName}
                     {p.permitNumber ? `, ${p.permitNumber}` : ""}
                   </span>
+                  {p.previousRelation && (
+                    <span className="display-block">
+                      {p.previousRelation === "REISSUANCE" ? `Reissuance${p.reissuanceLate ? ", applied late (Sewer Use Law 1004 E)" : ""}` : "New permit after a change (Sewer Use Law 1004 F)"}
+                    </span>
+                  )}
                 </th>
                 <td data-label="Status">{p.statusLabel}</td>
                 <td data-label="Submitted">
