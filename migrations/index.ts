@@ -7,6 +7,7 @@ import { Haulers1764892800000 } from "./1764892800000-Haulers.js";
 import { Enforcement1764979200000 } from "./1764979200000-Enforcement.js";
 import { Industrial1765065600000 } from "./1765065600000-Industrial.js";
 import { IndustrialSnc1765152000000 } from "./1765152000000-IndustrialSnc.js";
+import { IndustrialReportKinds1765238400000 } from "./1765238400000-IndustrialReportKinds.js";
 
 /** Every migration, in order. A new migration is added here and reviewed by hand. */
-export const migrations = [Foundation1764460800000, Payments1764547200000, Contractors1764633600000, LateralPermits1764720000000, ContractorRenewals1764806400000, Haulers1764892800000, Enforcement1764979200000, Industrial1765065600000, IndustrialSnc1765152000000];
+export const migrations = [Foundation1764460800000, Payments1764547200000, Contractors1764633600000, LateralPermits1764720000000, ContractorRenewals1764806400000, Haulers1764892800000, Enforcement1764979200000, Industrial1765065600000, IndustrialSnc1765152000000, IndustrialReportKinds1765238400000];

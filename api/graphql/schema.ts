@@ -12,6 +12,7 @@ import { ChargesResolver, EnforcementResolver, HearingsResolver, PetitionsResolv
 import { FlowDeductionResolver } from "../enforcement/flow-deduction.js";
 import { IndustrialPermitsResolver, IndustrialReportsResolver, IndustrialResultsResolver } from "../industrial/industrial.resolver.js";
 import { IndustrialSncResolver } from "../industrial/snc.resolver.js";
+import { IndustrialDutyEventsResolver, IndustrialNoticesResolver, IndustrialPermitEventsResolver, IndustrialReportEventsResolver, IndustrialSlugResolver } from "../industrial/events.resolver.js";
 import { LateralInspectionsResolver, LateralPermitsResolver } from "../laterals/laterals.resolver.js";
 import { HaulerLicensesResolver, HaulerLoadsResolver, HaulerPermissionsResolver } from "../haulers/haulers.resolver.js";
 import { OrganizationsResolver } from "../organizations/organizations.resolver.js";
@@ -21,7 +22,7 @@ import { StaffResolver } from "../staff/staff.resolver.js";
 import { cacheControlDirective } from "./cache.js";
 import { authChecker, declaredRootAccess, denyUndeclared } from "./access.js";
 
-export const resolvers = [AccountsResolver, StaffRoleGrantResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver, ContractorsResolver, PaymentsResolver, LateralPermitsResolver, LateralInspectionsResolver, EnforcementResolver, PetitionsResolver, HearingsResolver, ChargesResolver, FlowDeductionResolver, IndustrialPermitsResolver, IndustrialReportsResolver, IndustrialResultsResolver, IndustrialSncResolver, HaulerLicensesResolver, HaulerPermissionsResolver, HaulerLoadsResolver] as const;
+export const resolvers = [AccountsResolver, StaffRoleGrantResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver, ContractorsResolver, PaymentsResolver, LateralPermitsResolver, LateralInspectionsResolver, EnforcementResolver, PetitionsResolver, HearingsResolver, ChargesResolver, FlowDeductionResolver, IndustrialPermitsResolver, IndustrialReportsResolver, IndustrialResultsResolver, IndustrialSncResolver, IndustrialNoticesResolver, IndustrialDutyEventsResolver, IndustrialPermitEventsResolver, IndustrialReportEventsResolver, IndustrialSlugResolver, HaulerLicensesResolver, HaulerPermissionsResolver, HaulerLoadsResolver] as const;
 export const SCHEMA_FILE = path.resolve("schema/schema.graphql");
 
 let built: Promise<GraphQLSchema> | undefined;
