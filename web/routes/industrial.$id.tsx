@@ -56,7 +56,7 @@ type PermitPage = {
   viewerRole: string | null;
   viewerIsStaff: boolean;
   limits: { id: string; parameter: string; kind: string; unitLabel: string; average: number | null; maximum: number | null; minimum: number | null; section: string }[];
-  reports: { id: string; periodStart: string; periodEnd: string; dueOn: string; status: string; statusLabel: string; amendsId: string | null }[];
+  reports: { id: string; kind: string; kindLabel: string; periodStart: string; periodEnd: string; dueOn: string; status: string; statusLabel: string; amendsId: string | null }[];
   nextReport: { id: string; periodStart: string; periodEnd: string; dueOn: string; daysLeft: number } | null;
   openDuties: { id: string; kind: string; text: string; section: string; dueAt: string; dueOn: string; reportId: string }[];
 };
@@ -67,7 +67,7 @@ const PERMIT_PAGE_FIELDS = `id status statusLabel permitNumber facilityName addr
   complianceSchedule { milestone dueOn } otherInfo tradeSecretFields withheldFields feeCents paymentId paidAt submittedAt noticePublishedOn noticeText earliestIssueOn
   effectiveOn expiresOn reportingMonths revocationReasonLabel revocationNotes viewerRole viewerIsStaff
   limits { id parameter kind unitLabel average maximum minimum section }
-  reports { id periodStart periodEnd dueOn status statusLabel amendsId }
+  reports { id kind kindLabel periodStart periodEnd dueOn status statusLabel amendsId }
   nextReport { id periodStart periodEnd dueOn daysLeft }
   openDuties { id kind text section dueAt dueOn reportId }`;
 
@@ -197,6 +197,11 @@ export default function IndustrialPermitPage() {
           <h2 id="duties-heading">What you must do now</h2>
           <p>A sample exceeded the permit's limits (Sewer Use Law 1005(4)):</p>
           <DutiesList duties={p.openDuties} />
+          <p>
+            <Link className="usa-button" to={`/industrial/${p.id}/events`}>
+              Record the notification or start the repeat sampling report
+            </Link>
+          </p>
           {p.openDuties.map((d) => (
             <Form method="post" key={d.id} className="display-inline-block margin-right-1">
               <AuthenticityTokenInput />
@@ -246,6 +251,14 @@ export default function IndustrialPermitPage() {
         </section>
       )}
 
+      {member && p.status === "ISSUED" && (
+        <p>
+          <Link className="usa-link" to={`/industrial/${p.id}/events`}>
+            Violations, accidental discharges and compliance schedule progress (Sewer Use Law 1005(4), 1011, 1004 A(12))
+          </Link>
+        </p>
+      )}
+
       {p.limits.length > 0 && (
         <section aria-labelledby="limits-heading">
           <h2 id="limits-heading">{p.effectiveOn ? "Limits" : "Proposed limits"}</h2>
@@ -277,6 +290,7 @@ export default function IndustrialPermitPage() {
                       `${formatCalendarDate(r.periodStart)} to ${formatCalendarDate(r.periodEnd)}`
                     )}
                     {r.amendsId ? " (amendment)" : ""}
+                    {r.kind !== "PERIODIC" ? ` · ${r.kindLabel}` : ""}
                   </th>
                   <td data-label="Due">{formatCalendarDate(r.dueOn)}</td>
                   <td data-label="Status">{r.statusLabel}</td>

@@ -58,6 +58,10 @@ export default function StaffReports() {
         <Link className="usa-link" to={`/staff/industrial/snc?districtId=${districtId}`}>
           Significant non-compliance of every permit (Sewer Use Law 201)
         </Link>
+        {" · "}
+        <Link className="usa-link" to={`/staff/industrial/events?districtId=${districtId}`}>
+          Violation notifications and accidental discharges
+        </Link>
       </p>
       <nav aria-label="Report lists">
         <ul className="usa-button-group">
