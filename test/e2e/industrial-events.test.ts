@@ -80,6 +80,16 @@ describe("an accidental discharge, from the first call to the signed written rep
       await settled(op);
       expect(await main(op)).toContain("Chromic acid rinse");
       await expectNoAxeViolations(op);
+      // ... and on the permit's own page, where the Operator also sets the 90-day report's date (SUL 1005(2)).
+      await op.goto(url(`/staff/industrial/${permitId}/events`));
+      await settled(op);
+      expect(await main(op)).toContain("Chromic acid rinse");
+      await op.selectOption("#kind", "NINETY_DAY");
+      await op.fill("#basisOn", "2027-01-04");
+      await op.getByRole("button", { name: "Set the date" }).click();
+      await op.getByText("The 90-day compliance report is due April 4, 2027").waitFor();
+      await settled(op);
+      await expectNoAxeViolations(op);
 
       // Day 5: the written report.
       travelTo("2027-01-15T15:00:00Z");
@@ -115,6 +125,16 @@ describe("an accidental discharge, from the first call to the signed written rep
       expect(seen).toMatch(/on time/i);
       expect(seen).not.toContain("Save the written report");
       await expectNoAxeViolations(pub);
+
+      // The 90-day report the Operator dated is in the permit's report list, with its statement to make.
+      await page.goto(url(`/industrial/${permitId}`));
+      await settled(page);
+      await page.getByRole("link", { name: /to April 4, 2027/ }).click();
+      await page.waitForURL((u) => u.pathname.startsWith("/industrial/reports/"));
+      await settled(page);
+      expect(await main(page)).toContain("Due April 4, 2027 (Sewer Use Law 1005(2))");
+      await page.getByRole("button", { name: "Save the statement" }).waitFor();
+      await expectNoAxeViolations(page);
     } finally {
       await Promise.all([memberCtx.close(), arCtx.close(), opCtx.close(), publicCtx.close()]);
     }
