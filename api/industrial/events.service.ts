@@ -595,7 +595,7 @@ export function milestonesOf(p: PermitRow, progress: ProgressRow[], progressDays
     const mine = progress.filter((x) => x.permitId === p.id && x.milestoneIndex === index);
     const latest = mine.at(-1) ?? null;
     const progressDueOn = addCalendarDays(m.dueOn, progressDays ?? 14);
-    return { index, milestone: m.milestone, dueOn: m.dueOn, progressDueOn, progressDaysLeft: mine.length ? null : daysLeft(progressDueOn, timeZone), latest, metOn: mine.find((x) => x.met)?.metOn ?? null };
+    return { index, milestone: m.milestone, dueOn: m.dueOn, progressDueOn, progressDaysLeft: mine.length ? null : daysLeft(progressDueOn, timeZone), latest, metOn: mine.filter((x) => x.met).map((x) => x.metOn!).sort()[0] ?? null };
   });
 }
 
