@@ -27,7 +27,13 @@ beforeAll(async () => {
   await operator.signIn(DEMO.lakeviewOperator);
   permitId = await applyAndNotice(f, operator, district.id);
   travelTo("2026-09-15T14:00:00Z");
-  await issue(operator, permitId, "2031-09-15");
+  const { reports } = await issue(operator, permitId, "2031-09-15");
+  // A zinc exceedance entered on January 9: the 24-hour and 30-day duties (SUL 1005(4)).
+  travelTo("2027-01-09T15:00:00Z");
+  await f.member.ok(`mutation($r: ID!, $x: [IndustrialResultInput!]!) { addIndustrialResults(reportId: $r, results: $x) { id } }`, {
+    r: reports[0].id,
+    x: [{ parameter: "Zinc", sampleType: "COMPOSITE", sampledAt: "2026-11-10T08:30", value: 1.3, unit: "mg/L", lab: "Upstate Analytical", method: "EPA 200.7" }],
+  });
   travelTo("2027-01-10T15:00:00Z");
 });
 afterAll(async () => {
@@ -51,6 +57,17 @@ describe("an accidental discharge, from the first call to the signed written rep
       await page.getByRole("link", { name: /Violations, accidental discharges and compliance schedule progress/ }).click();
       await page.waitForURL((u) => u.pathname === `/industrial/${permitId}/events`);
       await settled(page);
+      await expectNoAxeViolations(page);
+      // The violation's notification, made by telephone 23 hours after the result was entered.
+      await page.fill("#notifiedWhom", "Dana Ortiz, District Operator");
+      await page.selectOption("#method", "PHONE");
+      await page.fill("#notifiedAt", "2027-01-10T09:00");
+      await page.getByLabel("What you told the district").fill("Zinc 1.3 mg/L on November 10; rinse valve replaced");
+      await page.getByRole("button", { name: "Record the notification" }).click();
+      await page.getByText("The notification is recorded, within the 24 hours.").waitFor();
+      await settled(page);
+      expect(await main(page)).toMatch(/Notified Dana Ortiz, District Operator, by telephone/);
+      await page.getByRole("button", { name: /Start the repeat sampling report: Zinc, due February 8, 2027 \(29 days left\)/ }).waitFor();
       await expectNoAxeViolations(page);
       // A mistake first: the volume is not a number; the input is kept and the error sits by the field.
       await page.getByLabel("When the discharge happened").fill("2027-01-10T08:00");

@@ -197,20 +197,13 @@ export default function IndustrialPermitPage() {
           <h2 id="duties-heading">What you must do now</h2>
           <p>A sample exceeded the permit's limits (Sewer Use Law 1005(4)):</p>
           <DutiesList duties={p.openDuties} />
-          <p>
-            <Link className="usa-button" to={`/industrial/${p.id}/events`}>
-              Record the notification or start the repeat sampling report
-            </Link>
-          </p>
-          {p.openDuties.map((d) => (
-            <Form method="post" key={d.id} className="display-inline-block margin-right-1">
-              <AuthenticityTokenInput />
-              <input type="hidden" name="dutyId" value={d.id} />
-              <button className="usa-button usa-button--outline usa-button--small" type="submit" name="intent" value="duty">
-                Mark done: {d.kind === "NOTIFY" ? "notified" : "resample results sent"} ({formatCalendarDate(d.dueOn)})
-              </button>
-            </Form>
-          ))}
+          {member && (
+            <p>
+              <Link className="usa-button" to={`/industrial/${p.id}/events`}>
+                Record the notification or start the repeat sampling report
+              </Link>
+            </p>
+          )}
         </section>
       )}
 
