@@ -683,6 +683,8 @@ export async function completeDuty(ds: DataSource, viewer: Viewer, dutyId: strin
     const role = await roleIn(tx, viewer, p.organizationId);
     if (!role && !isStaff(viewer, p.districtId)) throw notFound("That task");
     if (d.done_at) throw conflict("This task is already done.");
+    // SUL 1005(4): the repeat sampling is met by signing its report (events.service.ts), not by a click.
+    if (d.kind === "RESAMPLE") throw conflict("The repeat sampling is done when its report is signed: start the repeat sampling report from this task.");
     await tx.query(`UPDATE industrial_duty SET done_at = $2, done_by_id = $3 WHERE id = $1`, [dutyId, clock.now(), viewer.userId]);
     const [row] = await tx.query(`SELECT * FROM industrial_duty WHERE id = $1`, [dutyId]);
     await audit(tx, actorOf(viewer, requestId), { action: "industrial.duty_done", entityType: "IndustrialPermit", entityId: p.id, districtId: p.districtId, details: { dutyId, kind: d.kind } });

@@ -108,6 +108,8 @@ describe("violation report (SUL 1005(4))", () => {
     expect(r).toMatchObject({ kind: "RESAMPLE", status: "DUE", periodStart: "2026-12-03", periodEnd: "2027-01-02", dueOn: "2027-01-02", dutyId: resample[0].id });
     expect(r.kindLabel).toMatch(/Sewer Use Law 1005\(4\)/);
     expect(errorCode(await f.member.gql(START, { id: resample[0].id }))).toBe("CONFLICT");
+    // not met by a bare "done": only by signing the report
+    expect(errorCode(await f.owner.gql(`mutation($id: ID!) { completeIndustrialDuty(id: $id) { id } }`, { id: resample[0].id }))).toBe("CONFLICT");
     travelTo("2026-12-21T15:00:00Z");
     // entered like any report: the same evaluation
     const { addIndustrialResults } = await f.member.ok(ADD, { r: r.id, x: [zinc("2026-12-20T08:30", 0.8)] });
