@@ -9,7 +9,7 @@ import { isUuid } from "../documents/documents.service.js";
 import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
 import { actorOf, loadDistrict, loadPermit, mayView, relationTo, requireOperator, roleIn, rowOf, type Db, type Milestone, type PermitRow } from "./common.js";
-import { loadReport, reportKindHooks, resultsOf, type DutyRow, type ReportRow } from "./reports.service.js";
+import { loadReport, REPORT_TITLES, reportKindHooks, resultsOf, type DutyRow, type ReportRow } from "./reports.service.js";
 
 /**
  * The reports besides the periodic one (SUL 1005, 1011, 1004 A(12)):
@@ -22,6 +22,9 @@ import { loadReport, reportKindHooks, resultsOf, type DutyRow, type ReportRow } 
  *   Operator sets; the 90-day report's statement and the qualified professional;
  * - progress reports on compliance-schedule milestones (1004 A(12)(c)).
  */
+
+/** Reminders of the 90-day, baseline and slug written reports (the periodic ones have their own). */
+const REMINDER_JOB = "industrial.dated-report-reminder";
 
 export type NoticeRow = {
   id: string;
@@ -278,6 +281,15 @@ export async function reportSlugDischarge(ds: DataSource, viewer: Viewer, input:
       districtId: p.districtId,
       details: { slugId: row.id, reportId: r.id, occurredAt: occurredAt!.toISOString(), substance, estimatedVolumeGallons: volume },
     });
+    // A reminder the day before the written report is due.
+    const remindOn = addCalendarDays(writtenDueOn, -1);
+    if (remindOn > dateIn(district.timeZone))
+      await enqueueJob(tx, {
+        name: REMINDER_JOB,
+        payload: { reportId: r.id, dueOn: writtenDueOn, publicUrl: meta.publicUrl },
+        runAt: zonedWallTime(Date.parse(`${remindOn}T09:00:00Z`), district.timeZone),
+        singletonKey: `industrial.dated-report-reminder:${r.id}:${writtenDueOn}`,
+      });
     const [org] = await tx.query(`SELECT name FROM organization WHERE id = $1`, [p.organizationId]);
     for (const op of await operatorsOf(tx, p.districtId))
       await enqueueEmail(tx, {
@@ -389,7 +401,6 @@ export function dutyOnTime(d: DutyRow, notice: NoticeRow | undefined, timeZone: 
 // 90-day compliance report and baseline monitoring report (SUL 1005(1), (2))
 
 export const DATED_KINDS = ["NINETY_DAY", "BASELINE"] as const;
-const REMINDER_JOB = "industrial.dated-report-reminder";
 
 /**
  * The Operator sets the date a 90-day report (final compliance date or start of discharge,
@@ -462,7 +473,8 @@ registerJobHandler(REMINDER_JOB, async (ds, payload: { reportId: string; dueOn: 
     const p = await loadPermit(tx, r.permitId);
     if (!p || p.status !== "ISSUED") return;
     const district = await loadDistrict(tx, p.districtId);
-    const what = r.kind === "NINETY_DAY" ? "90-day compliance report (Sewer Use Law 1005(2))" : "baseline monitoring report (Sewer Use Law 1005(1))";
+    const title = REPORT_TITLES[r.kind] ?? REPORT_TITLES.PERIODIC;
+    const what = title[0].toLowerCase() + title.slice(1);
     const people: { id: string; email: string; display_name: string }[] = await tx.query(
       `SELECT u.id, u.email, u.display_name FROM membership m JOIN app_user u ON u.id = m.user_id WHERE m.organization_id = $1 AND m.role IN ('OWNER', 'AUTHORIZED_REPRESENTATIVE') ORDER BY u.email`,
       [p.organizationId],
@@ -473,7 +485,7 @@ registerJobHandler(REMINDER_JOB, async (ds, payload: { reportId: string; dueOn: 
         recipientId: u.id,
         districtId: p.districtId,
         kind: "industrial.report_reminder",
-        subject: `${r.kind === "NINETY_DAY" ? "90-day compliance report" : "Baseline monitoring report"} due ${formatDate(r.dueOn)}: permit ${p.permitNumber}`,
+        subject: `${title.replace(/ \(.*$/, "")} due ${formatDate(r.dueOn)}: permit ${p.permitNumber}`,
         body: `Hello ${u.display_name},\n\nThe ${what} of permit ${p.permitNumber} is due by ${formatDate(r.dueOn)}. Enter it and have the Authorized Representative sign it in the portal.\n\nSee it: ${payload.publicUrl ?? ""}/industrial/reports/${r.id}\n\n${district.name}\n`,
       });
   });

@@ -176,6 +176,11 @@ describe("accidental or slug discharge (SUL 1011)", () => {
     expect(Object.keys(fields(await f.member.gql(WRITTEN, { i: { slugId: slug.id, causes: " ", measures: "" } }))).sort()).toEqual(["causes", "measures"]);
     const w = await f.member.ok(WRITTEN, { i: { slugId: slug.id, causes: "Float switch failed on rinse tank 3", measures: "Replaced the switch; high-level alarm added; weekly check" } });
     expect(w.saveSlugWrittenReport.writtenStatus).toBe("DRAFT");
+    travelTo("2027-01-14T15:00:00Z"); // day 4: a reminder
+    while ((await runDueJobs(db(), log)) > 0);
+    expect((await emails(f.arEmail, "industrial.report_reminder")).map((m) => m.subject)).toContainEqual(
+      expect.stringMatching(/^Written report of an accidental or slug discharge due January 15, 2027/),
+    );
     travelTo("2027-01-15T15:00:00Z"); // day 5
     expect((await f.owner.ok(GET_SLUG, { id: slug.id })).industrialSlugDischarge).toMatchObject({ writtenDaysLeft: 0, writtenLate: false });
     travelTo("2027-01-16T15:00:00Z"); // day 6
