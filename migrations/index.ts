@@ -8,8 +8,9 @@ import { Enforcement1764979200000 } from "./1764979200000-Enforcement.js";
 import { Industrial1765065600000 } from "./1765065600000-Industrial.js";
 import { IndustrialSnc1765152000000 } from "./1765152000000-IndustrialSnc.js";
 import { IndustrialResultWrites1765195200000 } from "./1765195200000-IndustrialResultWrites.js";
+import { IndustrialReportKinds1765238400000 } from "./1765238400000-IndustrialReportKinds.js";
 import { IndustrialLifecycle1765324800000 } from "./1765324800000-IndustrialLifecycle.js";
 import { IndustrialDailyFlows1765411200000 } from "./1765411200000-IndustrialDailyFlows.js";
 
 /** Every migration, in order. A new migration is added here and reviewed by hand. */
-export const migrations = [Foundation1764460800000, Payments1764547200000, Contractors1764633600000, LateralPermits1764720000000, ContractorRenewals1764806400000, Haulers1764892800000, Enforcement1764979200000, Industrial1765065600000, IndustrialSnc1765152000000, IndustrialResultWrites1765195200000, IndustrialLifecycle1765324800000, IndustrialDailyFlows1765411200000];
+export const migrations = [Foundation1764460800000, Payments1764547200000, Contractors1764633600000, LateralPermits1764720000000, ContractorRenewals1764806400000, Haulers1764892800000, Enforcement1764979200000, Industrial1765065600000, IndustrialSnc1765152000000, IndustrialResultWrites1765195200000, IndustrialReportKinds1765238400000, IndustrialLifecycle1765324800000, IndustrialDailyFlows1765411200000];

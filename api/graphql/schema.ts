@@ -14,6 +14,7 @@ import { IndustrialPermitsResolver, IndustrialReportsResolver, IndustrialResults
 import { IndustrialSncResolver } from "../industrial/snc.resolver.js";
 import { IndustrialDailyFlowsResolver } from "../industrial/flows.resolver.js";
 import { IndustrialLifecycleResolver, IndustrialModificationsResolver } from "../industrial/lifecycle.resolver.js";
+import { IndustrialDutyEventsResolver, IndustrialNoticesResolver, IndustrialPermitEventsResolver, IndustrialReportEventsResolver, IndustrialSlugResolver } from "../industrial/events.resolver.js";
 import { LateralInspectionsResolver, LateralPermitsResolver } from "../laterals/laterals.resolver.js";
 import { HaulerLicensesResolver, HaulerLoadsResolver, HaulerPermissionsResolver } from "../haulers/haulers.resolver.js";
 import { OrganizationsResolver } from "../organizations/organizations.resolver.js";
@@ -23,7 +24,7 @@ import { StaffResolver } from "../staff/staff.resolver.js";
 import { cacheControlDirective } from "./cache.js";
 import { authChecker, declaredRootAccess, denyUndeclared } from "./access.js";
 
-export const resolvers = [AccountsResolver, StaffRoleGrantResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver, ContractorsResolver, PaymentsResolver, LateralPermitsResolver, LateralInspectionsResolver, EnforcementResolver, PetitionsResolver, HearingsResolver, ChargesResolver, FlowDeductionResolver, IndustrialPermitsResolver, IndustrialReportsResolver, IndustrialResultsResolver, IndustrialSncResolver, IndustrialDailyFlowsResolver, IndustrialLifecycleResolver, IndustrialModificationsResolver, HaulerLicensesResolver, HaulerPermissionsResolver, HaulerLoadsResolver] as const;
+export const resolvers = [AccountsResolver, StaffRoleGrantResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver, ContractorsResolver, PaymentsResolver, LateralPermitsResolver, LateralInspectionsResolver, EnforcementResolver, PetitionsResolver, HearingsResolver, ChargesResolver, FlowDeductionResolver, IndustrialPermitsResolver, IndustrialReportsResolver, IndustrialResultsResolver, IndustrialSncResolver, IndustrialDailyFlowsResolver, IndustrialLifecycleResolver, IndustrialModificationsResolver, IndustrialNoticesResolver, IndustrialDutyEventsResolver, IndustrialPermitEventsResolver, IndustrialReportEventsResolver, IndustrialSlugResolver, HaulerLicensesResolver, HaulerPermissionsResolver, HaulerLoadsResolver] as const;
 export const SCHEMA_FILE = path.resolve("schema/schema.graphql");
 
 let built: Promise<GraphQLSchema> | undefined;

@@ -733,7 +733,7 @@ export class IndustrialReportsResolver {
   }
 
   @Access("SIGNED_IN")
-  @Mutation(() => DutyType, { description: "Records that a duty is done (notification made, resample results sent)" })
+  @Mutation(() => DutyType, { description: "Records that a NOTIFY duty is done (better: fileViolationNotice); a RESAMPLE duty is done by signing its repeat sampling report" })
   completeIndustrialDuty(@Arg("id", () => ID) id: string, @Ctx() ctx: Context) {
     return reports.completeDuty(ctx.ds, ctx.viewer!, id, ctx.requestId);
   }

@@ -96,6 +96,25 @@ export type CopyOfRecordRow = {
 export const CERTIFICATION =
   "I certify under penalty of law that this document and all attachments were prepared under my direction or supervision in accordance with a system designed to assure that qualified personnel properly gather and evaluate the information submitted. Based on my inquiry of the person or persons who manage the system, or those persons directly responsible for gathering the information, the information submitted is, to the best of my knowledge and belief, true, accurate, and complete. I am aware that there are significant penalties for submitting false information, including the possibility of fine and imprisonment for knowing violations (Sewer Use Law 1005(a)-(c); a false statement is a Class A misdemeanor, Sewer Use Law 1115).";
 
+/** What each kind of report is called in its copy of record and emails. */
+export const REPORT_TITLES: Record<string, string> = {
+  PERIODIC: "Periodic compliance report (Sewer Use Law 1005(3))",
+  RESAMPLE: "Repeat sampling report after a violation (Sewer Use Law 1005(4))",
+  NINETY_DAY: "90-day compliance report (Sewer Use Law 1005(2))",
+  BASELINE: "Baseline monitoring report (Sewer Use Law 1005(1))",
+  SLUG: "Written report of an accidental or slug discharge (Sewer Use Law 1011)",
+};
+
+/**
+ * What the other report kinds add (events.service.ts fills it in): content signed with the
+ * report, a check before signing, and what signing completes (e.g. the RESAMPLE duty).
+ */
+export const reportKindHooks: {
+  content?: (db: Db, r: ReportRow) => Promise<Record<string, unknown> | null>;
+  beforeSign?: (tx: EntityManager, r: ReportRow) => Promise<void>;
+  signed?: (tx: EntityManager, viewer: Viewer, r: ReportRow, p: PermitRow, receivedAt: Date) => Promise<void>;
+} = {};
+
 export async function loadReport(db: Db, id: string, lock = false): Promise<ReportRow | null> {
   if (!isUuid(id)) return null;
   const rows = await db.query(`SELECT * FROM industrial_report WHERE id = $1${lock ? " FOR UPDATE" : ""}`, [id]);
@@ -541,9 +560,11 @@ export async function reportContent(db: Db, r: ReportRow, p: PermitRow): Promise
        FROM industrial_daily_flow WHERE report_id = $1 ORDER BY day`,
     [r.id],
   );
+  const extra = reportKindHooks.content ? await reportKindHooks.content(db, r) : null;
   return {
     ...(flows.length ? { dailyFlows: flows } : {}),
-    document: "Periodic compliance report (Sewer Use Law 1005(3))",
+    ...(extra ? { details: extra } : {}),
+    document: REPORT_TITLES[r.kind] ?? REPORT_TITLES.PERIODIC,
     district: district.name,
     permit: { number: p.permitNumber, facility: p.facilityName, address: [p.street, p.city, p.zip].filter(Boolean).join(", "), organization: org.name },
     report: { id: r.id, kind: r.kind, periodStart: r.periodStart, periodEnd: r.periodEnd, dueOn: r.dueOn, amends: amends ? amends.id : null },
@@ -592,6 +613,7 @@ export async function signReport(
       throw forbidden("Only the organization's Authorized Representative can sign its compliance reports (Sewer Use Law 201, 1005).");
     if (r.status === "SIGNED") throw conflict("This report is already signed. To correct it, start an amended report.");
     if (r.status === "DUE") throw conflict("Enter the lab results before signing the report.");
+    if (reportKindHooks.beforeSign) await reportKindHooks.beforeSign(tx, r);
     const f: Record<string, string> = {};
     if (input.certify !== true) f.certify = "Check the box to make the certification.";
     if (!input.password) f.password = "Enter your password to sign.";
@@ -610,6 +632,7 @@ export async function signReport(
       [r.id, document, hash, u.id, u.display_name, u.email, CERTIFICATION, receivedAt],
     );
     await tx.query(`UPDATE industrial_report SET status = 'SIGNED', signed_at = $2, signer_id = $3, updated_at = $2 WHERE id = $1`, [r.id, receivedAt, u.id]);
+    if (reportKindHooks.signed) await reportKindHooks.signed(tx, viewer, r, p, receivedAt);
     await audit(tx, actorOf(viewer, meta.requestId), {
       action: "industrial.report_signed",
       entityType: "IndustrialReport",
@@ -623,9 +646,9 @@ export async function signReport(
       recipientId: u.id,
       districtId: p.districtId,
       kind: "industrial.report_acknowledgment",
-      subject: `Received: compliance report ${formatDate(r.periodStart)} to ${formatDate(r.periodEnd)}, permit ${p.permitNumber}`,
+      subject: `Received: ${r.kind === "PERIODIC" ? "compliance report" : (REPORT_TITLES[r.kind] ?? "report").replace(/ \(.*$/, "").toLowerCase()} ${formatDate(r.periodStart)} to ${formatDate(r.periodEnd)}, permit ${p.permitNumber}`,
       body:
-        `Hello ${u.display_name},\n\n${district.name} received the signed periodic compliance report of permit ${p.permitNumber} (${p.facilityName}) ` +
+        `Hello ${u.display_name},\n\n${district.name} received the signed ${r.kind === "PERIODIC" ? "periodic compliance report" : (REPORT_TITLES[r.kind] ?? "report").replace(/ \(.*$/, "").toLowerCase()} of permit ${p.permitNumber} (${p.facilityName}) ` +
         `for ${formatDate(r.periodStart)} to ${formatDate(r.periodEnd)}.\n\nDocument: report ${r.id}\nSigned by: ${u.display_name} <${u.email}>\nReceived: ${receivedAt.toISOString()}\n` +
         `SHA-256 of the copy of record: ${hash}\n\nIf you did not sign this report, tell the District Operator at once.\n\nThe copy of record: ${meta.publicUrl}/industrial/reports/${r.id}\n`,
     });
@@ -708,6 +731,8 @@ export async function completeDuty(ds: DataSource, viewer: Viewer, dutyId: strin
     const role = await roleIn(tx, viewer, p.organizationId);
     if (!role && !isStaff(viewer, p.districtId)) throw notFound("That task");
     if (d.done_at) throw conflict("This task is already done.");
+    // SUL 1005(4): the repeat sampling is met by signing its report (events.service.ts), not by a click.
+    if (d.kind === "RESAMPLE") throw conflict("The repeat sampling is done when its report is signed: start the repeat sampling report from this task.");
     await tx.query(`UPDATE industrial_duty SET done_at = $2, done_by_id = $3 WHERE id = $1`, [dutyId, clock.now(), viewer.userId]);
     const [row] = await tx.query(`SELECT * FROM industrial_duty WHERE id = $1`, [dutyId]);
     await audit(tx, actorOf(viewer, requestId), { action: "industrial.duty_done", entityType: "IndustrialPermit", entityId: p.id, districtId: p.districtId, details: { dutyId, kind: d.kind } });

@@ -24,7 +24,7 @@ class DashboardParameterType {
 
 @ObjectType("IndustrialSncDashboardFinding", { simpleResolvers: true })
 class DashboardFindingType {
-  @Field(() => String, { description: "CHRONIC, TRC or LATE_REPORT" }) criterion: string;
+  @Field(() => String, { description: "CHRONIC, TRC, LATE_REPORT or MILESTONE" }) criterion: string;
   @Field(() => String) text: string;
   @Field(() => String) section: string;
   @Field(() => String, { nullable: true }) parameter: string | null;
@@ -39,7 +39,7 @@ class DashboardPermitType {
   @Field(() => String) organizationName: string;
   @Field(() => String) status: string;
   @Field(() => Boolean) inSnc: boolean;
-  @Field(() => [String], { description: "Criteria met: CHRONIC, TRC, LATE_REPORT" }) criteria: string[];
+  @Field(() => [String], { description: "Criteria met: CHRONIC, TRC, LATE_REPORT, MILESTONE" }) criteria: string[];
   @Field(() => [DashboardFindingType]) findings: DashboardPermit["findings"];
   @Field(() => [DashboardParameterType], { description: "Counts per parameter over the period" }) parameters: DashboardPermit["parameters"];
   @Field(() => Int, { description: "Reports due in the period" }) reportsDue: number;
@@ -78,7 +78,7 @@ class DashboardType {
 class PublicListingType {
   @Field(() => String) organizationName: string;
   @Field(() => [String]) permitNumbers: string[];
-  @Field(() => [String], { description: "Criteria met: CHRONIC, TRC, LATE_REPORT" }) criteria: string[];
+  @Field(() => [String], { description: "Criteria met: CHRONIC, TRC, LATE_REPORT, MILESTONE" }) criteria: string[];
   @Field(() => [String], { description: "The findings as published" }) findings: string[];
 }
 

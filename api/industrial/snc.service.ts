@@ -6,15 +6,15 @@ import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { isUuid } from "../documents/documents.service.js";
 import { rulebookById, rulebookOn, type Rulebook } from "../districts/districts.service.js";
 import { loadDistrict, loadPermit } from "./common.js";
-import { chronicFromCounts, chronicViolation, isConventional, lateReport, trcFactor, trcFromCounts, trcViolation, type Measurement } from "./limits.js";
+import { chronicFromCounts, chronicViolation, isConventional, lateReport, missedMilestone, trcFactor, trcFromCounts, trcViolation, type Measurement } from "./limits.js";
 import { addMonths } from "./permits.service.js";
 
 /**
  * Significant non-compliance of one permit over one period (SUL 201): (a) chronic and (b)
  * technical review criteria per parameter, from the results of the period's samples (an amended
  * report's results stand in for the signed one's); (f) reports more than the rulebook's days late.
- * (e) milestones are not judged: the portal does not record progress reports yet. (c), (d), (g)
- * and (h) are the Operator's findings. Every figure comes from the permit's rulebook.
+ * (e) compliance-schedule milestones missed by the rulebook's days, from the progress reports
+ * (1004 A(12)(c)). (c), (d), (g) and (h) are the Operator's findings. Every figure comes from the permit's rulebook.
  */
 
 export type SncMeasurement = { resultId: string; reportId: string; sampledAt: Date; sampleType: string; value: number | null; limit: number | null; exceeds: boolean; atOrAboveTrc: boolean };
@@ -28,7 +28,7 @@ export type SncParameter = {
   trc: boolean;
   measurements: SncMeasurement[];
 };
-export type SncFinding = { criterion: "CHRONIC" | "TRC" | "LATE_REPORT"; text: string; section: string; parameter: string | null; reportId: string | null };
+export type SncFinding = { criterion: "CHRONIC" | "TRC" | "LATE_REPORT" | "MILESTONE"; text: string; section: string; parameter: string | null; reportId: string | null };
 export type SncResult = {
   permitId: string;
   periodStart: CalendarDate;
@@ -68,6 +68,44 @@ function lateFinding(r: { id: string; period_start: string; period_end: string; 
     text: `The report for ${r.period_start} to ${r.period_end}, due ${r.due_on}, ${signedOn ? `was received ${daysLate} days late` : `is ${daysLate} days late and not received`}; more than ${days} days is significant non-compliance.`,
   };
 }
+
+/**
+ * (e) The schedule's milestones judged on the period's last day (today while it runs): missed by
+ * `days` or more and not met by then. A milestone met before the period began is not this
+ * period's finding. `metOn`: the earliest date a progress report says it was met.
+ */
+export function milestoneFindings(
+  schedule: { milestone: string; dueOn: string }[] | null,
+  metOn: Map<number, string>,
+  period: { start: CalendarDate; end: CalendarDate },
+  today: CalendarDate,
+  days: number | null,
+  section: string,
+): SncFinding[] {
+  if (days === null || !schedule?.length) return [];
+  const judgeOn = period.end < today ? period.end : today;
+  const out: SncFinding[] = [];
+  schedule.forEach((m, i) => {
+    const met = metOn.get(i) ?? null;
+    if (met && met < period.start) return;
+    const on = met && met <= judgeOn ? met : null;
+    const r = missedMilestone(m.dueOn, on, judgeOn, days);
+    if (r.snc)
+      out.push({
+        criterion: "MILESTONE",
+        parameter: null,
+        reportId: null,
+        section,
+        text: `The compliance schedule milestone "${m.milestone}", due ${m.dueOn}, ${on ? `was met on ${on}, ${r.daysLate} days late` : `is ${r.daysLate} days late and not reported met`}; ${days} days or more is significant non-compliance.`,
+      });
+  });
+  return out;
+}
+
+const OPERATOR_NOTE = "Interference, pass-through or endangerment, inaccurate reporting and other violations: the District Operator's findings.";
+/** (e) is judged, but only from what the progress reports say: the caveat shown with the findings. */
+const milestoneNote = (rb: Rulebook) =>
+  `Compliance schedule milestones missed by ${rb.entry("industrial.sncMilestoneDays").value} days or more (${rb.entry("industrial.sncMilestoneDays").section}) are judged from the progress reports filed: a milestone no report says was met counts as not met.`;
 
 export async function permitSnc(ds: DataSource, viewer: Viewer, input: { permitId: string; periodStart?: string | null }): Promise<SncResult> {
   const p = await loadPermit(ds, input.permitId);
@@ -149,6 +187,12 @@ export async function permitSnc(ds: DataSource, viewer: Viewer, input: { permitI
     if (late.snc)
       findings.push(lateFinding(r, signedOn, late.daysLate, lateDays.value, rb.entry("industrial.sncLateReportDays").section));
   }
+  // (e) Milestones, from the progress reports (1004 A(12)(c)).
+  const met: any[] = await ds.query(`SELECT milestone_index, min(met_on)::text AS met_on FROM industrial_progress_report WHERE permit_id = $1 AND met GROUP BY milestone_index`, [p.id]);
+  const ms = rb.entry("industrial.sncMilestoneDays");
+  findings.push(
+    ...milestoneFindings(p.complianceSchedule as any, new Map(met.map((m) => [m.milestone_index as number, m.met_on as string])), { start, end }, today, typeof ms.value === "number" ? ms.value : null, ms.section),
+  );
   return {
     permitId: p.id,
     periodStart: start,
@@ -156,10 +200,7 @@ export async function permitSnc(ds: DataSource, viewer: Viewer, input: { permitI
     inSnc: findings.length > 0,
     findings,
     parameters,
-    notJudged: [
-      `Compliance schedule milestones missed by ${rb.entry("industrial.sncMilestoneDays").value} days or more (${rb.entry("industrial.sncMilestoneDays").section}): the portal does not record progress reports yet.`,
-      "Interference, pass-through or endangerment, inaccurate reporting and other violations: the District Operator's findings.",
-    ],
+    notJudged: [milestoneNote(rb), OPERATOR_NOTE],
   };
 }
 
@@ -197,13 +238,21 @@ export type SncDashboard = {
   publishableFrom: CalendarDate;
 };
 
-type SncRules = { chronicPercent: number; trc: { percent: number; factorConventional: number; factorOther: number }; lateDays: number; sections: { chronic: string; conventional: string; other: string; late: string } };
+type SncRules = {
+  chronicPercent: number;
+  trc: { percent: number; factorConventional: number; factorOther: number };
+  lateDays: number;
+  milestoneDays: number | null;
+  sections: { chronic: string; conventional: string; other: string; late: string; milestone: string };
+};
 function sncRules(rb: Rulebook): SncRules {
   return {
     chronicPercent: rb.require("industrial.sncChronicPercent").value,
     trc: { percent: rb.require("industrial.sncTrcPercent").value, factorConventional: rb.require("industrial.sncTrcFactorConventional").value, factorOther: rb.require("industrial.sncTrcFactorOther").value },
     lateDays: rb.require("industrial.sncLateReportDays").value,
+    milestoneDays: typeof rb.entry("industrial.sncMilestoneDays").value === "number" ? (rb.entry("industrial.sncMilestoneDays").value as number) : null,
     sections: {
+      milestone: rb.entry("industrial.sncMilestoneDays").section,
       chronic: rb.entry("industrial.sncChronicPercent").section,
       conventional: rb.entry("industrial.sncTrcFactorConventional").section,
       other: rb.entry("industrial.sncTrcFactorOther").section,
@@ -246,7 +295,9 @@ export async function sncDashboard(ds: DataSource, viewer: Viewer, input: { dist
 
   // 1. The permits in force for some of the period (issued, or revoked after it began).
   const permits: any[] = await ds.query(
-    `SELECT p.id, p.permit_number, p.facility_name, p.status, p.organization_id, o.name AS organization_name, p.rulebook_version_id
+    `SELECT p.id, p.permit_number, p.facility_name, p.status, p.organization_id, o.name AS organization_name, p.rulebook_version_id, p.compliance_schedule,
+            (SELECT json_agg(json_build_object('i', g.milestone_index, 'on', g.met_on)) FROM (SELECT milestone_index, min(met_on)::text AS met_on FROM industrial_progress_report
+                WHERE permit_id = p.id AND met GROUP BY milestone_index) g) AS milestones_met
        FROM industrial_permit p JOIN organization o ON o.id = p.organization_id
       WHERE p.district_id = $1 AND p.status IN ('ISSUED', 'REVOKED') AND p.effective_on <= $3 AND p.expires_on >= $2 AND (p.revoked_at IS NULL OR p.revoked_at >= $4)
       ORDER BY p.permit_number`,
@@ -325,6 +376,12 @@ export async function sncDashboard(ds: DataSource, viewer: Viewer, input: { dist
     const late = lateReport(rep.due_on, signedOn, today, r.lateDays);
     if (late.snc) row.findings.push(lateFinding(rep, signedOn, late.daysLate, r.lateDays, r.sections.late));
   }
+  // (e) Milestones, from the progress reports read with the permits.
+  for (const p of permits) {
+    const r = ruleById.get(p.id)!;
+    const met = new Map<number, string>((p.milestones_met ?? []).map((m: any) => [m.i as number, m.on as string]));
+    byPermit.get(p.id)!.findings.push(...milestoneFindings(p.compliance_schedule, met, { start, end }, today, r.milestoneDays, r.sections.milestone));
+  }
   for (const row of out) {
     row.inSnc = row.findings.length > 0;
     row.criteria = [...new Set(row.findings.map((f) => f.criterion))];
@@ -338,10 +395,7 @@ export async function sncDashboard(ds: DataSource, viewer: Viewer, input: { dist
     periods,
     permits: out,
     inSncCount: out.filter((p) => p.inSnc).length,
-    notJudged: [
-      `Compliance schedule milestones missed by ${current.entry("industrial.sncMilestoneDays").value} days or more (${current.entry("industrial.sncMilestoneDays").section}): the portal does not record progress reports yet.`,
-      "Interference, pass-through or endangerment, inaccurate reporting and other violations: the District Operator's findings.",
-    ],
+    notJudged: [milestoneNote(current), OPERATOR_NOTE],
     publication,
     publicationEnabled: enabled.value === true,
     publicationSection: enabled.section,

@@ -57,7 +57,7 @@ type PermitPage = {
   viewerRole: string | null;
   viewerIsStaff: boolean;
   limits: { id: string; parameter: string; kind: string; unitLabel: string; average: number | null; maximum: number | null; minimum: number | null; section: string }[];
-  reports: { id: string; periodStart: string; periodEnd: string; dueOn: string; status: string; statusLabel: string; amendsId: string | null }[];
+  reports: { id: string; kind: string; kindLabel: string; periodStart: string; periodEnd: string; dueOn: string; status: string; statusLabel: string; amendsId: string | null }[];
   nextReport: { id: string; periodStart: string; periodEnd: string; dueOn: string; daysLeft: number } | null;
   openDuties: { id: string; kind: string; text: string; section: string; dueAt: string; dueOn: string; reportId: string }[];
 };
@@ -68,7 +68,7 @@ const PERMIT_PAGE_FIELDS = `id status statusLabel permitNumber facilityName addr
   complianceSchedule { milestone dueOn } otherInfo tradeSecretFields withheldFields feeCents paymentId paidAt submittedAt noticePublishedOn noticeText earliestIssueOn
   effectiveOn expiresOn reportingMonths revocationReasonLabel revocationNotes viewerRole viewerIsStaff
   limits { id parameter kind unitLabel average maximum minimum section }
-  reports { id periodStart periodEnd dueOn status statusLabel amendsId }
+  reports { id kind kindLabel periodStart periodEnd dueOn status statusLabel amendsId }
   nextReport { id periodStart periodEnd dueOn daysLeft }
   openDuties { id kind text section dueAt dueOn reportId }`;
 
@@ -198,15 +198,13 @@ export default function IndustrialPermitPage() {
           <h2 id="duties-heading">What you must do now</h2>
           <p>A sample exceeded the permit's limits (Sewer Use Law 1005(4)):</p>
           <DutiesList duties={p.openDuties} />
-          {p.openDuties.map((d) => (
-            <Form method="post" key={d.id} className="display-inline-block margin-right-1">
-              <AuthenticityTokenInput />
-              <input type="hidden" name="dutyId" value={d.id} />
-              <button className="usa-button usa-button--outline usa-button--small" type="submit" name="intent" value="duty">
-                Mark done: {d.kind === "NOTIFY" ? "notified" : "resample results sent"} ({formatCalendarDate(d.dueOn)})
-              </button>
-            </Form>
-          ))}
+          {member && (
+            <p>
+              <Link className="usa-button" to={`/industrial/${p.id}/events`}>
+                Record the notification or start the repeat sampling report
+              </Link>
+            </p>
+          )}
         </section>
       )}
 
@@ -248,6 +246,13 @@ export default function IndustrialPermitPage() {
       )}
 
       {(p.effectiveOn || (p as unknown as Lifecycle).previousPermitId) && <PermitLifecycle p={p as unknown as Lifecycle} />}
+      {member && p.status === "ISSUED" && (
+        <p>
+          <Link className="usa-link" to={`/industrial/${p.id}/events`}>
+            Violations, accidental discharges and compliance schedule progress (Sewer Use Law 1005(4), 1011, 1004 A(12))
+          </Link>
+        </p>
+      )}
 
       {p.limits.length > 0 && (
         <section aria-labelledby="limits-heading">
@@ -280,6 +285,7 @@ export default function IndustrialPermitPage() {
                       `${formatCalendarDate(r.periodStart)} to ${formatCalendarDate(r.periodEnd)}`
                     )}
                     {r.amendsId ? " (amendment)" : ""}
+                    {r.kind !== "PERIODIC" ? ` · ${r.kindLabel}` : ""}
                   </th>
                   <td data-label="Due">{formatCalendarDate(r.dueOn)}</td>
                   <td data-label="Status">{r.statusLabel}</td>

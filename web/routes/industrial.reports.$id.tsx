@@ -5,6 +5,7 @@ import { NestedErrorBoundary, Notice, SelectField } from "~/components/fields";
 import { DateTime, formatCalendarDate } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { DAILY_FLOW_FIELDS, DailyFlowsSection, parseFlowLines, type DailyFlowInfo } from "~/components/industrial-flows";
+import { REPORT_KIND_FIELDS, ReportKindPanel, type ReportKindInfo } from "~/components/industrial-events";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 
@@ -35,7 +36,7 @@ type Result = {
   conversion: string | null;
   duties: Duty[];
 };
-type Report = DailyFlowInfo & {
+type Report = DailyFlowInfo & ReportKindInfo & {
   id: string;
   status: string;
   statusLabel: string;
@@ -62,7 +63,8 @@ const REPORT_FIELDS = `id status statusLabel periodStart periodEnd dueOn daysLef
   duties { id kind text section dueAt dueOn }
   copyOfRecord { id sha256 signerName signerEmail receivedAt }
   permit { id permitNumber facilityName organizationName viewerRole limits { parameter } }
-  ${DAILY_FLOW_FIELDS}`;
+  ${DAILY_FLOW_FIELDS}
+  ${REPORT_KIND_FIELDS}`;
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const verify = new URL(request.url).searchParams.get("verify") === "1";
@@ -153,6 +155,12 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       return fail(r.error.message, { flows: lines.join(" ") }, cookieHeaders(r));
     }
     if (r.ok) next = `${here}?done=${encodeURIComponent("The daily flows are saved.")}#flows-heading`;
+  } else if (intent === "statement") {
+    if (values.standardsMet !== "yes" && values.standardsMet !== "no") return fail("Please correct the highlighted fields.", { standardsMet: "Say whether the standards are met consistently." });
+    r = await gql(context, request, `mutation Statement($i: IndustrialNinetyDayStatementInput!) { saveNinetyDayStatement(input: $i) { reportId } }`, {
+      i: { reportId: params.id, standardsMet: values.standardsMet === "yes", measures: values.measures ?? "", professionalName: values.professionalName ?? "", professionalCredential: values.professionalCredential ?? "" },
+    });
+    if (r.ok) next = `${here}?done=${encodeURIComponent("The statement is saved.")}`;
   } else if (intent === "amend") {
     r = await gql<{ amendIndustrialReport: { id: string } }>(context, request, `mutation Amend($id: ID!) { amendIndustrialReport(id: $id) { id } }`, { id: params.id });
     if (r.ok) next = `/industrial/reports/${r.data.amendIndustrialReport.id}?done=${encodeURIComponent("An amended report is started from the signed one's results. Correct it and sign it.")}`;
@@ -230,14 +238,14 @@ export default function ReportPage() {
         </Link>
       </p>
       <h1>
-        Compliance report, {formatCalendarDate(r.periodStart)} to {formatCalendarDate(r.periodEnd)}
+        {r.kind === "PERIODIC" ? "Compliance report" : r.kindLabel.replace(/ \(.*$/, "")}, {formatCalendarDate(r.periodStart)} to {formatCalendarDate(r.periodEnd)}
       </h1>
       <p className="usa-intro">
         {p.facilityName} · {p.organizationName} · <span className="usa-tag">{r.statusLabel}</span>
         {r.amendsId ? " · amends an earlier signed report" : ""}
       </p>
       <p>
-        Due {formatCalendarDate(r.dueOn)} (Sewer Use Law 1005(3))
+        Due {formatCalendarDate(r.dueOn)} ({/\((Sewer Use Law [^)]*\)?)\)$/.exec(r.kindLabel)?.[1] ?? "Sewer Use Law 1005(3)"})
         {r.daysLeft !== null ? (r.daysLeft >= 0 ? `: ${r.daysLeft} days left.` : `: ${-r.daysLeft} days late.`) : "."}
       </p>
       {params.get("done") && !a && <SuccessAlert>{params.get("done")}</SuccessAlert>}
@@ -336,6 +344,7 @@ export default function ReportPage() {
       )}
 
       <DailyFlowsSection report={r} editable={editable} busy={busy} error={e.flows} value={a?.intent === "flows" ? a.values.flows : undefined} />
+      <ReportKindPanel r={r} editable={editable} errors={e} values={a?.intent === "statement" ? a.values : null} busy={busy} />
 
       {editable && (
         <>

@@ -20,6 +20,7 @@ const CRITERIA: Record<string, string> = {
   CHRONIC: "Chronic violation (66% or more of a parameter's measurements over the limit)",
   TRC: "Technical review criteria (33% or more at or above 1.4 or 1.2 times the limit)",
   LATE_REPORT: "A required report more than 30 days late",
+  MILESTONE: "A compliance schedule milestone missed by 90 days or more",
 };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {

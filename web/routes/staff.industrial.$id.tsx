@@ -384,6 +384,11 @@ export default function StaffIndustrialPermit() {
       {p.reports.length > 0 && (
         <section aria-labelledby="reports-heading">
           <h2 id="reports-heading">Reports</h2>
+          <p>
+            <Link className="usa-link" to={`/staff/industrial/${p.id}/events`}>
+              Violation notifications, repeat sampling, accidental discharges, milestones; set the 90-day and baseline report dates
+            </Link>
+          </p>
           <ul className="usa-list">
             {p.reports.map((r) => (
               <li key={r.id}>

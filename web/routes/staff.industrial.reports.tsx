@@ -7,7 +7,7 @@ import { requireStaff } from "~/components/staff.server";
 
 export const meta: MetaFunction = () => [{ title: "Compliance reports | Staff | Tapline" }];
 
-type Report = { id: string; periodStart: string; periodEnd: string; dueOn: string; daysLeft: number | null; signedAt: string | null; permit: { id: string; facilityName: string | null; permitNumber: string | null; organizationName: string } };
+type Report = { id: string; kind: string; kindLabel: string; periodStart: string; periodEnd: string; dueOn: string; daysLeft: number | null; signedAt: string | null; permit: { id: string; facilityName: string | null; permitNumber: string | null; organizationName: string } };
 type Exceedance = {
   id: string;
   parameter: string;
@@ -41,7 +41,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const { industrialReportInbox } = await requireSignedIn<{ industrialReportInbox: { items: Report[]; nextCursor: string | null } }>(
     args,
     `query Inbox($d: ID!, $v: String!, $a: String) { industrialReportInbox(districtId: $d, view: $v, first: 50, after: $a) { nextCursor items {
-      id periodStart periodEnd dueOn daysLeft signedAt permit { id facilityName permitNumber organizationName } } } }`,
+      id kind kindLabel periodStart periodEnd dueOn daysLeft signedAt permit { id facilityName permitNumber organizationName } } } }`,
     { d: district.id, v: view, a: after },
   );
   return { ...base, reports: industrialReportInbox.items, exceedances: [] as Exceedance[], nextCursor: industrialReportInbox.nextCursor };
@@ -57,6 +57,10 @@ export default function StaffReports() {
       <p>
         <Link className="usa-link" to={`/staff/industrial/snc?districtId=${districtId}`}>
           Significant non-compliance of every permit (Sewer Use Law 201)
+        </Link>
+        {" · "}
+        <Link className="usa-link" to={`/staff/industrial/events?districtId=${districtId}`}>
+          Violation notifications and accidental discharges
         </Link>
       </p>
       <nav aria-label="Report lists">
@@ -129,6 +133,7 @@ export default function StaffReports() {
                 </th>
                 <td data-label="Period">
                   {formatCalendarDate(r.periodStart)} to {formatCalendarDate(r.periodEnd)}
+                  {r.kind !== "PERIODIC" ? ` · ${r.kindLabel}` : ""}
                 </td>
                 <td data-label="Due">{formatCalendarDate(r.dueOn)}</td>
                 <td data-label={view === "LATE" ? "Late by" : "Received"}>{view === "LATE" ? `${-(r.daysLeft ?? 0)} days` : <DateTime iso={r.signedAt} />}</td>

@@ -40,7 +40,7 @@ type Dashboard = {
 };
 type ActionData = { error: string; fields: Record<string, string> };
 
-const CRITERIA: Record<string, string> = { CHRONIC: "Chronic (66%)", TRC: "Technical review criteria (33%)", LATE_REPORT: "Report over 30 days late" };
+const CRITERIA: Record<string, string> = { CHRONIC: "Chronic (66%)", TRC: "Technical review criteria (33%)", LATE_REPORT: "Report over 30 days late", MILESTONE: "Milestone 90+ days late" };
 
 export async function loader(args: LoaderFunctionArgs) {
   const url = new URL(args.request.url);

@@ -1,0 +1,285 @@
+import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import { NestedErrorBoundary, SelectField } from "~/components/fields";
+import { DateTime, formatCalendarDate } from "~/components/format";
+import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
+import { TextArea } from "~/components/hauler";
+import {
+  DutyTable,
+  EVENT_DUTY_FIELDS,
+  EVENT_MILESTONE_FIELDS,
+  EVENT_SLUG_FIELDS,
+  MilestoneTable,
+  daysText,
+  type EventDuty,
+  type EventMilestone,
+  type EventSlug,
+} from "~/components/industrial-events";
+import { requireCsrf } from "~/csrf.server";
+import { cookieHeaders, gql } from "~/graphql.server";
+
+export const meta: MetaFunction = () => [{ title: "Violations, discharges and milestones | Tapline" }];
+
+/**
+ * The industrial user's reports besides the periodic one: the notification of a violation within
+ * 24 hours and the repeat sampling within 30 days (SUL 1005(4)), an accidental or slug discharge
+ * (1011), and progress on the compliance schedule's milestones (1004 A(12)(c)).
+ */
+
+type Page = {
+  id: string;
+  status: string;
+  permitNumber: string | null;
+  facilityName: string | null;
+  organizationName: string;
+  viewerRole: string | null;
+  duties: EventDuty[];
+  slugDischarges: EventSlug[];
+  milestones: EventMilestone[];
+};
+type ActionData = { intent: string; error: string; fields: Record<string, string>; values: Record<string, string> };
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const r = await gql<{ industrialPermit: Page }>(
+    context,
+    request,
+    `query PermitEvents($id: ID!) { industrialPermit(id: $id) { id status permitNumber facilityName organizationName viewerRole
+      duties { ${EVENT_DUTY_FIELDS} } slugDischarges { ${EVENT_SLUG_FIELDS} } milestones { ${EVENT_MILESTONE_FIELDS} } } }`,
+    { id: params.id },
+  );
+  if (!r.ok) throw new Response(r.error.message, { status: r.error.code === "NOT_FOUND" ? 404 : 500 });
+  if (r.data.industrialPermit.viewerRole === null) throw new Response("This page is for the permit holder's members.", { status: 404 });
+  return r.data;
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  await requireCsrf(context, request);
+  const form = await request.formData();
+  const intent = String(form.get("intent") ?? "");
+  const values: Record<string, string> = {};
+  for (const [k, v] of form.entries()) if (typeof v === "string" && k !== "csrf") values[k] = v;
+  const here = `/industrial/${params.id}/events`;
+  const fail = (error: string, fields: Record<string, string>, headers?: Headers) => Response.json({ intent, error, fields, values } satisfies ActionData, { status: 400, headers });
+  let r;
+  let next = here;
+  if (intent === "notify") {
+    r = await gql(context, request, `mutation Notify($i: IndustrialViolationNoticeInput!) { fileViolationNotice(input: $i) { id onTime } }`, {
+      i: { dutyId: values.dutyId ?? "", notifiedWhom: values.notifiedWhom ?? "", method: values.method ?? "", notifiedAt: values.notifiedAt ?? "", text: values.text ?? "" },
+    });
+    if (r.ok)
+      next = `${here}?done=${encodeURIComponent((r.data as any).fileViolationNotice.onTime ? "The notification is recorded, within the 24 hours." : "The notification is recorded. It was made after the 24 hours (Sewer Use Law 1005(4)); it is shown as late.")}`;
+  } else if (intent === "resample") {
+    r = await gql<{ startResampleReport: { id: string } }>(context, request, `mutation Resample($id: ID!) { startResampleReport(dutyId: $id) { id } }`, { id: values.dutyId ?? "" });
+    if (r.ok) next = `/industrial/reports/${r.data.startResampleReport.id}?done=${encodeURIComponent("The repeat sampling report is started. Enter the repeat results; the Authorized Representative signs it.")}`;
+  } else if (intent === "slug") {
+    const volume = (values.estimatedVolumeGallons ?? "").replace(/,/g, "").trim();
+    const n = volume === "" ? null : /^\d+(\.\d+)?$/.test(volume) ? Number(volume) : NaN;
+    if (Number.isNaN(n)) return fail("Please correct the highlighted fields.", { estimatedVolumeGallons: "Enter the volume in gallons as a number." });
+    r = await gql<{ reportSlugDischarge: { id: string } }>(context, request, `mutation Slug($i: IndustrialSlugDischargeInput!) { reportSlugDischarge(input: $i) { id } }`, {
+      i: {
+        permitId: params.id,
+        occurredAt: values.occurredAt ?? "",
+        notifiedAt: values.slugNotifiedAt ?? "",
+        notifiedWhom: values.slugNotifiedWhom ?? "",
+        substance: values.substance ?? "",
+        estimatedVolumeGallons: n,
+        description: values.description ?? "",
+      },
+    });
+    if (r.ok) next = `/industrial/slug/${r.data.reportSlugDischarge.id}?done=${encodeURIComponent("The discharge is recorded and the District Operator is told by email. Write the report within 5 days (Sewer Use Law 1011).")}`;
+  } else if (intent === "progress") {
+    const met = values.met === "yes" ? true : values.met === "no" ? false : null;
+    if (met === null) return fail("Please correct the highlighted fields.", { met: "Say whether the milestone was met." });
+    r = await gql(context, request, `mutation Progress($i: IndustrialMilestoneProgressInput!) { fileMilestoneProgress(input: $i) { id } }`, {
+      i: { permitId: params.id, milestoneIndex: Number(values.milestoneIndex ?? -1), met, metOn: values.metOn || null, reason: values.reason || null, expectedOn: values.expectedOn || null },
+    });
+    if (r.ok) next = `${here}?done=${encodeURIComponent("The progress report is filed.")}#milestones-heading`;
+  } else return fail("Unknown action.", {});
+  if (!r.ok) {
+    if (r.error.code === "UNAUTHENTICATED") throw redirect(`/sign-in?redirectTo=${encodeURIComponent(here)}`, { headers: cookieHeaders(r) });
+    // The slug form's notification fields have their own names on this page.
+    const fields: Record<string, string> = {};
+    for (const [k, m] of Object.entries(r.error.fields)) fields[intent === "slug" && (k === "notifiedAt" || k === "notifiedWhom") ? `slug${k[0].toUpperCase()}${k.slice(1)}` : k] = m;
+    return fail(r.error.message, fields, cookieHeaders(r));
+  }
+  return redirect(next, { headers: cookieHeaders(r) });
+}
+
+const METHODS = [
+  { value: "", label: "- Choose -" },
+  { value: "PHONE", label: "By telephone" },
+  { value: "EMAIL", label: "By email" },
+  { value: "IN_PERSON", label: "In person" },
+  { value: "LETTER", label: "By letter" },
+];
+const LABELS: Record<string, string> = {
+  dutyId: "Violation",
+  notifiedWhom: "Whom you told",
+  method: "How",
+  notifiedAt: "When",
+  text: "What you told the district",
+  occurredAt: "When the discharge happened",
+  slugNotifiedAt: "When you told the district",
+  slugNotifiedWhom: "Whom you told",
+  substance: "What was discharged",
+  estimatedVolumeGallons: "Estimated volume",
+  milestoneIndex: "Milestone",
+  met: "Met",
+  metOn: "Date met",
+  reason: "Reason for the delay",
+  expectedOn: "Expected date",
+};
+
+export default function PermitEvents() {
+  const { industrialPermit: p } = useLoaderData<typeof loader>() as { industrialPermit: Page };
+  const a = useActionData<ActionData>();
+  const [params] = useSearchParams();
+  const busy = useNavigation().state === "submitting";
+  const e = a?.fields ?? {};
+  const v = (intent: string, k: string) => (a?.intent === intent ? (a.values[k] ?? "") : "");
+  const openNotify = p.duties.filter((d) => d.kind === "NOTIFY" && !d.doneAt);
+  const openResample = p.duties.filter((d) => d.kind === "RESAMPLE" && !d.doneAt);
+  const issued = p.status === "ISSUED";
+  return (
+    <>
+      <p>
+        <Link className="usa-link" to={`/industrial/${p.id}`}>
+          Permit {p.permitNumber}
+        </Link>
+      </p>
+      <h1>Violations, discharges and milestones</h1>
+      <p className="usa-intro">
+        {p.facilityName} · {p.organizationName}
+      </p>
+      {params.get("done") && !a && <SuccessAlert>{params.get("done")}</SuccessAlert>}
+      <ErrorSummary message={a?.error} fields={e} labels={LABELS} />
+
+      <section aria-labelledby="violations-heading">
+        <h2 id="violations-heading">Violations (Sewer Use Law 1005(4))</h2>
+        <p>
+          When your own sampling shows a violation, tell the District Operator within 24 hours of learning of it, then repeat the sampling and send the results within 30 days.
+        </p>
+        {p.duties.length === 0 ? <p>No result has exceeded a limit.</p> : <DutyTable duties={p.duties} reportHref={(id) => `/industrial/reports/${id}`} />}
+
+        {openNotify.length > 0 && (
+          <Form method="post" className="usa-form usa-form--large">
+            <AuthenticityTokenInput />
+            <h3>Record the notification you made</h3>
+            <SelectField
+              name="dutyId"
+              label="Violation"
+              options={openNotify.map((d) => ({ value: d.id, label: `${d.text}: due ${new Date(d.dueAt).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short" })}` }))}
+              defaultValue={v("notify", "dutyId")}
+              error={e.dutyId}
+              required
+            />
+            <TextField name="notifiedWhom" label="Whom you told at the district" defaultValue={v("notify", "notifiedWhom")} error={e.notifiedWhom} required />
+            <SelectField name="method" label="How" options={METHODS} defaultValue={v("notify", "method")} error={e.method} required />
+            <TextField name="notifiedAt" type="datetime-local" label="When" hint="Date and time, in the district's time" defaultValue={v("notify", "notifiedAt")} error={e.notifiedAt} required />
+            <TextArea name="text" label="What you told the district" hint="The parameter, the result, and what you are doing about it" defaultValue={v("notify", "text")} error={e.text} />
+            <button className="usa-button" type="submit" name="intent" value="notify" disabled={busy}>
+              Record the notification
+            </button>
+          </Form>
+        )}
+
+        {openResample.filter((d) => !d.resampleReportId).length > 0 && (
+          <>
+            <h3>Repeat sampling</h3>
+            <p>Start the repeat sampling report from the violation; enter the repeat results in it, and the Authorized Representative signs it.</p>
+            {openResample
+              .filter((d) => !d.resampleReportId)
+              .map((d) => (
+                <Form method="post" key={d.id} className="margin-bottom-1">
+                  <AuthenticityTokenInput />
+                  <input type="hidden" name="dutyId" value={d.id} />
+                  <button className="usa-button usa-button--outline" type="submit" name="intent" value="resample" disabled={busy}>
+                    Start the repeat sampling report: {d.text.replace(/^Repeat the /, "").replace(/ sampling.*$/, "")}, due {formatCalendarDate(d.dueOn)} ({daysText(d.daysLeft)})
+                  </button>
+                </Form>
+              ))}
+          </>
+        )}
+      </section>
+
+      <section aria-labelledby="slug-heading">
+        <h2 id="slug-heading">Accidental or slug discharges (Sewer Use Law 1011)</h2>
+        <p>
+          Tell the District Operator at once by telephone, then record it here. A written report of the causes and the measures taken is due within 5 days; lab results may be added within 45 days.
+          Accidental discharge reports are public (Sewer Use Law 1014).
+        </p>
+        {p.slugDischarges.length > 0 && (
+          <ul className="usa-list">
+            {p.slugDischarges.map((s) => (
+              <li key={s.id}>
+                <Link className="usa-link" to={`/industrial/slug/${s.id}`}>
+                  {s.substance}, <DateTime iso={s.occurredAt} />
+                </Link>
+                : written report {s.writtenStatus === "SIGNED" ? "received" : `due ${formatCalendarDate(s.writtenDueOn)} (${daysText(s.writtenDaysLeft)})`}
+                {s.writtenLate ? " (late)" : ""}
+              </li>
+            ))}
+          </ul>
+        )}
+        {issued && (
+          <Form method="post" className="usa-form usa-form--large">
+            <AuthenticityTokenInput />
+            <h3>Record a discharge</h3>
+            <TextField name="occurredAt" type="datetime-local" label="When the discharge happened" defaultValue={v("slug", "occurredAt")} error={e.occurredAt} required />
+            <TextField name="slugNotifiedAt" type="datetime-local" label="When you told the district" defaultValue={v("slug", "slugNotifiedAt")} error={e.slugNotifiedAt} required />
+            <TextField name="slugNotifiedWhom" label="Whom you told" defaultValue={v("slug", "slugNotifiedWhom")} error={e.slugNotifiedWhom} required />
+            <TextField name="substance" label="What was discharged" defaultValue={v("slug", "substance")} error={e.substance} required />
+            <TextField name="estimatedVolumeGallons" label="Estimated volume, gallons" inputMode="decimal" defaultValue={v("slug", "estimatedVolumeGallons")} error={e.estimatedVolumeGallons} required />
+            <TextArea name="description" label="What happened (optional)" defaultValue={v("slug", "description")} error={e.description} />
+            <button className="usa-button" type="submit" name="intent" value="slug" disabled={busy}>
+              Record the discharge
+            </button>
+          </Form>
+        )}
+      </section>
+
+      {p.milestones.length > 0 && (
+        <section aria-labelledby="milestones-heading">
+          <h2 id="milestones-heading">Compliance schedule (Sewer Use Law 1004 A(12))</h2>
+          <p>A progress report is due at most 14 days after each milestone's date: met, or not met with the reason and the date you expect to meet it.</p>
+          <MilestoneTable milestones={p.milestones} />
+          {issued && (
+            <Form method="post" className="usa-form usa-form--large">
+              <AuthenticityTokenInput />
+              <h3>File a progress report</h3>
+              <SelectField
+                name="milestoneIndex"
+                label="Milestone"
+                options={p.milestones.map((m) => ({ value: String(m.index), label: `${m.milestone} (${formatCalendarDate(m.dueOn)})` }))}
+                defaultValue={v("progress", "milestoneIndex")}
+                error={e.milestoneIndex}
+                required
+              />
+              <SelectField
+                name="met"
+                label="Was it met?"
+                options={[
+                  { value: "", label: "- Choose -" },
+                  { value: "yes", label: "Yes, met" },
+                  { value: "no", label: "No, not yet" },
+                ]}
+                defaultValue={v("progress", "met")}
+                error={e.met}
+                required
+              />
+              <TextField name="metOn" type="date" label="If met: the date" defaultValue={v("progress", "metOn")} error={e.metOn} />
+              <TextArea name="reason" label="If not met: the reason for the delay" defaultValue={v("progress", "reason")} error={e.reason} />
+              <TextField name="expectedOn" type="date" label="If not met: the date you expect to meet it" defaultValue={v("progress", "expectedOn")} error={e.expectedOn} />
+              <button className="usa-button" type="submit" name="intent" value="progress" disabled={busy}>
+                File the progress report
+              </button>
+            </Form>
+          )}
+        </section>
+      )}
+    </>
+  );
+}
+
+export const ErrorBoundary = NestedErrorBoundary;

@@ -1,0 +1,122 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { requireSignedIn } from "~/auth.server";
+import { NestedErrorBoundary } from "~/components/fields";
+import { DateTime, formatCalendarDate } from "~/components/format";
+import { OnTime, daysText } from "~/components/industrial-events";
+import { requireStaff } from "~/components/staff.server";
+
+export const meta: MetaFunction = () => [{ title: "Violation notifications and accidental discharges | Staff | Tapline" }];
+
+type Notice = { id: string; dutyId: string; permitId: string; notifiedWhom: string; methodLabel: string; notifiedAt: string; text: string; onTime: boolean; filedAt: string };
+type Slug = {
+  id: string;
+  permitId: string;
+  permitNumber: string | null;
+  facilityName: string | null;
+  occurredAt: string;
+  substance: string;
+  estimatedVolumeGallons: number;
+  writtenDueOn: string;
+  writtenDaysLeft: number | null;
+  writtenStatus: string;
+  writtenLate: boolean;
+};
+
+export async function loader(args: LoaderFunctionArgs) {
+  const url = new URL(args.request.url);
+  const info = await requireStaff(args);
+  const district = info.districts.find((d) => d.id === url.searchParams.get("districtId")) ?? info.districts[0];
+  const data = await requireSignedIn<{ industrialViolationNotices: Notice[]; industrialSlugDischarges: Slug[] }>(
+    args,
+    `query Events($d: ID!) {
+      industrialViolationNotices(districtId: $d, first: 50) { id dutyId permitId notifiedWhom methodLabel notifiedAt text onTime filedAt }
+      industrialSlugDischarges(districtId: $d, first: 50) { id permitId permitNumber facilityName occurredAt substance estimatedVolumeGallons writtenDueOn writtenDaysLeft writtenStatus writtenLate } }`,
+    { d: district.id },
+  );
+  return { districtName: district.name, ...data };
+}
+
+/** Staff: the district's violation notifications (SUL 1005(4)) and accidental or slug discharges (1011), newest first. */
+export default function StaffEvents() {
+  const { districtName, industrialViolationNotices: notices, industrialSlugDischarges: slugs } = useLoaderData<typeof loader>();
+  return (
+    <>
+      <h1>Violation notifications and accidental discharges</h1>
+      <p className="usa-intro">{districtName}</p>
+      <section aria-labelledby="slugs-heading">
+        <h2 id="slugs-heading">Accidental or slug discharges (Sewer Use Law 1011)</h2>
+        {slugs.length === 0 ? (
+          <p>None reported.</p>
+        ) : (
+          <table className="usa-table usa-table--borderless usa-table--stacked width-full">
+            <caption className="usa-sr-only">Newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Discharge</th>
+                <th scope="col">Permit</th>
+                <th scope="col">Written report</th>
+              </tr>
+            </thead>
+            <tbody>
+              {slugs.map((s) => (
+                <tr key={s.id}>
+                  <th scope="row" data-label="Discharge">
+                    <Link className="usa-link" to={`/industrial/slug/${s.id}`}>
+                      {s.substance}
+                    </Link>
+                    , about {s.estimatedVolumeGallons.toLocaleString("en-US")} gallons, <DateTime iso={s.occurredAt} />
+                  </th>
+                  <td data-label="Permit">
+                    <Link className="usa-link" to={`/staff/industrial/${s.permitId}/events`}>
+                      {s.permitNumber}
+                    </Link>{" "}
+                    {s.facilityName}
+                  </td>
+                  <td data-label="Written report">
+                    {s.writtenStatus === "SIGNED" ? "Received" : `Due ${formatCalendarDate(s.writtenDueOn)} (${daysText(s.writtenDaysLeft)})`} {s.writtenLate && <OnTime onTime={false} />}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section aria-labelledby="notices-heading">
+        <h2 id="notices-heading">Violation notifications (Sewer Use Law 1005(4))</h2>
+        {notices.length === 0 ? (
+          <p>None recorded.</p>
+        ) : (
+          <table className="usa-table usa-table--borderless usa-table--stacked width-full">
+            <caption className="usa-sr-only">Newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Notified</th>
+                <th scope="col">What was said</th>
+                <th scope="col">Within 24 hours</th>
+              </tr>
+            </thead>
+            <tbody>
+              {notices.map((n) => (
+                <tr key={n.id}>
+                  <th scope="row" data-label="Notified">
+                    <Link className="usa-link" to={`/staff/industrial/${n.permitId}/events`}>
+                      {n.notifiedWhom}
+                    </Link>
+                    , {n.methodLabel.toLowerCase()}, <DateTime iso={n.notifiedAt} />
+                  </th>
+                  <td data-label="What was said">{n.text}</td>
+                  <td data-label="Within 24 hours">
+                    <OnTime onTime={n.onTime} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </>
+  );
+}
+
+export const ErrorBoundary = NestedErrorBoundary;
