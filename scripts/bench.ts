@@ -331,7 +331,7 @@ async function load(op: Operation, seconds: number) {
   return JSON.parse(stdout);
 }
 /** SQL statements one request takes (warm viewer and rulebook caches, cold micro-cache): fixed, whatever the number of loads. */
-async function statementsOf(op: Operation): Promise<number> {
+async function statementsOf(op: Operation): Promise<{ statements: number; coldMs: number }> {
   const logger = running.ds.logger as any;
   const original = logger.logQuery;
   let count = 0;
@@ -353,16 +353,18 @@ async function statementsOf(op: Operation): Promise<number> {
     await ask(); // warm: the viewer and rulebook caches
     clearMicroCache(); // count the statements of a cold day sheet, not of the 2-second cache
     count = 0;
+    const t0 = performance.now();
     const j = await ask();
+    const coldMs = performance.now() - t0;
     if (j.data.stationDaySheet && j.data.stationDaySheet.total !== 300) throw new Error(`the day sheet counts ${j.data.stationDaySheet.total} loads, not 300`);
     if (j.data.addIndustrialResults && j.data.addIndustrialResults.length !== 500) throw new Error(`saved ${j.data.addIndustrialResults.length} results, not 500`);
     if (j.data.industrialSncDashboard && j.data.industrialSncDashboard.totalPermits !== 200) throw new Error(`the SNC dashboard counts ${j.data.industrialSncDashboard.totalPermits} permits, not 200`);
-    return count;
+    return { statements: count, coldMs };
   } finally {
     logger.logQuery = original;
   }
 }
-const statementCounts = new Map<string, number>();
+const statementCounts = new Map<string, { statements: number; coldMs: number }>();
 for (const op of OPERATIONS) if (/^(board docket|station day|SNC dashboard|save report)/.test(op.name)) statementCounts.set(op.name, await statementsOf(op));
 
 /** CPU seconds the PostgreSQL server's processes have used (Linux /proc; 0 where it cannot be read, as on PGlite or another host). */
@@ -412,8 +414,12 @@ for (const op of OPERATIONS) {
 }
 await running.close();
 rmSync(specDir, { recursive: true, force: true });
-await db.drop();
-await dropRunDatabases();
+// BENCH_KEEP=1 keeps the seeded database to look into (its URL is printed).
+if (process.env.BENCH_KEEP) console.log(`kept: ${db.databaseUrl ?? db.dataDir}`);
+else {
+  await db.drop();
+  await dropRunDatabases();
+}
 
 const base = rows[0];
 const pad = (s: string | number, n: number) => String(s).padEnd(n);
@@ -430,7 +436,8 @@ for (const r of rows) {
 console.log("");
 console.log(`SNC dashboard and save report: over ${sncResults} results (${SNC_YEARS} years of 200 permits)`);
 console.log("Save report: 500 results a request, each to another of the 200 permits' open reports; target 50 reports/s, p99 < 150 ms");
-for (const [name, n] of statementCounts) console.log(`${name}: ${n} SQL statement(s) per request, the same whatever the number of rows (tests in test/api check it)`);
+for (const [name, n] of statementCounts)
+  console.log(`${name}: ${n.statements} SQL statement(s) per request, the same whatever the number of rows (tests in test/api check it); one request alone, uncached: ${n.coldMs.toFixed(0)} ms`);
 const enforce = process.env.BENCH_ENFORCE ? process.env.BENCH_ENFORCE !== "0" : !!config.databaseUrl;
 if (!config.databaseUrl) console.log("\nEmbedded PGlite serves one connection at a time: figures for information; targets apply on PostgreSQL (DATABASE_URL).");
 if (missed && enforce) process.exit(1);
