@@ -172,7 +172,9 @@ export async function editableReport(tx: EntityManager, viewer: Viewer, id: stri
   const p = (await loadPermit(tx, r.permitId))!;
   if (!(await roleIn(tx, viewer, p.organizationId))) throw notFound("That report");
   if (r.status === "SIGNED") throw conflict("This report is signed and cannot be changed. To correct it, start an amended report.");
-  if (p.status !== "ISSUED") throw conflict("Reports are filed under an issued permit.");
+  // A permit superseded after a change (SUL 1004 F) still owes the reports of the days it was in force.
+  const owedAfterEnd = p.status === "SUPERSEDED" && p.supersededOn !== null && r.periodStart < p.supersededOn;
+  if (p.status !== "ISSUED" && !owedAfterEnd) throw conflict("Reports are filed under an issued permit.");
   return { r, p };
 }
 

@@ -293,13 +293,14 @@ export async function sncDashboard(ds: DataSource, viewer: Viewer, input: { dist
   const periods: CalendarDate[] = [];
   for (let k = 0; k < 10; k++) periods.push(addMonths(now, -months * k));
 
-  // 1. The permits in force for some of the period (issued, or revoked after it began).
+  // 1. The permits in force for some of the period (issued, or revoked or superseded after it began).
   const permits: any[] = await ds.query(
     `SELECT p.id, p.permit_number, p.facility_name, p.status, p.organization_id, o.name AS organization_name, p.rulebook_version_id, p.compliance_schedule,
             (SELECT json_agg(json_build_object('i', g.milestone_index, 'on', g.met_on)) FROM (SELECT milestone_index, min(met_on)::text AS met_on FROM industrial_progress_report
                 WHERE permit_id = p.id AND met GROUP BY milestone_index) g) AS milestones_met
        FROM industrial_permit p JOIN organization o ON o.id = p.organization_id
-      WHERE p.district_id = $1 AND p.status IN ('ISSUED', 'REVOKED') AND p.effective_on <= $3 AND p.expires_on >= $2 AND (p.revoked_at IS NULL OR p.revoked_at >= $4)
+      WHERE p.district_id = $1 AND p.status IN ('ISSUED', 'REVOKED', 'SUPERSEDED') AND p.effective_on <= $3 AND p.expires_on >= $2 AND (p.revoked_at IS NULL OR p.revoked_at >= $4)
+        AND (p.status <> 'SUPERSEDED' OR p.superseded_on > $2)
       ORDER BY p.permit_number`,
     [district.id, start, end, from],
   );
