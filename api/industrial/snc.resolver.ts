@@ -123,7 +123,7 @@ export class IndustrialSncResolver {
   @Access("OPERATOR", "ADMIN")
   @Mutation(() => PublicationType, { description: "Operator or administrator: freeze and publish the list of users in significant non-compliance for a period that has ended (SUL 1122)" })
   publishSncList(@Arg("districtId", () => ID) districtId: string, @Arg("periodStart", () => String) periodStart: string, @Ctx() ctx: Context): Promise<Publication> {
-    return publishSncList(ctx.ds, ctx.viewer!, { districtId, periodStart }, ctx.requestId);
+    return publishSncList(ctx.ds, ctx.viewer!, { districtId, periodStart }, ctx.requestId, ctx.config.publicUrl);
   }
 
   @Access("PUBLIC")

@@ -1,10 +1,11 @@
 import type { DataSource } from "typeorm";
 import { hasRole, isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
-import { addCalendarDays, dateIn, isCalendarDate, zonedWallTime, type CalendarDate } from "../common/dates.js";
+import { addCalendarDays, dateIn, formatDate, isCalendarDate, zonedWallTime, type CalendarDate } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { isUuid } from "../documents/documents.service.js";
 import { rulebookById, rulebookOn, type Rulebook } from "../districts/districts.service.js";
+import { enqueueEmail } from "../outbox/outbox.service.js";
 import { loadDistrict, loadPermit } from "./common.js";
 import { chronicFromCounts, chronicViolation, isConventional, lateReport, missedMilestone, trcFactor, trcFromCounts, trcViolation, type Measurement } from "./limits.js";
 import { addMonths } from "./permits.service.js";
@@ -429,7 +430,7 @@ async function publicationsOf(db: Pick<DataSource, "query">, districtId: string,
  * non-compliance for a period that has ended: one row per organization with the criteria met,
  * as the dashboard judged them at that moment. A period is published once.
  */
-export async function publishSncList(ds: DataSource, viewer: Viewer, input: { districtId: string; periodStart: string }, requestId?: string): Promise<Publication> {
+export async function publishSncList(ds: DataSource, viewer: Viewer, input: { districtId: string; periodStart: string }, requestId?: string, publicUrl = ""): Promise<Publication> {
   if (!isUuid(input.districtId) || !isStaff(viewer, input.districtId)) throw forbidden("Only this district's staff publish its list.");
   if (!hasRole(viewer, "OPERATOR", input.districtId) && !hasRole(viewer, "ADMIN", input.districtId)) throw forbidden("Only the District Operator or an administrator publishes the list (SUL 1122).");
   const board = await sncDashboard(ds, viewer, input);
@@ -486,6 +487,29 @@ export async function publishSncList(ds: DataSource, viewer: Viewer, input: { di
       districtId: district.id,
       details: { periodStart: board.periodStart, periodEnd: board.periodEnd, organizations: orgs.map((o) => o.organizationName) },
     });
+    // Each listed organization's owners and Authorized Representatives learn of it from the
+    // district, not from the newspaper (SUL 1122), with the findings behind it.
+    const people: { organization_id: string; email: string; display_name: string; user_id: string }[] = orgs.length
+      ? await tx.query(
+          `SELECT m.organization_id, u.id AS user_id, u.email, u.display_name FROM membership m JOIN app_user u ON u.id = m.user_id
+            WHERE m.organization_id = ANY($1::uuid[]) AND m.role IN ('OWNER', 'AUTHORIZED_REPRESENTATIVE') ORDER BY u.email`,
+          [orgs.map((o) => o.organizationId)],
+        )
+      : [];
+    for (const o of orgs)
+      for (const m of people.filter((x) => x.organization_id === o.organizationId))
+        await enqueueEmail(tx, {
+          to: m.email,
+          recipientId: m.user_id,
+          districtId: district.id,
+          kind: "industrial.snc_listed",
+          subject: `${o.organizationName} is on ${district.name}'s published list of significant non-compliance, ${formatDate(board.periodStart)} to ${formatDate(board.periodEnd)}`,
+          body:
+            `Hello ${m.display_name},\n\n${district.name} has published its list of industrial users in significant non-compliance for ${formatDate(board.periodStart)} to ` +
+            `${formatDate(board.periodEnd)} (Sewer Use Law 201, 1122). ${o.organizationName} is on it, for permit${o.permitNumbers.length === 1 ? "" : "s"} ${o.permitNumbers.join(", ")}:\n` +
+            o.findings.map((f) => `  ${f.permitNumber}: ${f.text} (${f.section})`).join("\n") +
+            `\n\nThe published list: ${publicUrl}/public-records/snc\n\nTo discuss the findings, contact the District Operator.\n`,
+        });
     return (await publicationsOf(tx, district.id, board.periodStart))[0];
   });
 }

@@ -228,7 +228,17 @@ describe("the published list (SUL 1122)", () => {
     expect(open.errors![0].message).toMatch(/can be published from 2027-01-01/);
 
     expect((await operator.ok(DASH, { d: lakeview.id, s: "2026-01-01" })).industrialSncDashboard.canPublish).toBe(true);
+    // the owner of one listed organization hears of it from the district
+    await db().query(
+      `INSERT INTO membership (organization_id, user_id, role) SELECT o.id, u.id, 'OWNER' FROM organization o, app_user u WHERE o.name = 'Tardy Tanning' AND u.email = $1`,
+      [DEMO.applicant],
+    );
     const { publishSncList: p } = await operator.ok(PUBLISH, { d: lakeview.id, s: "2026-01-01" });
+    const mail = await db().query(`SELECT subject, body_text FROM outbox_email WHERE kind = 'industrial.snc_listed' AND to_address = $1`, [DEMO.applicant]);
+    expect(mail).toHaveLength(1);
+    expect(mail[0].subject).toMatch(/^Tardy Tanning is on .*'s published list of significant non-compliance, January 1, 2026 to June 30, 2026$/);
+    expect(mail[0].body_text).toMatch(/Sewer Use Law 201, 1122/);
+    expect(mail[0].body_text).toMatch(/\/public-records\/snc/);
     expect(p).toMatchObject({ periodStart: "2026-01-01", periodEnd: "2026-06-30", publishedOn: "2026-07-31", section: "Sewer Use Law 1122" });
     expect(errorCode(await operator.gql(PUBLISH, { d: lakeview.id, s: "2026-01-01" }))).toBe("CONFLICT");
     const after = (await clerk.ok(DASH, { d: lakeview.id, s: "2026-01-01" })).industrialSncDashboard;
