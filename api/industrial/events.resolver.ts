@@ -8,6 +8,7 @@ import { rowOf, type PermitRow, type Relation } from "./common.js";
 import * as events from "./events.service.js";
 import { DutyType, PermitType, ReportType } from "./industrial.resolver.js";
 import { REPORT_TITLES, type DutyRow, type ReportRow } from "./reports.service.js";
+import { groupBy, industrialRows, perRequest } from "./loaders.js";
 
 /** GraphQL of the other report kinds (events.service.ts): violation notifications, repeat sampling, slug discharges, 90-day and baseline reports, milestone progress. */
 
@@ -132,11 +133,7 @@ class ProgressInput {
 
 function loadersFor(ctx: Context) {
   const ds = ctx.ds;
-  const group = <T extends { [k: string]: any }>(rows: T[], key: keyof T, ids: readonly string[]) => {
-    const m = new Map<string, T[]>();
-    for (const r of rows) (m.get(r[key]) ?? m.set(r[key], []).get(r[key])!).push(r);
-    return ids.map((id) => m.get(id) ?? []);
-  };
+  const group = <T extends { [k: string]: any }>(rows: T[], key: keyof T, ids: readonly string[]) => groupBy(rows, (r) => r[key], ids);
   return {
     notices: new DataLoader<string, events.NoticeRow[]>(async (ids) => group(await events.noticesOfDuties(ds, ids), "dutyId", ids)),
     resample: new DataLoader<string, ReportRow[]>(async (ids) => group(await events.resampleReportsOfDuties(ds, ids), "dutyId" as any, ids)),
@@ -145,24 +142,11 @@ function loadersFor(ctx: Context) {
     slugOfReport: new DataLoader<string, events.SlugRow[]>(async (ids) => group(await events.slugsOfReports(ds, ids), "reportId", ids)),
     statements: new DataLoader<string, events.StatementRow[]>(async (ids) => group(await events.statementsOf(ds, ids), "reportId", ids)),
     progress: new DataLoader<string, events.ProgressRow[]>(async (ids) => group(await events.progressOfPermits(ds, ids), "permitId", ids)),
-    reports: new DataLoader<string, ReportRow | null>(async (ids) => {
-      const rows = await ds.query(`SELECT * FROM industrial_report WHERE id = ANY($1::uuid[])`, [[...ids]]);
-      const m = new Map(rows.map((r: any) => [r.id, rowOf<ReportRow>(r)]));
-      return ids.map((id) => (m.get(id) as ReportRow) ?? null);
-    }),
-    permits: new DataLoader<string, PermitRow | null>(async (ids) => {
-      const rows = await ds.query(`SELECT * FROM industrial_permit WHERE id = ANY($1::uuid[])`, [[...ids]]);
-      const m = new Map(rows.map((r: any) => [r.id, rowOf<PermitRow>(r)]));
-      return ids.map((id) => (m.get(id) as PermitRow) ?? null);
-    }),
+    reports: industrialRows(ctx).report,
+    permits: industrialRows(ctx).permit,
   };
 }
-const perRequest = new WeakMap<Context, ReturnType<typeof loadersFor>>();
-function L(ctx: Context) {
-  let l = perRequest.get(ctx);
-  if (!l) perRequest.set(ctx, (l = loadersFor(ctx)));
-  return l;
-}
+const L = perRequest(loadersFor);
 const meta = (ctx: Context) => ({ requestId: ctx.requestId, publicUrl: ctx.config.publicUrl });
 
 async function zoneOf(ctx: Context, permitId: string): Promise<string> {

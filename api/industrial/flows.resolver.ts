@@ -4,6 +4,7 @@ import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
 import { dailyFlowsOf, flowFinding, setDailyFlows, type DailyFlowRow } from "./flows.service.js";
 import { ReportType } from "./industrial.resolver.js";
+import { groupBy, perRequest } from "./loaders.js";
 import type { ReportRow } from "./reports.service.js";
 
 @ObjectType("IndustrialDailyFlow", { description: "A day's flow in a periodic compliance report, against the application's average (SUL 1005(3)(a))" })
@@ -27,19 +28,9 @@ class DailyFlowInput {
 
 const view = (f: DailyFlowRow) => ({ ...f, finding: flowFinding(f) });
 
-const loaders = new WeakMap<Context, DataLoader<string, DailyFlowRow[]>>();
-function flowsLoader(ctx: Context) {
-  let l = loaders.get(ctx);
-  if (!l)
-    loaders.set(
-      ctx,
-      (l = new DataLoader(async (ids: readonly string[]) => {
-        const rows = await dailyFlowsOf(ctx.ds, ids);
-        return ids.map((id) => rows.filter((r) => r.reportId === id));
-      })),
-    );
-  return l;
-}
+const flowsLoader = perRequest(
+  (ctx) => new DataLoader<string, DailyFlowRow[]>(async (ids) => groupBy(await dailyFlowsOf(ctx.ds, ids), (r) => r.reportId, ids)),
+);
 
 @Resolver(() => ReportType)
 export class IndustrialDailyFlowsResolver {

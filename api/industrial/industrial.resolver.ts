@@ -24,6 +24,7 @@ import {
 } from "./common.js";
 import { UNIT_LABELS, type Unit } from "./limits.js";
 import "./dashboard.js";
+import { groupBy, industrialRows, perRequest } from "./loaders.js";
 import * as permits from "./permits.service.js";
 import * as reports from "./reports.service.js";
 import { permitSnc, type SncResult } from "./snc.service.js";
@@ -400,11 +401,7 @@ class SignInput {
 
 function loadersFor(ctx: Context) {
   const ds = ctx.ds;
-  const group = <T extends { [k: string]: any }>(rows: T[], key: keyof T, ids: readonly string[]) => {
-    const m = new Map<string, T[]>();
-    for (const r of rows) (m.get(r[key]) ?? m.set(r[key], []).get(r[key])!).push(r);
-    return ids.map((id) => m.get(id) ?? []);
-  };
+  const group = <T extends { [k: string]: any }>(rows: T[], key: keyof T, ids: readonly string[]) => groupBy(rows, (r) => r[key], ids);
   return {
     memberships: null as Promise<Map<string, MembershipRole>> | null,
     limits: new DataLoader<string, LimitRow[]>(async (ids) => group(await limitsOf(ds, ids), "permitId", ids)),
@@ -417,24 +414,11 @@ function loadersFor(ctx: Context) {
       const rows = await ds.query(`SELECT * FROM industrial_duty WHERE result_id = ANY($1::uuid[]) ORDER BY due_at, kind`, [[...ids]]);
       return group(rows.map((r: any) => rowOf<DutyRow>(r)), "resultId", ids);
     }),
-    reportById: new DataLoader<string, ReportRow | null>(async (ids) => {
-      const rows = await ds.query(`SELECT * FROM industrial_report WHERE id = ANY($1::uuid[])`, [[...ids]]);
-      const m = new Map(rows.map((r: any) => [r.id, rowOf<ReportRow>(r)]));
-      return ids.map((id) => (m.get(id) as ReportRow) ?? null);
-    }),
-    permit: new DataLoader<string, PermitRow | null>(async (ids) => {
-      const rows = await ds.query(`SELECT * FROM industrial_permit WHERE id = ANY($1::uuid[])`, [[...ids]]);
-      const m = new Map(rows.map((r: any) => [r.id, rowOf<PermitRow>(r)]));
-      return ids.map((id) => (m.get(id) as PermitRow) ?? null);
-    }),
+    reportById: industrialRows(ctx).report,
+    permit: industrialRows(ctx).permit,
   };
 }
-const perRequest = new WeakMap<Context, ReturnType<typeof loadersFor>>();
-function L(ctx: Context) {
-  let l = perRequest.get(ctx);
-  if (!l) perRequest.set(ctx, (l = loadersFor(ctx)));
-  return l;
-}
+const L = perRequest(loadersFor);
 
 async function relationsFor(ctx: Context): Promise<Map<string, MembershipRole>> {
   const l = L(ctx);

@@ -10,6 +10,7 @@ import { UNIT_LABELS, type Limit, type Unit } from "./limits.js";
 import { PermitType } from "./industrial.resolver.js";
 import * as lifecycle from "./lifecycle.service.js";
 import { CHANGE_KINDS, MODIFICATION_CAUSES, type ChangeKind, type ModificationRow } from "./lifecycle.service.js";
+import { groupBy, perRequest } from "./loaders.js";
 
 /** GraphQL of the permit after issuance (SUL 1004 B, E, F); rules in lifecycle.service.ts. */
 
@@ -119,11 +120,7 @@ class ChangeInput {
 type View = PermitRow & { rel: Relation; withheld: string[] };
 
 function loaders(ctx: Context) {
-  const group = <T>(rows: T[], key: (r: T) => string, ids: readonly string[]) => {
-    const m = new Map<string, T[]>();
-    for (const r of rows) (m.get(key(r)) ?? m.set(key(r), []).get(key(r))!).push(r);
-    return ids.map((id) => m.get(id) ?? []);
-  };
+  const group = groupBy;
   return {
     modifications: new DataLoader<string, ModificationRow[]>(async (ids) => group(await lifecycle.modificationsOf(ctx.ds, ids), (r) => r.permitId, ids)),
     followers: new DataLoader<string, PermitRow[]>(async (ids) => group(await lifecycle.followersOf(ctx.ds, ids), (r) => r.previousPermitId!, ids)),
@@ -134,8 +131,7 @@ function loaders(ctx: Context) {
     }),
   };
 }
-const perRequest = new WeakMap<Context, ReturnType<typeof loaders>>();
-const L = (ctx: Context) => perRequest.get(ctx) ?? perRequest.set(ctx, loaders(ctx)).get(ctx)!;
+const L = perRequest(loaders);
 
 const limitOut = (l: Limit) => ({ ...l, unitLabel: UNIT_LABELS[l.unit as Unit] ?? l.unit });
 const meta = (ctx: Context) => ({ requestId: ctx.requestId, publicUrl: ctx.config.publicUrl });
