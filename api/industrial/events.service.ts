@@ -9,7 +9,8 @@ import { isUuid } from "../documents/documents.service.js";
 import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
 import { actorOf, loadDistrict, loadPermit, mayView, relationTo, requireOperator, roleIn, rowOf, type Db, type Milestone, type PermitRow } from "./common.js";
-import { loadReport, REPORT_TITLES, reportKindHooks, resultsOf, type DutyRow, type ReportRow } from "./reports.service.js";
+import { notifyMembers } from "./permits.service.js";
+import { loadReport, REPORT_TITLES, RESAMPLE_REMINDER_JOB, reportKindHooks, resultsOf, type DutyRow, type ReportRow } from "./reports.service.js";
 
 /**
  * The reports besides the periodic one (SUL 1005, 1011, 1004 A(12)):
@@ -475,19 +476,14 @@ registerJobHandler(REMINDER_JOB, async (ds, payload: { reportId: string; dueOn: 
     const district = await loadDistrict(tx, p.districtId);
     const title = REPORT_TITLES[r.kind] ?? REPORT_TITLES.PERIODIC;
     const what = title[0].toLowerCase() + title.slice(1);
-    const people: { id: string; email: string; display_name: string }[] = await tx.query(
-      `SELECT u.id, u.email, u.display_name FROM membership m JOIN app_user u ON u.id = m.user_id WHERE m.organization_id = $1 AND m.role IN ('OWNER', 'AUTHORIZED_REPRESENTATIVE') ORDER BY u.email`,
-      [p.organizationId],
+    await notifyMembers(
+      tx,
+      p.organizationId,
+      district,
+      "industrial.report_reminder",
+      `${title.replace(/ \(.*$/, "")} due ${formatDate(r.dueOn)}: permit ${p.permitNumber}`,
+      `The ${what} of permit ${p.permitNumber} is due by ${formatDate(r.dueOn)}. Enter it and have the Authorized Representative sign it in the portal.\n\nSee it: ${payload.publicUrl ?? ""}/industrial/reports/${r.id}`,
     );
-    for (const u of people)
-      await enqueueEmail(tx, {
-        to: u.email,
-        recipientId: u.id,
-        districtId: p.districtId,
-        kind: "industrial.report_reminder",
-        subject: `${title.replace(/ \(.*$/, "")} due ${formatDate(r.dueOn)}: permit ${p.permitNumber}`,
-        body: `Hello ${u.display_name},\n\nThe ${what} of permit ${p.permitNumber} is due by ${formatDate(r.dueOn)}. Enter it and have the Authorized Representative sign it in the portal.\n\nSee it: ${payload.publicUrl ?? ""}/industrial/reports/${r.id}\n\n${district.name}\n`,
-      });
   });
 });
 
@@ -683,3 +679,34 @@ reportKindHooks.signed = async (tx, viewer, r, p) => {
   await audit(tx, actorOf(viewer), { action: "industrial.duty_done", entityType: "IndustrialPermit", entityId: p.id, districtId: p.districtId, details: { dutyId, kind: "RESAMPLE", reportId: r.id } });
 };
 
+
+/**
+ * SUL 1005(4): the repeat sampling's results are due within the rulebook's days of learning of a
+ * violation. A week before, the organization is reminded of each repeat sampling still owed
+ * (one job per save that opened such duties; see insertResults).
+ */
+registerJobHandler(RESAMPLE_REMINDER_JOB, async (ds, payload: { reportId: string; dueOn: string; publicUrl?: string }) => {
+  await ds.transaction(async (tx) => {
+    const open: { parameter: string; due_on: string }[] = await tx.query(
+      `SELECT DISTINCT x.parameter, d.due_on::text AS due_on FROM industrial_duty d JOIN industrial_result x ON x.id = d.result_id
+        WHERE d.report_id = $1 AND d.kind = 'RESAMPLE' AND d.done_at IS NULL AND d.due_on = $2 ORDER BY x.parameter`,
+      [payload.reportId, payload.dueOn],
+    );
+    if (!open.length) return;
+    const r = await loadReport(tx, payload.reportId);
+    const p = r && (await loadPermit(tx, r.permitId));
+    if (!r || !p) return;
+    const district = await loadDistrict(tx, p.districtId);
+    const parameters = open.map((o) => o.parameter).join(", ");
+    await notifyMembers(
+      tx,
+      p.organizationId,
+      district,
+      "industrial.resample_reminder",
+      `Repeat sampling due ${formatDate(payload.dueOn)}: ${parameters}, permit ${p.permitNumber}`,
+      `The results of the repeat sampling for ${parameters} under permit ${p.permitNumber} are due by ${formatDate(payload.dueOn)} (Sewer Use Law 1005(4)). ` +
+        `Start the repeat sampling report from the violation's task, enter the results and have the Authorized Representative sign it.\n\nSee the permit's violations: ${payload.publicUrl ?? ""}/industrial/${p.id}/events`,
+    );
+    await audit(tx, { userId: null }, { action: "industrial.resample_reminded", entityType: "IndustrialReport", entityId: r.id, districtId: p.districtId, details: { dueOn: payload.dueOn, parameters: open.map((o) => o.parameter) } });
+  });
+});

@@ -61,21 +61,19 @@ async function applicantEmail(tx: EntityManager, userId: string): Promise<{ emai
 }
 
 /** Emails the organization's owners and Authorized Representatives. */
-export async function notifyOrganization(tx: EntityManager, p: PermitRow, district: District, kind: string, subject: string, body: string, publicUrl: string) {
+/** Emails an organization's owners and Authorized Representatives (who answer for its permits). */
+export async function notifyMembers(tx: EntityManager, organizationId: string, district: District, kind: string, subject: string, body: string) {
   const people: { id: string; email: string; display_name: string }[] = await tx.query(
     `SELECT u.id, u.email, u.display_name FROM membership m JOIN app_user u ON u.id = m.user_id
       WHERE m.organization_id = $1 AND m.role IN ('OWNER', 'AUTHORIZED_REPRESENTATIVE') ORDER BY u.email`,
-    [p.organizationId],
+    [organizationId],
   );
   for (const u of people)
-    await enqueueEmail(tx, {
-      to: u.email,
-      recipientId: u.id,
-      districtId: district.id,
-      kind,
-      subject,
-      body: `Hello ${u.display_name},\n\n${body}\n\nSee the permit: ${publicUrl}/industrial/${p.id}\n\n${district.name}\n`,
-    });
+    await enqueueEmail(tx, { to: u.email, recipientId: u.id, districtId: district.id, kind, subject, body: `Hello ${u.display_name},\n\n${body}\n\n${district.name}\n` });
+}
+
+export function notifyOrganization(tx: EntityManager, p: PermitRow, district: District, kind: string, subject: string, body: string, publicUrl: string) {
+  return notifyMembers(tx, p.organizationId, district, kind, subject, `${body}\n\nSee the permit: ${publicUrl}/industrial/${p.id}`);
 }
 
 export function permitRulebook(db: Db, p: PermitRow, district: District): Promise<Rulebook> {

@@ -5,10 +5,11 @@ import { isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
 import { uuid7 } from "../common/uuid7.js";
-import { dateIn, formatDate, zonedWallTime } from "../common/dates.js";
+import { addCalendarDays, dateIn, formatDate, zonedWallTime } from "../common/dates.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { rulebookById, rulebookOn } from "../districts/districts.service.js";
 import { isUuid } from "../documents/documents.service.js";
+import { enqueueJob } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
 import { actorOf, limitsOf, loadDistrict, loadPermit, mayView, relationTo, roleIn, rowOf, type Db, type PermitRow } from "./common.js";
 import { dutiesFor, evaluate, parseUnit, SAMPLE_TYPES, UnitError, UNIT_LABELS, type Evaluation, type Limit, type SampleType, type Unit } from "./limits.js";
@@ -285,6 +286,7 @@ function checkResult(input: ResultInput, index: LimitIndex, r: ReportRow, timeZo
 }
 
 export type SavedResult = { result: ResultRow; duties: DutyRow[] };
+export const RESAMPLE_REMINDER_JOB = "industrial.resample-reminder";
 type Meta = { requestId?: string; publicUrl: string };
 
 /** Writes checked results with their evaluations and the duties of their exceedances (SUL 1005(4)). */
@@ -373,6 +375,15 @@ async function insertResults(tx: EntityManager, viewer: Viewer, r: ReportRow, p:
     );
     dutyRows = inserted.map((x: any) => rowOf<DutyRow>(x));
   }
+  // A week before the repeat sampling is due, a reminder (events.service.ts); one job for the save.
+  const resampleDue = dutyRows.find((d) => d.kind === "RESAMPLE")?.dueOn;
+  if (resampleDue)
+    await enqueueJob(tx, {
+      name: RESAMPLE_REMINDER_JOB,
+      payload: { reportId: r.id, dueOn: resampleDue, publicUrl: meta.publicUrl },
+      runAt: zonedWallTime(Date.parse(`${addCalendarDays(resampleDue, -7)}T09:00:00Z`), district.timeZone),
+      singletonKey: `${RESAMPLE_REMINDER_JOB}:${r.id}:${resampleDue}`,
+    });
   if (r.status === "DUE") await tx.query(`UPDATE industrial_report SET status = 'DRAFT', started_at = $2, updated_at = $2 WHERE id = $1`, [r.id, now]);
   else await tx.query(`UPDATE industrial_report SET updated_at = $2 WHERE id = $1`, [r.id, now]);
   const exceeded = results.filter((x) => x.status === "EXCEEDS");

@@ -5,10 +5,9 @@ import { addCalendarDays, dateIn, formatDate, isCalendarDate, zonedWallTime, typ
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { isUuid } from "../documents/documents.service.js";
 import { rulebookById, rulebookOn, type Rulebook } from "../districts/districts.service.js";
-import { enqueueEmail } from "../outbox/outbox.service.js";
 import { loadDistrict, loadPermit } from "./common.js";
 import { chronicFromCounts, chronicViolation, isConventional, lateReport, missedMilestone, trcFactor, trcFromCounts, trcViolation, type Measurement } from "./limits.js";
-import { addMonths } from "./permits.service.js";
+import { addMonths, notifyMembers } from "./permits.service.js";
 
 /**
  * Significant non-compliance of one permit over one period (SUL 201): (a) chronic and (b)
@@ -489,27 +488,18 @@ export async function publishSncList(ds: DataSource, viewer: Viewer, input: { di
     });
     // Each listed organization's owners and Authorized Representatives learn of it from the
     // district, not from the newspaper (SUL 1122), with the findings behind it.
-    const people: { organization_id: string; email: string; display_name: string; user_id: string }[] = orgs.length
-      ? await tx.query(
-          `SELECT m.organization_id, u.id AS user_id, u.email, u.display_name FROM membership m JOIN app_user u ON u.id = m.user_id
-            WHERE m.organization_id = ANY($1::uuid[]) AND m.role IN ('OWNER', 'AUTHORIZED_REPRESENTATIVE') ORDER BY u.email`,
-          [orgs.map((o) => o.organizationId)],
-        )
-      : [];
     for (const o of orgs)
-      for (const m of people.filter((x) => x.organization_id === o.organizationId))
-        await enqueueEmail(tx, {
-          to: m.email,
-          recipientId: m.user_id,
-          districtId: district.id,
-          kind: "industrial.snc_listed",
-          subject: `${o.organizationName} is on ${district.name}'s published list of significant non-compliance, ${formatDate(board.periodStart)} to ${formatDate(board.periodEnd)}`,
-          body:
-            `Hello ${m.display_name},\n\n${district.name} has published its list of industrial users in significant non-compliance for ${formatDate(board.periodStart)} to ` +
-            `${formatDate(board.periodEnd)} (Sewer Use Law 201, 1122). ${o.organizationName} is on it, for permit${o.permitNumbers.length === 1 ? "" : "s"} ${o.permitNumbers.join(", ")}:\n` +
-            o.findings.map((f) => `  ${f.permitNumber}: ${f.text} (${f.section})`).join("\n") +
-            `\n\nThe published list: ${publicUrl}/public-records/snc\n\nTo discuss the findings, contact the District Operator.\n`,
-        });
+      await notifyMembers(
+        tx,
+        o.organizationId,
+        district,
+        "industrial.snc_listed",
+        `${o.organizationName} is on ${district.name}'s published list of significant non-compliance, ${formatDate(board.periodStart)} to ${formatDate(board.periodEnd)}`,
+        `${district.name} has published its list of industrial users in significant non-compliance for ${formatDate(board.periodStart)} to ` +
+          `${formatDate(board.periodEnd)} (Sewer Use Law 201, 1122). ${o.organizationName} is on it, for permit${o.permitNumbers.length === 1 ? "" : "s"} ${o.permitNumbers.join(", ")}:\n` +
+          o.findings.map((f) => `  ${f.permitNumber}: ${f.text} (${f.section})`).join("\n") +
+          `\n\nThe published list: ${publicUrl}/public-records/snc\n\nTo discuss the findings, contact the District Operator.`,
+      );
     return (await publicationsOf(tx, district.id, board.periodStart))[0];
   });
 }

@@ -1,4 +1,7 @@
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resetClock, travelTo } from "../../api/common/clock.js";
+import { runDueJobs } from "../../api/jobs/queue.js";
 import { Client, DEMO, countStatements, startTestServer, type TestServer } from "../harness.js";
 
 /**
@@ -54,7 +57,10 @@ beforeAll(async () => {
   member = new Client(srv.url);
   await member.signIn(DEMO.applicant);
 });
-afterAll(async () => srv?.close());
+afterAll(async () => {
+  resetClock();
+  await srv?.close();
+});
 
 describe("saving lab results in bulk", () => {
   it("takes the same SQL statements for 10 results as for 300", async () => {
@@ -97,5 +103,21 @@ describe("saving lab results in bulk", () => {
     await expect(insert(reportId, permitId)).rejects.toThrow(/signed/);
     await expect(db().query(`DELETE FROM industrial_result WHERE report_id = $1`, [reportId])).rejects.toThrow(/signed/);
     await insert(other.reportId, other.permitId); // an open report still takes them
+  });
+
+  it("reminds the organization a week before the repeat sampling is due (SUL 1005(4))", async () => {
+    travelTo(new Date("2026-11-30T15:00:00Z"));
+    const { reportId } = await seedPermit();
+    await member.ok(ADD, { r: reportId, results: results(10) }); // one zinc result over the limit: resample due December 30
+    const log = pino({ level: "silent" });
+    travelTo(new Date("2026-12-22T15:00:00Z"));
+    await runDueJobs(db(), log);
+    const permitLink = (await db().query(`SELECT permit_id FROM industrial_report WHERE id = $1`, [reportId]))[0].permit_id;
+    const sent = () => db().query(`SELECT subject FROM outbox_email WHERE kind = 'industrial.resample_reminder' AND to_address = $1 AND body_text LIKE $2`, [DEMO.applicant, `%${permitLink}%`]);
+    expect(await sent()).toHaveLength(0);
+    travelTo(new Date("2026-12-23T15:00:00Z"));
+    await runDueJobs(db(), log);
+    expect((await sent()).map((m: { subject: string }) => m.subject)).toEqual([expect.stringMatching(/^Repeat sampling due December 30, 2026: Zinc, permit LKV-IU-2026-9/)]);
+    resetClock();
   });
 });
