@@ -9,7 +9,7 @@ import { isUuid } from "../documents/documents.service.js";
 import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
 import { actorOf, loadDistrict, loadPermit, mayView, relationTo, requireOperator, roleIn, rowOf, type Db, type Milestone, type PermitRow } from "./common.js";
-import { notifyMembers } from "./permits.service.js";
+import { notifyMembers, PROGRESS_REMINDER_JOB } from "./permits.service.js";
 import { loadReport, REPORT_TITLES, RESAMPLE_REMINDER_JOB, reportKindHooks, resultsOf, type DutyRow, type ReportRow } from "./reports.service.js";
 
 /**
@@ -708,5 +708,30 @@ registerJobHandler(RESAMPLE_REMINDER_JOB, async (ds, payload: { reportId: string
         `Start the repeat sampling report from the violation's task, enter the results and have the Authorized Representative sign it.\n\nSee the permit's violations: ${payload.publicUrl ?? ""}/industrial/${p.id}/events`,
     );
     await audit(tx, { userId: null }, { action: "industrial.resample_reminded", entityType: "IndustrialReport", entityId: r.id, districtId: p.districtId, details: { dueOn: payload.dueOn, parameters: open.map((o) => o.parameter) } });
+  });
+});
+
+/** On a milestone's date, unless a progress report on it is already filed (SUL 1004 A(12)(c)). */
+registerJobHandler(PROGRESS_REMINDER_JOB, async (ds, payload: { permitId: string; milestoneIndex: number; progressDueOn: string; publicUrl?: string }) => {
+  await ds.transaction(async (tx) => {
+    const p = await loadPermit(tx, payload.permitId);
+    const m = ((p?.complianceSchedule ?? []) as Milestone[])[payload.milestoneIndex];
+    if (!p || p.status !== "ISSUED" || !m) return;
+    const [filed] = await tx.query(`SELECT 1 FROM industrial_progress_report WHERE permit_id = $1 AND milestone_index = $2 LIMIT 1`, [p.id, payload.milestoneIndex]);
+    if (filed) return;
+    const district = await loadDistrict(tx, p.districtId);
+    const snc = (await permitRulebook(tx, p)).entry("industrial.sncMilestoneDays");
+    await notifyMembers(
+      tx,
+      p.organizationId,
+      district,
+      "industrial.progress_reminder",
+      `Progress report due ${formatDate(payload.progressDueOn)}: "${m.milestone}", permit ${p.permitNumber}`,
+      `The compliance schedule of permit ${p.permitNumber} has the milestone "${m.milestone}" on ${formatDate(m.dueOn)}. ` +
+        `Say whether it was met, or why not and when it will be, in a progress report by ${formatDate(payload.progressDueOn)} (Sewer Use Law 1004 A(12)(c)). ` +
+        (typeof snc.value === "number" ? `A milestone missed by ${snc.value} days or more is significant non-compliance (${snc.section}).` : "") +
+        `\n\nFile it: ${payload.publicUrl ?? ""}/industrial/${p.id}/events`,
+    );
+    await audit(tx, { userId: null }, { action: "industrial.progress_reminded", entityType: "IndustrialPermit", entityId: p.id, districtId: p.districtId, details: { milestoneIndex: payload.milestoneIndex } });
   });
 });

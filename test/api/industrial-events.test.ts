@@ -253,6 +253,10 @@ describe("progress reports on compliance-schedule milestones (SUL 1004 A(12)(c))
 
   it("each milestone's progress report is due 14 days after it; met on a date, or not met with reason and expected date", async () => {
     travelTo("2027-03-05T15:00:00Z");
+    // reminded on the milestone's date, while no progress report is filed (the next milestone's date has not come)
+    while ((await runDueJobs(srv.running.ds, pino({ level: "silent" }))) > 0);
+    const reminders = await srv.running.ds.query(`SELECT subject FROM outbox_email WHERE kind = 'industrial.progress_reminder' AND to_address = $1`, [f.ownerEmail]);
+    expect(reminders.map((r: { subject: string }) => r.subject)).toEqual([expect.stringMatching(/^Progress report due March 15, 2027: "Complete final plans", permit /)]);
     const { industrialPermit } = await f.owner.ok(MILESTONES, { id: permitId });
     expect(industrialPermit.milestones[0]).toMatchObject({ milestone: "Complete final plans", dueOn: "2027-03-01", progressDueOn: "2027-03-15", progressDaysLeft: 10, latest: null });
     expect(errorCode(await other.owner.gql(PROGRESS, { i: { permitId, milestoneIndex: 0, met: true, metOn: "2027-03-01" } }))).toBe("NOT_FOUND");
