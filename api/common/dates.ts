@@ -106,3 +106,19 @@ const longDate = new Intl.DateTimeFormat("en-US", { timeZone: "UTC", year: "nume
 export function formatDate(date: CalendarDate): string {
   return longDate.format(new Date(`${date}T12:00:00Z`));
 }
+
+const weekdayFormats = new Map<string, Intl.DateTimeFormat>();
+const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+
+/** The calendar date, weekday (0 = Sunday) and minutes after midnight of an instant in a zone. */
+export function wallClock(instant: Date, timeZone: string): { date: CalendarDate; weekday: number; minutes: number } {
+  let fmt = weekdayFormats.get(timeZone);
+  if (!fmt)
+    weekdayFormats.set(
+      timeZone,
+      (fmt = new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", weekday: "short" })),
+    );
+  const parts = fmt.formatToParts(instant);
+  const g = (t: string) => parts.find((p) => p.type === t)!.value;
+  return { date: `${g("year")}-${g("month")}-${g("day")}`, weekday: WEEKDAYS.indexOf(g("weekday")), minutes: (+g("hour") % 24) * 60 + +g("minute") };
+}

@@ -1,4 +1,4 @@
-import { addCalendarDays, daysBetween, formatDate, type CalendarDate } from "../common/dates.js";
+import { addCalendarDays, daysBetween, formatDate, wallClock, type CalendarDate } from "../common/dates.js";
 import { formatCents } from "../common/money.js";
 import { districtCode } from "../districts/district-code.js";
 import type { HaulerLicense, HaulerPermission, LicenseStatus, SourceKind } from "./hauler.entity.js";
@@ -49,25 +49,7 @@ export const hhmm = (time: string | null | undefined): string => {
   return m === null ? "" : `${String(Math.floor(m / 60)).padStart(2, "0")}:${String(m % 60).padStart(2, "0")}`;
 };
 
-/** The calendar date, weekday (0 = Sunday) and minutes after midnight of an instant in a zone. */
-export function wallClock(instant: Date, timeZone: string): { date: CalendarDate; weekday: number; minutes: number } {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    weekday: "short",
-  }).formatToParts(instant);
-  const g = (t: string) => parts.find((p) => p.type === t)!.value;
-  return {
-    date: `${g("year")}-${g("month")}-${g("day")}`,
-    weekday: ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"].indexOf(g("weekday")),
-    minutes: (+g("hour") % 24) * 60 + +g("minute"),
-  };
-}
+export { wallClock } from "../common/dates.js";
 
 export type Schedule = { dumpingDays: number[] | null; dumpingFrom: string | null; dumpingTo: string | null };
 
