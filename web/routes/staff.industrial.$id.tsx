@@ -9,6 +9,7 @@ import { LIFECYCLE_FIELDS, StaffLifecycle, type Lifecycle } from "~/components/i
 import { money } from "~/components/money";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { LimitsTable, parseLimitRows } from "~/components/industrial-limits";
 
 export const meta: MetaFunction = () => [{ title: "Discharge permit review | Staff | Tapline" }];
 
@@ -96,21 +97,6 @@ const REASONS = [
   { value: "UNPAID_CHARGES", label: "Failure to pay user charges" },
   { value: "COMPLIANCE_SCHEDULE", label: "Failure to meet compliance schedules" },
 ];
-const KINDS = [
-  { value: "CONCENTRATION", label: "Concentration" },
-  { value: "MASS", label: "Mass (lb/day)" },
-  { value: "PH", label: "pH range" },
-  { value: "TEMPERATURE", label: "Temperature" },
-];
-const UNITS = [
-  { value: "mg/L", label: "mg/L" },
-  { value: "ug/L", label: "µg/L" },
-  { value: "ppm", label: "ppm" },
-  { value: "lb/day", label: "lb/day" },
-  { value: "s.u.", label: "s.u." },
-  { value: "degF", label: "°F" },
-  { value: "degC", label: "°C" },
-];
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   await requireCsrf(context, request);
@@ -127,20 +113,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     r = await gql(context, request, `mutation Notice($id: ID!, $t: String) { publishIndustrialNotice(id: $id, text: $t) { id } }`, { id: params.id, t: values.text || null });
     done = "The notice of intent is published on the public notices page.";
   } else if (intent === "limits") {
-    const limits: Record<string, unknown>[] = [];
-    const local: Record<string, string> = {};
-    const count = Number(values.rows ?? 0);
-    for (let i = 0; i < count; i++) {
-      const g = (c: string) => String(form.get(`limits.${i}.${c}`) ?? "").trim();
-      if (!g("parameter")) continue;
-      const nums: Record<string, number | null> = {};
-      for (const c of ["average", "maximum", "minimum"]) {
-        const t = g(c);
-        nums[c] = t === "" ? null : /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : NaN;
-        if (Number.isNaN(nums[c])) local[`limits.${i}`] = `${g("parameter")}: enter the ${c} as a number.`;
-      }
-      limits.push({ parameter: g("parameter"), kind: g("kind"), unit: g("unit"), ...nums, section: g("section") || null });
-    }
+    const { limits, errors: local } = parseLimitRows(form);
     if (Object.keys(local).length) return fail("Please correct the highlighted limits.", local);
     r = await gql(context, request, `mutation Limits($id: ID!, $l: [IndustrialLimitInput!]!) { setIndustrialPermitLimits(id: $id, limits: $l) { id } }`, { id: params.id, l: limits });
     done = "The permit's limits are saved.";
@@ -163,7 +136,6 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   return redirect(`${here}?done=${encodeURIComponent(done)}`, { headers: cookieHeaders(r) });
 }
 
-const n = (x: number | null) => (x === null ? "" : String(x));
 
 export default function StaffIndustrialPermit() {
   const { industrialPermit: p, snc } = useLoaderData<typeof loader>() as { industrialPermit: Permit; snc: Snc | null };
@@ -306,64 +278,7 @@ export default function StaffIndustrialPermit() {
             <p>Copied from the district's rulebook (Sewer Use Law 903); change them for this permit (Sewer Use Law 904). Empty the parameter to remove a row.</p>
             <Form method="post" noValidate>
               <AuthenticityTokenInput />
-              <input type="hidden" name="rows" value={rows.length} />
-              <table className="usa-table usa-table--borderless usa-table--compact width-full">
-                <caption className="usa-sr-only">The permit's limits</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Parameter</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col">Unit</th>
-                    <th scope="col">Average daily</th>
-                    <th scope="col">Maximum</th>
-                    <th scope="col">Lowest</th>
-                    <th scope="col">Law</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((l, i) => {
-                    const g = (c: string, d: string) => val("limits", `limits.${i}.${c}`, d);
-                    return (
-                      <tr key={i} id={`limits.${i}`}>
-                        <td>
-                          <input className="usa-input" name={`limits.${i}.parameter`} defaultValue={g("parameter", l.parameter)} aria-label={`Parameter, row ${i + 1}`} />
-                          {e[`limits.${i}`] && <span className="usa-error-message">{e[`limits.${i}`]}</span>}
-                        </td>
-                        <td>
-                          <select className="usa-select" name={`limits.${i}.kind`} defaultValue={g("kind", l.kind)} aria-label={`Kind, row ${i + 1}`}>
-                            {KINDS.map((k) => (
-                              <option key={k.value} value={k.value}>
-                                {k.label}
-                              </option>
-                            ))}
-                          </select>
-                        </td>
-                        <td>
-                          <select className="usa-select" name={`limits.${i}.unit`} defaultValue={g("unit", l.unit)} aria-label={`Unit, row ${i + 1}`}>
-                            {UNITS.map((u) => (
-                              <option key={u.value} value={u.value}>
-                                {u.label}
-                              </option>
-                            ))}
-                          </select>
-                        </td>
-                        <td>
-                          <input className="usa-input" name={`limits.${i}.average`} defaultValue={g("average", n(l.average))} aria-label={`Average daily, row ${i + 1}`} inputMode="decimal" />
-                        </td>
-                        <td>
-                          <input className="usa-input" name={`limits.${i}.maximum`} defaultValue={g("maximum", n(l.maximum))} aria-label={`Maximum, row ${i + 1}`} inputMode="decimal" />
-                        </td>
-                        <td>
-                          <input className="usa-input" name={`limits.${i}.minimum`} defaultValue={g("minimum", n(l.minimum))} aria-label={`Lowest allowed, row ${i + 1}`} inputMode="decimal" />
-                        </td>
-                        <td>
-                          <input className="usa-input" name={`limits.${i}.section`} defaultValue={g("section", l.section)} aria-label={`Law, row ${i + 1}`} />
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
+              <LimitsTable rows={rows} caption="The permit's limits" value={(name, fallback) => val("limits", name, fallback)} errors={e} />
               <button className="usa-button usa-button--outline" type="submit" name="intent" value="limits">
                 Save the limits
               </button>

@@ -8,6 +8,7 @@ import { ErrorSummary, TextField } from "~/components/forms";
 import { MONTHS } from "~/components/industrial-lifecycle";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { LimitsTable, parseLimitRows } from "~/components/industrial-limits";
 
 export const meta: MetaFunction = () => [{ title: "Propose a permit modification | Staff | Tapline" }];
 
@@ -27,13 +28,6 @@ type ActionData = { error: string; fields: Record<string, string>; values: Recor
 
 const EXTRA_ROWS = 2;
 const STEPS = 3;
-const KINDS = [
-  { value: "CONCENTRATION", label: "Concentration" },
-  { value: "MASS", label: "Mass (lb/day)" },
-  { value: "PH", label: "pH range" },
-  { value: "TEMPERATURE", label: "Temperature" },
-];
-const UNITS = ["mg/L", "ug/L", "ppm", "lb/day", "s.u.", "degF", "degC"];
 
 export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<Data>(
@@ -61,18 +55,9 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     const local: Record<string, string> = {};
     let limits: Record<string, unknown>[] | null = null;
     if (values.changeLimits) {
-      limits = [];
-      for (let i = 0; i < Number(values.rows ?? 0); i++) {
-        const g = (c: string) => String(form.get(`limits.${i}.${c}`) ?? "").trim();
-        if (!g("parameter")) continue;
-        const nums: Record<string, number | null> = {};
-        for (const c of ["average", "maximum", "minimum"]) {
-          const t = g(c);
-          nums[c] = t === "" ? null : /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : NaN;
-          if (Number.isNaN(nums[c])) local[`limits.${i}`] = `${g("parameter")}: enter the ${c} as a number.`;
-        }
-        limits.push({ parameter: g("parameter"), kind: g("kind"), unit: g("unit"), ...nums, section: g("section") || null });
-      }
+      const parsed = parseLimitRows(form);
+      limits = parsed.limits;
+      Object.assign(local, parsed.errors);
     }
     if (Object.keys(local).length) return fail("Please correct the highlighted limits.", local);
     const steps = [];
@@ -103,7 +88,6 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   return redirect(`${here}?done=${encodeURIComponent(done)}`, { headers: cookieHeaders(r) });
 }
 
-const n = (x: number | null) => (x === null ? "" : String(x));
 
 export default function ProposeModification() {
   const { industrialPermit: p, industrialModificationCauses: causes } = useLoaderData<typeof loader>() as Data;
@@ -172,63 +156,7 @@ export default function ProposeModification() {
                 {msg}
               </span>
             ))}
-            <input type="hidden" name="rows" value={rows.length} />
-            <table className="usa-table usa-table--borderless usa-table--compact width-full">
-              <caption className="usa-sr-only">The permit's limits as modified</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Parameter</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Unit</th>
-                  <th scope="col">Average daily</th>
-                  <th scope="col">Maximum</th>
-                  <th scope="col">Lowest</th>
-                  <th scope="col">Law</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((l, i) => {
-                  const g = (c: string, d: string) => v(`limits.${i}.${c}`, d);
-                  return (
-                    <tr key={i} id={`limits.${i}`}>
-                      <td>
-                        <input className="usa-input" name={`limits.${i}.parameter`} defaultValue={g("parameter", l.parameter)} aria-label={`Parameter, row ${i + 1}`} />
-                      </td>
-                      <td>
-                        <select className="usa-select" name={`limits.${i}.kind`} defaultValue={g("kind", l.kind)} aria-label={`Kind, row ${i + 1}`}>
-                          {KINDS.map((k) => (
-                            <option key={k.value} value={k.value}>
-                              {k.label}
-                            </option>
-                          ))}
-                        </select>
-                      </td>
-                      <td>
-                        <select className="usa-select" name={`limits.${i}.unit`} defaultValue={g("unit", l.unit)} aria-label={`Unit, row ${i + 1}`}>
-                          {UNITS.map((u) => (
-                            <option key={u} value={u}>
-                              {u === "ug/L" ? "µg/L" : u === "degF" ? "°F" : u === "degC" ? "°C" : u}
-                            </option>
-                          ))}
-                        </select>
-                      </td>
-                      <td>
-                        <input className="usa-input" name={`limits.${i}.average`} defaultValue={g("average", n(l.average))} aria-label={`Average daily, row ${i + 1}`} inputMode="decimal" />
-                      </td>
-                      <td>
-                        <input className="usa-input" name={`limits.${i}.maximum`} defaultValue={g("maximum", n(l.maximum))} aria-label={`Maximum, row ${i + 1}`} inputMode="decimal" />
-                      </td>
-                      <td>
-                        <input className="usa-input" name={`limits.${i}.minimum`} defaultValue={g("minimum", n(l.minimum))} aria-label={`Lowest allowed, row ${i + 1}`} inputMode="decimal" />
-                      </td>
-                      <td>
-                        <input className="usa-input" name={`limits.${i}.section`} defaultValue={g("section", l.section)} aria-label={`Law, row ${i + 1}`} />
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
+            <LimitsTable rows={rows} caption="The permit's limits as modified" value={v} errors={{}} />
           </fieldset>
 
           <fieldset className={`usa-fieldset${e.reportingMonths ? " usa-form-group--error" : ""}`} id="reportingMonths">

@@ -1,0 +1,107 @@
+/**
+ * The permit's limits as the Operator edits them (SUL 903, 904): before issuance on the staff
+ * permit page, and in a modification (1004 B). One row a limit; an emptied parameter removes it.
+ */
+
+export type LimitRow = { parameter: string; kind: string; unit: string; average: number | null; maximum: number | null; minimum: number | null; section: string };
+
+const KINDS = [
+  { value: "CONCENTRATION", label: "Concentration" },
+  { value: "MASS", label: "Mass (lb/day)" },
+  { value: "PH", label: "pH range" },
+  { value: "TEMPERATURE", label: "Temperature" },
+];
+const UNITS = [
+  { value: "mg/L", label: "mg/L" },
+  { value: "ug/L", label: "µg/L" },
+  { value: "ppm", label: "ppm" },
+  { value: "lb/day", label: "lb/day" },
+  { value: "s.u.", label: "s.u." },
+  { value: "degF", label: "°F" },
+  { value: "degC", label: "°C" },
+];
+const n = (x: number | null) => (x === null ? "" : String(x));
+
+/** The rows posted by LimitsTable, as the API's limit input, with a message for each row whose figure is not a number. */
+export function parseLimitRows(form: FormData): { limits: Record<string, unknown>[]; errors: Record<string, string> } {
+  const limits: Record<string, unknown>[] = [];
+  const errors: Record<string, string> = {};
+  for (let i = 0; i < Number(form.get("rows") ?? 0); i++) {
+    const g = (c: string) => String(form.get(`limits.${i}.${c}`) ?? "").trim();
+    if (!g("parameter")) continue;
+    const nums: Record<string, number | null> = {};
+    for (const c of ["average", "maximum", "minimum"]) {
+      const t = g(c);
+      nums[c] = t === "" ? null : /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : NaN;
+      if (Number.isNaN(nums[c])) errors[`limits.${i}`] = `${g("parameter")}: enter the ${c} as a number.`;
+    }
+    limits.push({ parameter: g("parameter"), kind: g("kind"), unit: g("unit"), ...nums, section: g("section") || null });
+  }
+  return { limits, errors };
+}
+
+/** The editable table; `value(name, fallback)` gives back what was posted when the form comes back with errors. */
+export function LimitsTable({ rows, caption, value, errors }: { rows: LimitRow[]; caption: string; value: (name: string, fallback: string) => string; errors: Record<string, string> }) {
+  return (
+    <>
+      <input type="hidden" name="rows" value={rows.length} />
+      <table className="usa-table usa-table--borderless usa-table--compact width-full">
+        <caption className="usa-sr-only">{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Parameter</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Unit</th>
+            <th scope="col">Average daily</th>
+            <th scope="col">Maximum</th>
+            <th scope="col">Lowest</th>
+            <th scope="col">Law</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((l, i) => {
+            const g = (c: string, d: string) => value(`limits.${i}.${c}`, d);
+            return (
+              <tr key={i} id={`limits.${i}`}>
+                <td>
+                  <input className="usa-input" name={`limits.${i}.parameter`} defaultValue={g("parameter", l.parameter)} aria-label={`Parameter, row ${i + 1}`} />
+                  {errors[`limits.${i}`] && <span className="usa-error-message">{errors[`limits.${i}`]}</span>}
+                </td>
+                <td>
+                  <select className="usa-select" name={`limits.${i}.kind`} defaultValue={g("kind", l.kind)} aria-label={`Kind, row ${i + 1}`}>
+                    {KINDS.map((k) => (
+                      <option key={k.value} value={k.value}>
+                        {k.label}
+                      </option>
+                    ))}
+                  </select>
+                </td>
+                <td>
+                  <select className="usa-select" name={`limits.${i}.unit`} defaultValue={g("unit", l.unit)} aria-label={`Unit, row ${i + 1}`}>
+                    {UNITS.map((u) => (
+                      <option key={u.value} value={u.value}>
+                        {u.label}
+                      </option>
+                    ))}
+                  </select>
+                </td>
+                <td>
+                  <input className="usa-input" name={`limits.${i}.average`} defaultValue={g("average", n(l.average))} aria-label={`Average daily, row ${i + 1}`} inputMode="decimal" />
+                </td>
+                <td>
+                  <input className="usa-input" name={`limits.${i}.maximum`} defaultValue={g("maximum", n(l.maximum))} aria-label={`Maximum, row ${i + 1}`} inputMode="decimal" />
+                </td>
+                <td>
+                  <input className="usa-input" name={`limits.${i}.minimum`} defaultValue={g("minimum", n(l.minimum))} aria-label={`Lowest allowed, row ${i + 1}`} inputMode="decimal" />
+                </td>
+                <td>
+                  <input className="usa-input" name={`limits.${i}.section`} defaultValue={g("section", l.section)} aria-label={`Law, row ${i + 1}`} />
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </>
+  );
+}
