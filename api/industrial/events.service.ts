@@ -189,7 +189,8 @@ export async function startResampleReport(ds: DataSource, viewer: Viewer, dutyId
   return ds.transaction(async (tx) => {
     const { d, p } = await lockDuty(tx, viewer, dutyId);
     if (d.kind !== "RESAMPLE") throw conflict("This task is the notification: record the notification instead.");
-    if (p.status !== "ISSUED") throw conflict("Reports are filed under an issued permit.");
+    // A permit superseded after a change (SUL 1004 F) still owes the repeat sampling of a violation found while it was in force.
+    if (p.status !== "ISSUED" && p.status !== "SUPERSEDED") throw conflict("Reports are filed under an issued permit.");
     const [existing] = await tx.query(`SELECT id FROM industrial_report WHERE duty_id = $1 AND amends_id IS NULL`, [d.id]);
     if (existing) throw conflict("The repeat sampling report of this violation is already started; continue it.", { reportId: existing.id });
     if (d.doneAt) throw conflict("This task is already done.");

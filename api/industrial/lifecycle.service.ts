@@ -22,6 +22,7 @@ import {
   reportPeriods,
   requireStatus,
   scheduleProblems,
+  scheduleProgressReminders,
   staffPermit,
   type LimitInput,
 } from "./permits.service.js";
@@ -74,7 +75,7 @@ export type ModificationRow = {
   withdrawnAt: Date | null;
   withdrawalReason: string | null;
   appliedAt: Date | null;
-  replaced: { limits?: Limit[]; reportingMonths?: number[]; conditions?: string | null } | null;
+  replaced: { limits?: Limit[]; reportingMonths?: number[]; conditions?: string | null; complianceSchedule?: Milestone[] } | null;
 };
 
 const modOf = (r: any): ModificationRow => {
@@ -264,6 +265,14 @@ export async function applyModification(ds: DataSource, id: string, publicUrl: s
       replaced.conditions = p.conditions;
       await tx.query(`UPDATE industrial_permit SET conditions = $2 WHERE id = $1`, [p.id, m.conditions]);
     }
+    // The schedule for the new conditions (1004 B, 1004 A(12)(a)) joins the permit's own: its
+    // milestones get progress reports, reminders and SNC (e) like the others (indices kept).
+    if (m.complianceSchedule.length) {
+      const schedule = [...((p.complianceSchedule ?? []) as Milestone[]), ...m.complianceSchedule];
+      replaced.complianceSchedule = (p.complianceSchedule ?? []) as Milestone[];
+      await tx.query(`UPDATE industrial_permit SET compliance_schedule = $2 WHERE id = $1`, [p.id, JSON.stringify(schedule)]);
+      await scheduleProgressReminders(tx, p.id, schedule, replaced.complianceSchedule.length, await permitRulebook(tx, p, district), district, publicUrl);
+    }
     let regenerated = 0;
     if (m.reportingMonths && m.reportingMonths.join() !== p.reportingMonths.join()) {
       replaced.reportingMonths = p.reportingMonths;
@@ -279,7 +288,7 @@ export async function applyModification(ds: DataSource, id: string, publicUrl: s
       entityId: p.id,
       districtId: p.districtId,
       reason: `${MODIFICATION_CAUSES[m.cause].label} (${MODIFICATION_CAUSES[m.cause].section})`,
-      details: { modificationId: m.id, effectiveOn: m.effectiveOn, before: replaced, after: { limits: m.limits, reportingMonths: m.reportingMonths, conditions: m.conditions }, reportsRegenerated: regenerated },
+      details: { modificationId: m.id, effectiveOn: m.effectiveOn, before: replaced, after: { limits: m.limits, reportingMonths: m.reportingMonths, conditions: m.conditions, complianceSchedule: m.complianceSchedule }, reportsRegenerated: regenerated },
     });
     await notifyOrganization(
       tx,

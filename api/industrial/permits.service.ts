@@ -715,18 +715,7 @@ export async function issuePermit(ds: DataSource, viewer: Viewer, input: IssueIn
     );
     const periods = reportPeriods(months, effectiveOn, input.expiresOn);
     await createReports(tx, p.id, periods, district, meta.publicUrl);
-    // SUL 1004 A(12)(c): a progress report at most the rulebook's days after each milestone of the
-    // compliance schedule; reminded on the milestone's date (events.service.ts sends it).
-    const progressDays = rb.entry("industrial.progressReportDays").value;
-    for (const [milestoneIndex, m] of ((p.complianceSchedule ?? []) as Milestone[]).entries()) {
-      if (m.dueOn <= today) continue;
-      await enqueueJob(tx, {
-        name: PROGRESS_REMINDER_JOB,
-        payload: { permitId: p.id, milestoneIndex, progressDueOn: addCalendarDays(m.dueOn, typeof progressDays === "number" ? progressDays : 14), publicUrl: meta.publicUrl },
-        runAt: zonedWallTime(Date.parse(`${m.dueOn}T09:00:00Z`), district.timeZone),
-        singletonKey: `${PROGRESS_REMINDER_JOB}:${p.id}:${milestoneIndex}`,
-      });
-    }
+    await scheduleProgressReminders(tx, p.id, (p.complianceSchedule ?? []) as Milestone[], 0, rb, district, meta.publicUrl);
     // SUL 1004 E: apply for reissuance at least 180 days before expiry; remind 30 days before that deadline and on it.
     const reissue = rb.entry("industrial.reissuanceApplicationDays");
     if (typeof reissue.value === "number") {
@@ -827,6 +816,26 @@ async function endSuperseded(tx: EntityManager, permitId: string): Promise<void>
 
 export const SUPERSEDE_JOB = "industrial.supersede";
 export const PROGRESS_REMINDER_JOB = "industrial.progress-reminder";
+
+/**
+ * SUL 1004 A(12)(c): a progress report at most the rulebook's days after each milestone of a
+ * compliance schedule; reminded on the milestone's date (events.service.ts sends it). For the
+ * permit's schedule at issuance, and for the steps a modification adds (from `fromIndex`).
+ */
+export async function scheduleProgressReminders(tx: EntityManager, permitId: string, schedule: Milestone[], fromIndex: number, rb: Rulebook, district: District, publicUrl: string) {
+  const progressDays = rb.entry("industrial.progressReportDays").value;
+  const today = dateIn(district.timeZone);
+  for (let milestoneIndex = fromIndex; milestoneIndex < schedule.length; milestoneIndex++) {
+    const m = schedule[milestoneIndex];
+    if (m.dueOn <= today) continue;
+    await enqueueJob(tx, {
+      name: PROGRESS_REMINDER_JOB,
+      payload: { permitId, milestoneIndex, progressDueOn: addCalendarDays(m.dueOn, typeof progressDays === "number" ? progressDays : 14), publicUrl },
+      runAt: zonedWallTime(Date.parse(`${m.dueOn}T09:00:00Z`), district.timeZone),
+      singletonKey: `${PROGRESS_REMINDER_JOB}:${permitId}:${milestoneIndex}`,
+    });
+  }
+}
 registerJobHandler(SUPERSEDE_JOB, async (ds, payload: { permitId: string }) => {
   await ds.transaction((tx) => endSuperseded(tx, payload.permitId));
 });

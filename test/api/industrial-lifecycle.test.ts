@@ -250,6 +250,11 @@ describe("modification on 30 days' notice (SUL 1004 B, E)", () => {
     const [audit] = await db().query(`SELECT details FROM audit_entry WHERE action = 'industrial.modified' AND entity_id = $1`, [permit.f]);
     expect(audit.details).toMatchObject({ modificationId: modId, effectiveOn: "2026-10-31" });
     expect((await emails(f.ownerEmail, "industrial.modified"))[0].subject).toMatch(/modified from October 31, 2026/);
+    // the schedule for the new conditions joins the permit's: progress reports, a reminder on its date, SNC (e)
+    const [{ compliance_schedule: schedule }] = await db().query(`SELECT compliance_schedule FROM industrial_permit WHERE id = $1`, [permit.f]);
+    expect(schedule.at(-1)).toEqual({ milestone: "Install a zinc polishing filter", dueOn: "2027-06-30" });
+    const reminders = await db().query(`SELECT run_at, payload FROM job WHERE name = 'industrial.progress-reminder' AND payload->>'permitId' = $1`, [permit.f]);
+    expect(reminders.map((j: any) => [j.payload.milestoneIndex, j.payload.progressDueOn])).toEqual([[schedule.length - 1, "2027-07-14"]]);
     // idempotent: the job again changes nothing
     expect(await applyModification(db(), modId, "")).toBe(false);
     expect((await f.member.ok(GET, { id: permit.f })).industrialPermit.reports.length).toBe(p.reports.length);

@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 describe("a superseded permit's last reports (SUL 1004 F)", () => {
-  it("takes results for the days it was in force, none after, and stays on the SNC dashboard for that half-year", async () => {
+  it("takes results and repeat sampling for the days it was in force, none after, and stays on the SNC dashboard for that half-year", async () => {
     const [{ id: userId }] = await db().query(`SELECT id FROM app_user WHERE email = $1`, [DEMO.applicant]);
     const [{ id: districtId }] = await db().query(`SELECT id FROM district WHERE slug = 'lakeview'`);
     const [{ id: orgId }] = await db().query(`INSERT INTO organization (name, kind, created_by_id) VALUES ('Sold Plating Co', 'INDUSTRIAL_USER', $1) RETURNING id`, [userId]);
@@ -53,6 +53,9 @@ describe("a superseded permit's last reports (SUL 1004 F)", () => {
     const last = await report("2026-06-01", "2026-10-14");
     const saved = (await owner.ok(ADD, { r: last, x: [zinc("2026-10-01T09:00", 1.3), zinc("2026-10-02T09:00", 1.3), zinc("2026-10-03T09:00", 1.3)] })).addIndustrialResults;
     expect(saved.map((x: { status: string }) => x.status)).toEqual(["EXCEEDS", "EXCEEDS", "EXCEEDS"]);
+    // the repeat sampling of a violation found while it was in force is still owed (SUL 1005(4))
+    const [{ id: dutyId }] = await db().query(`SELECT id FROM industrial_duty WHERE report_id = $1 AND kind = 'RESAMPLE' LIMIT 1`, [last]);
+    expect((await owner.ok(`mutation($id: ID!) { startResampleReport(dutyId: $id) { id kind } }`, { id: dutyId })).startResampleReport.kind).toBe("RESAMPLE");
     const after = await report("2026-10-15", "2026-11-30");
     const refused = await owner.gql(ADD, { r: after, x: [zinc("2026-11-02T09:00", 0.5)] });
     expect(errorCode(refused)).toBe("CONFLICT");
