@@ -263,14 +263,24 @@ export class IndustrialSlugResolver {
 
   @Access("CLERK", "OPERATOR", "BOARD", "ADMIN")
   @Query(() => [SlugType], { description: "Staff: the district's accidental or slug discharges, newest first" })
-  async industrialSlugDischarges(@Arg("districtId", () => ID) districtId: string, @Ctx() ctx: Context, @Arg("first", () => Int, { nullable: true }) first?: number): Promise<SlugView[]> {
-    return (await events.districtSlugs(ctx.ds, ctx.viewer!, districtId, first ?? 50)).map((s) => ({ ...s, member: false, staff: true }));
+  async industrialSlugDischarges(
+    @Arg("districtId", () => ID) districtId: string,
+    @Ctx() ctx: Context,
+    @Arg("first", () => Int, { nullable: true }) first?: number,
+    @Arg("after", () => String, { nullable: true, description: "The last row's occurredAt|id: the page after it" }) after?: string | null,
+  ): Promise<SlugView[]> {
+    return (await events.districtSlugs(ctx.ds, ctx.viewer!, districtId, first ?? 50, after ?? null)).map((s) => ({ ...s, member: false, staff: true }));
   }
 
   @Access("CLERK", "OPERATOR", "BOARD", "ADMIN")
   @Query(() => [NoticeType], { description: "Staff: the district's violation notifications (SUL 1005(4)), newest first" })
-  industrialViolationNotices(@Arg("districtId", () => ID) districtId: string, @Ctx() ctx: Context, @Arg("first", () => Int, { nullable: true }) first?: number) {
-    return events.districtNotices(ctx.ds, ctx.viewer!, districtId, first ?? 50);
+  industrialViolationNotices(
+    @Arg("districtId", () => ID) districtId: string,
+    @Ctx() ctx: Context,
+    @Arg("first", () => Int, { nullable: true }) first?: number,
+    @Arg("after", () => String, { nullable: true, description: "The last row's filedAt|id: the page after it" }) after?: string | null,
+  ) {
+    return events.districtNotices(ctx.ds, ctx.viewer!, districtId, first ?? 50, after ?? null);
   }
 
   @Access("SIGNED_IN")

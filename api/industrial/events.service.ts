@@ -355,22 +355,38 @@ export async function slugsOfReports(db: Db, reportIds: readonly string[]): Prom
   return rows.map(slugOf);
 }
 
-/** Staff: the district's slug discharges, newest first. */
-export async function districtSlugs(ds: DataSource, viewer: Viewer, districtId: string, first = 50): Promise<SlugRow[]> {
+/** A page's cursor: the last row's time (ISO) and id, "2026-11-30T15:00:00.000Z|<uuid>"; the next page starts after it. */
+export function pageCursor(after: string | null | undefined): { at: Date; id: string } | null {
+  if (!after) return null;
+  const [at, id] = after.split("|");
+  const t = new Date(at ?? "");
+  if (Number.isNaN(t.getTime()) || !isUuid(id ?? "")) throw badInput({ after: "That page link is not valid; start from the first page." });
+  return { at: t, id };
+}
+const pageSize = (first: number) => Math.min(Math.max(first, 1), 200);
+
+/** Staff: the district's slug discharges, newest first, a page at a time (`after` the last row's occurredAt|id). */
+export async function districtSlugs(ds: DataSource, viewer: Viewer, districtId: string, first = 50, after: string | null = null): Promise<SlugRow[]> {
   if (!isUuid(districtId) || !isStaff(viewer, districtId)) throw forbidden("Only this district's staff see its reports.");
+  const c = pageCursor(after);
   const rows = await ds.query(
-    `SELECT s.* FROM industrial_slug_discharge s JOIN industrial_permit p ON p.id = s.permit_id WHERE p.district_id = $1 ORDER BY s.occurred_at DESC, s.id LIMIT $2`,
-    [districtId, Math.min(Math.max(first, 1), 200)],
+    `SELECT s.* FROM industrial_slug_discharge s JOIN industrial_permit p ON p.id = s.permit_id
+      WHERE p.district_id = $1 AND ($3::timestamptz IS NULL OR (s.occurred_at, s.id) < ($3::timestamptz, $4::uuid))
+      ORDER BY s.occurred_at DESC, s.id DESC LIMIT $2`,
+    [districtId, pageSize(first), c?.at ?? null, c?.id ?? null],
   );
   return rows.map(slugOf);
 }
 
-/** Staff: the district's violation notifications, newest first. */
-export async function districtNotices(ds: DataSource, viewer: Viewer, districtId: string, first = 50): Promise<NoticeRow[]> {
+/** Staff: the district's violation notifications, newest first, a page at a time (`after` the last row's filedAt|id). */
+export async function districtNotices(ds: DataSource, viewer: Viewer, districtId: string, first = 50, after: string | null = null): Promise<NoticeRow[]> {
   if (!isUuid(districtId) || !isStaff(viewer, districtId)) throw forbidden("Only this district's staff see its reports.");
+  const c = pageCursor(after);
   const rows = await ds.query(
-    `SELECT n.* FROM industrial_violation_notice n JOIN industrial_permit p ON p.id = n.permit_id WHERE p.district_id = $1 ORDER BY n.filed_at DESC, n.id LIMIT $2`,
-    [districtId, Math.min(Math.max(first, 1), 200)],
+    `SELECT n.* FROM industrial_violation_notice n JOIN industrial_permit p ON p.id = n.permit_id
+      WHERE p.district_id = $1 AND ($3::timestamptz IS NULL OR (n.filed_at, n.id) < ($3::timestamptz, $4::uuid))
+      ORDER BY n.filed_at DESC, n.id DESC LIMIT $2`,
+    [districtId, pageSize(first), c?.at ?? null, c?.id ?? null],
   );
   return rows.map((r: any) => rowOf<NoticeRow>(r));
 }

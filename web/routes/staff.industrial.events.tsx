@@ -23,23 +23,37 @@ type Slug = {
   writtenLate: boolean;
 };
 
+const PAGE = 50;
+
+/** A link to the page with these lists' positions (a list left out starts at its newest). */
+function pageHref(districtId: string, at: { slugsAfter?: string | null; noticesAfter?: string | null }) {
+  const q = new URLSearchParams({ districtId });
+  for (const [k, v] of Object.entries(at)) if (v) q.set(k, v);
+  return `?${q}`;
+}
+
 export async function loader(args: LoaderFunctionArgs) {
   const url = new URL(args.request.url);
   const info = await requireStaff(args);
   const district = info.districts.find((d) => d.id === url.searchParams.get("districtId")) ?? info.districts[0];
+  // Each list pages on its own: ?slugsAfter= and ?noticesAfter= carry the last row shown (time|id).
+  const slugsAfter = url.searchParams.get("slugsAfter");
+  const noticesAfter = url.searchParams.get("noticesAfter");
   const data = await requireSignedIn<{ industrialViolationNotices: Notice[]; industrialSlugDischarges: Slug[] }>(
     args,
-    `query Events($d: ID!) {
-      industrialViolationNotices(districtId: $d, first: 50) { id dutyId permitId notifiedWhom methodLabel notifiedAt text onTime filedAt }
-      industrialSlugDischarges(districtId: $d, first: 50) { id permitId permitNumber facilityName occurredAt substance estimatedVolumeGallons writtenDueOn writtenDaysLeft writtenStatus writtenLate } }`,
-    { d: district.id },
+    `query Events($d: ID!, $na: String, $sa: String) {
+      industrialViolationNotices(districtId: $d, first: ${PAGE}, after: $na) { id dutyId permitId notifiedWhom methodLabel notifiedAt text onTime filedAt }
+      industrialSlugDischarges(districtId: $d, first: ${PAGE}, after: $sa) { id permitId permitNumber facilityName occurredAt substance estimatedVolumeGallons writtenDueOn writtenDaysLeft writtenStatus writtenLate } }`,
+    { d: district.id, na: noticesAfter, sa: slugsAfter },
   );
-  return { districtName: district.name, ...data };
+  return { districtId: district.id, districtName: district.name, slugsAfter, noticesAfter, ...data };
 }
 
 /** Staff: the district's violation notifications (SUL 1005(4)) and accidental or slug discharges (1011), newest first. */
 export default function StaffEvents() {
-  const { districtName, industrialViolationNotices: notices, industrialSlugDischarges: slugs } = useLoaderData<typeof loader>();
+  const { districtId, districtName, slugsAfter, noticesAfter, industrialViolationNotices: notices, industrialSlugDischarges: slugs } = useLoaderData<typeof loader>();
+  const lastSlug = slugs.at(-1);
+  const lastNotice = notices.at(-1);
   return (
     <>
       <h1>Violation notifications and accidental discharges</h1>
@@ -81,6 +95,14 @@ export default function StaffEvents() {
             </tbody>
           </table>
         )}
+        <p>
+          {slugsAfter && <Link className="usa-link margin-right-2" to={pageHref(districtId, { noticesAfter })}>Newest</Link>}
+          {slugs.length === PAGE && lastSlug && (
+            <Link className="usa-link" to={pageHref(districtId, { noticesAfter, slugsAfter: `${lastSlug.occurredAt}|${lastSlug.id}` })}>
+              Older discharges
+            </Link>
+          )}
+        </p>
       </section>
       <section aria-labelledby="notices-heading">
         <h2 id="notices-heading">Violation notifications (Sewer Use Law 1005(4))</h2>
@@ -114,6 +136,14 @@ export default function StaffEvents() {
             </tbody>
           </table>
         )}
+        <p>
+          {noticesAfter && <Link className="usa-link margin-right-2" to={pageHref(districtId, { slugsAfter })}>Newest</Link>}
+          {notices.length === PAGE && lastNotice && (
+            <Link className="usa-link" to={pageHref(districtId, { slugsAfter, noticesAfter: `${lastNotice.filedAt}|${lastNotice.id}` })}>
+              Older notifications
+            </Link>
+          )}
+        </p>
       </section>
     </>
   );
