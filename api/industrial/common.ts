@@ -4,6 +4,7 @@ import type { Actor } from "../audit/audit.service.js";
 import { forbidden, notFound } from "../common/errors.js";
 import { District } from "../districts/district.entity.js";
 import { isUuid } from "../documents/documents.service.js";
+import { rulebookById, rulebookOn, type Rulebook } from "../districts/districts.service.js";
 import type { MembershipRole } from "../organizations/organization.entity.js";
 import { roleIn as memberRole } from "../organizations/organizations.service.js";
 import type { Limit, LimitKind, Unit } from "./limits.js";
@@ -213,4 +214,10 @@ export async function limitsOf(db: Db, permitIds: readonly string[]): Promise<Li
 
 export function addressOf(p: Pick<PermitRow, "street" | "city" | "zip">): string {
   return [p.street, [p.city, p.zip].filter(Boolean).join(" ")].filter(Boolean).join(", ") || "(no address yet)";
+}
+
+/** The rulebook version the permit was issued under, else the district's current one (loaded when not given). */
+export async function permitRulebook(db: Db, p: Pick<PermitRow, "rulebookVersionId" | "districtId">, district?: District): Promise<Rulebook> {
+  if (p.rulebookVersionId) return rulebookById(db, p.rulebookVersionId);
+  return rulebookOn(db, district ?? (await loadDistrict(db, p.districtId)));
 }

@@ -1,10 +1,9 @@
 import DataLoader from "dataloader";
 import { Arg, Ctx, Field, FieldResolver, Float, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root } from "type-graphql";
 import { daysLeft, dateIn } from "../common/dates.js";
-import { rulebookById, rulebookOn } from "../districts/districts.service.js";
 import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
-import { rowOf, type PermitRow, type Relation } from "./common.js";
+import { rowOf, type PermitRow, type Relation, permitRulebook } from "./common.js";
 import * as events from "./events.service.js";
 import { DutyType, PermitType, ReportType } from "./industrial.resolver.js";
 import { REPORT_TITLES, type DutyRow, type ReportRow } from "./reports.service.js";
@@ -204,7 +203,7 @@ export class IndustrialPermitEventsResolver {
   async milestones(@Root() p: PermitView, @Ctx() ctx: Context): Promise<events.MilestoneView[]> {
     if ((!p.rel.role && !p.rel.staff) || !p.complianceSchedule?.length) return [];
     const district = await ctx.loaders.district.load(p.districtId);
-    const rb = p.rulebookVersionId ? await rulebookById(ctx.ds, p.rulebookVersionId) : await rulebookOn(ctx.ds, district!);
+    const rb = await permitRulebook(ctx.ds, p, district!);
     const days = rb.entry("industrial.progressReportDays").value;
     return events.milestonesOf(p, await L(ctx).progress.load(p.id), typeof days === "number" ? days : null, district!.timeZone);
   }

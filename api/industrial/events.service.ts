@@ -4,12 +4,11 @@ import { audit } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
 import { addCalendarDays, dateIn, daysLeft, formatDate, isCalendarDate, zonedWallTime } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
-import { rulebookById, rulebookOn, type Rulebook } from "../districts/districts.service.js";
 import { isUuid } from "../documents/documents.service.js";
 import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
 import { actorOf, loadDistrict, loadPermit, mayView, relationTo, requireOperator, roleIn, rowOf, type Db, type Milestone, type PermitRow } from "./common.js";
-import { notifyMembers, PROGRESS_REMINDER_JOB } from "./permits.service.js";
+import { notifyMembers, permitRulebook, PROGRESS_REMINDER_JOB } from "./permits.service.js";
 import { loadReport, REPORT_TITLES, RESAMPLE_REMINDER_JOB, reportKindHooks, resultsOf, type DutyRow, type ReportRow } from "./reports.service.js";
 
 /**
@@ -88,9 +87,6 @@ const progressOf = (r: any): ProgressRow => ({ ...rowOf<ProgressRow>(r), milesto
 export const basisOnOf = (r: ReportRow) => day((r as any).basisOn);
 export const dutyIdOf = (r: ReportRow) => ((r as any).dutyId as string | null) ?? null;
 
-function permitRulebook(db: Db, p: PermitRow): Promise<Rulebook> {
-  return p.rulebookVersionId ? rulebookById(db, p.rulebookVersionId) : loadDistrict(db, p.districtId).then((d) => rulebookOn(db, d));
-}
 
 const WALL = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})$/;
 /** "YYYY-MM-DDTHH:MM" in the district's zone (what a form's datetime-local sends), or an ISO instant. */

@@ -23,6 +23,7 @@ import {
   limitsOf,
   loadDistrict,
   loadPermit,
+  permitRulebook,
   requireOperator,
   rowOf,
   type Constituent,
@@ -76,9 +77,7 @@ export function notifyOrganization(tx: EntityManager, p: PermitRow, district: Di
   return notifyMembers(tx, p.organizationId, district, kind, subject, `${body}\n\nSee the permit: ${publicUrl}/industrial/${p.id}`);
 }
 
-export function permitRulebook(db: Db, p: PermitRow, district: District): Promise<Rulebook> {
-  return p.rulebookVersionId ? rulebookById(db, p.rulebookVersionId) : rulebookOn(db, district);
-}
+export { permitRulebook };
 
 export function requireEnabled(rb: Rulebook) {
   if (!rb.enabled("industrial.permitsEnabled")) {

@@ -7,11 +7,10 @@ import { clock } from "../common/clock.js";
 import { uuid7 } from "../common/uuid7.js";
 import { addCalendarDays, dateIn, formatDate, zonedWallTime } from "../common/dates.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
-import { rulebookById, rulebookOn } from "../districts/districts.service.js";
 import { isUuid } from "../documents/documents.service.js";
 import { enqueueJob } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
-import { actorOf, limitsOf, loadDistrict, loadPermit, mayView, relationTo, roleIn, rowOf, type Db, type PermitRow } from "./common.js";
+import { actorOf, limitsOf, loadDistrict, loadPermit, mayView, relationTo, roleIn, rowOf, type Db, type PermitRow, permitRulebook } from "./common.js";
 import { dutiesFor, evaluate, parseUnit, SAMPLE_TYPES, UnitError, UNIT_LABELS, type Evaluation, type Limit, type SampleType, type Unit } from "./limits.js";
 
 /**
@@ -293,7 +292,7 @@ type Meta = { requestId?: string; publicUrl: string };
 async function insertResults(tx: EntityManager, viewer: Viewer, r: ReportRow, p: PermitRow, checked: Checked[], meta: Meta): Promise<SavedResult[]> {
   if (!checked.length) return [];
   const district = await loadDistrict(tx, p.districtId);
-  const rb = p.rulebookVersionId ? await rulebookById(tx, p.rulebookVersionId) : await rulebookOn(tx, district);
+  const rb = await permitRulebook(tx, p, district);
   const now = clock.now();
   // Ids are made here (time-ordered, see uuid7) and nothing is read back: every other column is
   // what was just judged.

@@ -5,7 +5,7 @@ import { addCalendarDays, dateIn, formatDate, isCalendarDate, zonedWallTime, typ
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { isUuid } from "../documents/documents.service.js";
 import { rulebookById, rulebookOn, type Rulebook } from "../districts/districts.service.js";
-import { loadDistrict, loadPermit } from "./common.js";
+import { loadDistrict, loadPermit, permitRulebook } from "./common.js";
 import { chronicFromCounts, chronicViolation, isConventional, lateReport, missedMilestone, trcFactor, trcFromCounts, trcViolation, type Measurement } from "./limits.js";
 import { addMonths, notifyMembers } from "./permits.service.js";
 
@@ -111,7 +111,7 @@ export async function permitSnc(ds: DataSource, viewer: Viewer, input: { permitI
   const p = await loadPermit(ds, input.permitId);
   if (!p || !p.submittedAt || !isStaff(viewer, p.districtId)) throw notFound("That permit");
   const district = await loadDistrict(ds, p.districtId);
-  const rb = p.rulebookVersionId ? await rulebookById(ds, p.rulebookVersionId) : await rulebookOn(ds, district);
+  const rb = await permitRulebook(ds, p, district);
   const months = rb.require("industrial.sncPeriodMonths");
   const chronicPct = rb.require("industrial.sncChronicPercent");
   const trcPct = rb.require("industrial.sncTrcPercent");
