@@ -71,9 +71,9 @@ class PermitDocumentType {
   @Field(() => String, { description: "PLANS (SUL 1004 A(6)), LAB_REPORT (A(3)) or OTHER" }) kind: string;
 }
 
-@ObjectType("IndustrialLimit", { description: "One of the permit's limits (SUL 903, 904; Huron IV-21)", simpleResolvers: true })
-export class LimitType {
-  @Field(() => ID) id: string;
+/** A limit's figures, as the permit holds them and as a modification sets or replaces them. */
+@ObjectType() // a base: never a type of its own in the schema (not referenced)
+export class LimitFields {
   @Field(() => String) parameter: string;
   @Field(() => String, { description: "CONCENTRATION, MASS (lb/day), PH or TEMPERATURE" }) kind: string;
   @Field(() => String, { description: "mg/L, ug/L, ppm, lb/day, s.u., degF or degC" }) unit: string;
@@ -82,6 +82,11 @@ export class LimitType {
   @Field(() => Float, { nullable: true, description: "Maximum instantaneous (grab sample) or any single reading" }) maximum: number | null;
   @Field(() => Float, { nullable: true, description: "Lowest allowed (pH)" }) minimum: number | null;
   @Field(() => String) section: string;
+}
+
+@ObjectType("IndustrialLimit", { description: "One of the permit's limits (SUL 903, 904; Huron IV-21)", simpleResolvers: true })
+export class LimitType extends LimitFields {
+  @Field(() => ID) id: string;
 }
 
 @ObjectType("IndustrialDuty", { description: "A duty an exceedance opened (SUL 1005(4)): notify within 24 hours, resample within 30 days", simpleResolvers: true })
@@ -182,8 +187,9 @@ class SncMeasurementType {
   @Field(() => Boolean) atOrAboveTrc: boolean;
 }
 
-@ObjectType("IndustrialSncParameter", { simpleResolvers: true })
-class SncParameterType {
+/** A parameter's counts over an SNC period (SUL 201): on one permit's page and on the district's dashboard. */
+@ObjectType() // a base: never a type of its own in the schema (not referenced)
+export class SncCountsFields {
   @Field(() => String) parameter: string;
   @Field(() => Int) total: number;
   @Field(() => Int) exceeded: number;
@@ -191,17 +197,25 @@ class SncParameterType {
   @Field(() => Float) trcFactor: number;
   @Field(() => Boolean) chronic: boolean;
   @Field(() => Boolean) trc: boolean;
+}
+
+@ObjectType("IndustrialSncParameter", { simpleResolvers: true })
+class SncParameterType extends SncCountsFields {
   @Field(() => [SncMeasurementType]) measurements: SncMeasurementType[];
 }
 
-@ObjectType("IndustrialSncFinding", { simpleResolvers: true })
-class SncFindingType {
-  @Field(() => String, { description: "CHRONIC, TRC or LATE_REPORT" }) criterion: string;
+/** A finding of significant non-compliance (SUL 201), per permit and on the dashboard. */
+@ObjectType() // a base: never a type of its own in the schema (not referenced)
+export class SncFindingFields {
+  @Field(() => String, { description: "CHRONIC, TRC, LATE_REPORT or MILESTONE" }) criterion: string;
   @Field(() => String) text: string;
   @Field(() => String) section: string;
   @Field(() => String, { nullable: true }) parameter: string | null;
   @Field(() => ID, { nullable: true }) reportId: string | null;
 }
+
+@ObjectType("IndustrialSncFinding", { simpleResolvers: true })
+class SncFindingType extends SncFindingFields {}
 
 @ObjectType("IndustrialSnc", { description: "Significant non-compliance of a permit over a period (SUL 201), with the measurements behind it", simpleResolvers: true })
 class SncType {

@@ -7,7 +7,7 @@ import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
 import { STATUS_LABELS, mayView, type PermitRow, type Relation } from "./common.js";
 import { UNIT_LABELS, type Limit, type Unit } from "./limits.js";
-import { PermitType } from "./industrial.resolver.js";
+import { LimitFields, PermitType } from "./industrial.resolver.js";
 import * as lifecycle from "./lifecycle.service.js";
 import { CHANGE_KINDS, MODIFICATION_CAUSES, type ChangeKind, type ModificationRow } from "./lifecycle.service.js";
 import { groupBy, perRequest } from "./loaders.js";
@@ -22,16 +22,7 @@ class CauseType {
 }
 
 @ObjectType("IndustrialModificationLimit", { description: "A limit as a modification sets it, or as it was before" })
-class ModLimitType {
-  @Field(() => String) parameter: string;
-  @Field(() => String) kind: string;
-  @Field(() => String) unit: string;
-  @Field(() => String) unitLabel: string;
-  @Field(() => Float, { nullable: true }) average: number | null;
-  @Field(() => Float, { nullable: true }) maximum: number | null;
-  @Field(() => Float, { nullable: true }) minimum: number | null;
-  @Field(() => String) section: string;
-}
+class ModLimitType extends LimitFields {}
 
 @ObjectType("IndustrialModificationStep", { description: "A step of the compliance schedule of a modification's new conditions (SUL 1004 A(12), 1004 B)" })
 class StepType {

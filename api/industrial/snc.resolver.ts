@@ -7,29 +7,16 @@ import { isUuid } from "../documents/documents.service.js";
 import { microCached } from "../graphql/micro-cache.js";
 import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
+import { SncCountsFields, SncFindingFields } from "./industrial.resolver.js";
 import { publishedSncLists, publishSncList, sncDashboard, type DashboardPermit, type Publication, type PublishedList, type SncDashboard } from "./snc.service.js";
 
 /** The district's significant non-compliance dashboard (SUL 201) and the published list (SUL 1122). */
 
 @ObjectType("IndustrialSncDashboardParameter", { simpleResolvers: true })
-class DashboardParameterType {
-  @Field(() => String) parameter: string;
-  @Field(() => Int) total: number;
-  @Field(() => Int) exceeded: number;
-  @Field(() => Int) atOrAboveTrc: number;
-  @Field(() => Float) trcFactor: number;
-  @Field(() => Boolean) chronic: boolean;
-  @Field(() => Boolean) trc: boolean;
-}
+class DashboardParameterType extends SncCountsFields {}
 
 @ObjectType("IndustrialSncDashboardFinding", { simpleResolvers: true })
-class DashboardFindingType {
-  @Field(() => String, { description: "CHRONIC, TRC, LATE_REPORT or MILESTONE" }) criterion: string;
-  @Field(() => String) text: string;
-  @Field(() => String) section: string;
-  @Field(() => String, { nullable: true }) parameter: string | null;
-  @Field(() => ID, { nullable: true }) reportId: string | null;
-}
+class DashboardFindingType extends SncFindingFields {}
 
 @ObjectType("IndustrialSncDashboardPermit", { simpleResolvers: true })
 class DashboardPermitType {
