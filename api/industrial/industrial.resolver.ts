@@ -701,15 +701,13 @@ export class IndustrialReportsResolver {
     @Arg("results", () => [ResultInput], { validate: false }) results: ResultInput[],
     @Ctx() ctx: Context,
   ) {
-    const saved = await reports.addResults(ctx.ds, ctx.viewer!, reportId, results, meta(ctx));
-    return saved.map((s) => ({ ...s.result, duties: s.duties }));
+    return reports.addResults(ctx.ds, ctx.viewer!, reportId, results, meta(ctx));
   }
 
   @Access("SIGNED_IN")
   @Mutation(() => [ResultType], { description: "Uploads lab results as CSV; a file with a bad line is refused line by line and nothing from it is saved" })
   async uploadIndustrialResultsCsv(@Arg("reportId", () => ID) reportId: string, @Arg("csv", () => String) csv: string, @Ctx() ctx: Context) {
-    const saved = await reports.uploadCsv(ctx.ds, ctx.viewer!, reportId, csv, meta(ctx));
-    return saved.map((s) => ({ ...s.result, duties: s.duties }));
+    return reports.uploadCsv(ctx.ds, ctx.viewer!, reportId, csv, meta(ctx));
   }
 
   @Access("SIGNED_IN")

@@ -274,7 +274,16 @@ export type Evaluation = Check & { checks: Check[] };
 
 // One formatter kept: toLocaleString with options builds a new one on every call.
 const numberFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 6 });
-const fmt = (n: number) => numberFormat.format(round(n));
+/** Under 1,000 with at most six decimals, en-US prints what String does: Intl is skipped (a save judges hundreds). */
+function fmt(n: number): string {
+  const r = round(n);
+  if (r > -1000 && r < 1000 && !Object.is(r, -0)) {
+    const s = String(r);
+    const dot = s.indexOf(".");
+    if (s.indexOf("e") < 0 && (dot < 0 || s.length - dot <= 7)) return s;
+  }
+  return numberFormat.format(r);
+}
 const withUnit = (n: number, u: Unit) => `${fmt(n)} ${UNIT_LABELS[u]}`;
 
 const BASIS_WORDS: Record<string, string> = {
@@ -415,6 +424,7 @@ function noLimit(r: Result): Check {
 }
 
 const norm = (s: string) => s.trim().toLowerCase();
+const RANK: Record<EvaluationStatus, number> = { EXCEEDS: 3, INCONCLUSIVE: 2, OK: 1, NO_LIMIT: 0 };
 
 /**
  * Judges a result against every limit the permit sets for its parameter (a concentration and a
@@ -435,8 +445,7 @@ export function evaluate(r: Result, limits: Limit[]): Evaluation {
   // A concentration result is judged against a mass limit only when the day's flow is given.
   const applicable = comparable.filter((l) => !(l.kind === "MASS" && dim === "concentration" && !r.flowMgd) || comparable.length === 1);
   const checks = applicable.map((l) => checkAgainst(r, l));
-  const rank: Record<EvaluationStatus, number> = { EXCEEDS: 3, INCONCLUSIVE: 2, OK: 1, NO_LIMIT: 0 };
-  const worst = checks.reduce((a, b) => (rank[b.status] > rank[a.status] ? b : a));
+  const worst = checks.reduce((a, b) => (RANK[b.status] > RANK[a.status] ? b : a));
   return { ...worst, checks };
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { District } from "../districts/district.entity.js";
 import type { DataSource, EntityManager } from "typeorm";
 import { verifyPassword } from "../accounts/passwords.js";
 import { isStaff, type Viewer } from "../accounts/viewer.js";
@@ -240,7 +241,7 @@ function indexLimits(limits: Limit[]): LimitIndex {
 }
 
 /** Checks one result and judges it against the permit's limits; returns field messages instead of throwing. */
-function checkResult(input: ResultInput, index: LimitIndex, r: ReportRow, timeZone: string): { ok: Checked } | { errors: Record<string, string> } {
+function checkResult(input: ResultInput, index: LimitIndex, r: ReportRow, timeZone: string, nowMs: number): { ok: Checked } | { errors: Record<string, string> } {
   const e: Record<string, string> = {};
   const parameter = (input.parameter ?? "").trim();
   const limits = index.byParameter.get(parameter.toLowerCase()) ?? [];
@@ -254,7 +255,7 @@ function checkResult(input: ResultInput, index: LimitIndex, r: ReportRow, timeZo
   else {
     const day = dateIn(timeZone, sampledAt);
     if (day < r.periodStart || day > r.periodEnd) e.sampledAt = `The sample must be taken within the report's period, ${formatDate(r.periodStart)} to ${formatDate(r.periodEnd)}.`;
-    else if (sampledAt.getTime() > clock.now().getTime()) e.sampledAt = "The sample date is in the future.";
+    else if (sampledAt.getTime() > nowMs) e.sampledAt = "The sample date is in the future.";
   }
   const unit = parseUnit(input.unit ?? "");
   if (!unit) e.unit = `Unknown unit "${input.unit ?? ""}"; use ${Object.values(UNIT_LABELS).join(", ")}.`;
@@ -284,19 +285,19 @@ function checkResult(input: ResultInput, index: LimitIndex, r: ReportRow, timeZo
   }
 }
 
-export type SavedResult = { result: ResultRow; duties: DutyRow[] };
+/** A result just saved, with the duties its exceedance opened (returned as is: no copy per result). */
+export type SavedResult = ResultRow & { duties: DutyRow[] };
 export const RESAMPLE_REMINDER_JOB = "industrial.resample-reminder";
 type Meta = { requestId?: string; publicUrl: string };
 
 /** Writes checked results with their evaluations and the duties of their exceedances (SUL 1005(4)). */
-async function insertResults(tx: EntityManager, viewer: Viewer, r: ReportRow, p: PermitRow, checked: Checked[], meta: Meta): Promise<SavedResult[]> {
+async function insertResults(tx: EntityManager, viewer: Viewer, r: ReportRow, p: PermitRow, district: District, checked: Checked[], meta: Meta): Promise<SavedResult[]> {
   if (!checked.length) return [];
-  const district = await loadDistrict(tx, p.districtId);
   const rb = await permitRulebook(tx, p, district);
   const now = clock.now();
   // Ids are made here (time-ordered, see uuid7) and nothing is read back: every other column is
   // what was just judged.
-  const results: ResultRow[] = checked.map((c) => ({
+  const results: SavedResult[] = checked.map((c) => ({
     id: uuid7(now.getTime()),
     reportId: r.id,
     permitId: p.id,
@@ -321,6 +322,7 @@ async function insertResults(tx: EntityManager, viewer: Viewer, r: ReportRow, p:
     conversion: c.evaluation.conversion,
     createdById: viewer.userId,
     createdAt: now,
+    duties: NO_DUTIES,
   }));
   // Sent as one compact JSON document: each row an array, its repeated texts (parameter, unit,
   // lab, method, status, section...) numbered once in `w`. A report of 500 results is a quarter
@@ -358,22 +360,24 @@ async function insertResults(tx: EntityManager, viewer: Viewer, r: ReportRow, p:
        FROM (SELECT $5::jsonb AS d) d CROSS JOIN LATERAL (SELECT d.d->'w' AS w) words CROSS JOIN LATERAL jsonb_array_elements(d.d->'r') e`,
     [r.id, p.id, viewer.userId, now, JSON.stringify({ w: [...words.keys()], r: rows })],
   );
-  const duties: { resultId: string; kind: string; text: string; section: string; dueAt: string; dueOn: string }[] = [];
+  // Each exceedance opens the duties of SUL 1005(4); they depend only on the parameter, so they
+  // are worked out once per parameter, and written with ids made here (nothing read back).
+  const dutiesOf = new Map<string, ReturnType<typeof dutiesFor>>();
+  const dutyRows: DutyRow[] = [];
   for (const res of results)
-    if (res.status === "EXCEEDS")
-      for (const d of dutiesFor(rb, now, district.timeZone, res.parameter))
-        duties.push({ resultId: res.id, kind: d.kind, text: d.text, section: d.section, dueAt: d.dueAt.toISOString(), dueOn: d.dueOn });
-  let dutyRows: DutyRow[] = [];
-  if (duties.length) {
-    const inserted = await tx.query(
-      `INSERT INTO industrial_duty (permit_id, report_id, result_id, kind, text, section, due_at, due_on, created_at)
-       SELECT $1, $2, x.result_id, x.kind, x.text, x.section, x.due_at, x.due_on, $3
-         FROM jsonb_to_recordset($4::jsonb) AS x(result_id uuid, kind text, text text, section text, due_at timestamptz, due_on date)
-       RETURNING *`,
-      [p.id, r.id, now, JSON.stringify(duties.map((d) => ({ result_id: d.resultId, kind: d.kind, text: d.text, section: d.section, due_at: d.dueAt, due_on: d.dueOn })))],
+    if (res.status === "EXCEEDS") {
+      let ds = dutiesOf.get(res.parameter);
+      if (!ds) dutiesOf.set(res.parameter, (ds = dutiesFor(rb, now, district.timeZone, res.parameter)));
+      for (const d of ds)
+        dutyRows.push({ id: uuid7(now.getTime()), permitId: p.id, reportId: r.id, resultId: res.id, kind: d.kind, text: d.text, section: d.section, dueAt: d.dueAt, dueOn: d.dueOn, doneAt: null, doneById: null, createdAt: now });
+    }
+  if (dutyRows.length)
+    await tx.query(
+      `INSERT INTO industrial_duty (id, permit_id, report_id, result_id, kind, text, section, due_at, due_on, created_at)
+       SELECT x.id, $1, $2, x.result_id, x.kind, x.text, x.section, x.due_at, x.due_on, $3
+         FROM jsonb_to_recordset($4::jsonb) AS x(id uuid, result_id uuid, kind text, text text, section text, due_at timestamptz, due_on date)`,
+      [p.id, r.id, now, JSON.stringify(dutyRows.map((d) => ({ id: d.id, result_id: d.resultId, kind: d.kind, text: d.text, section: d.section, due_at: d.dueAt.toISOString(), due_on: d.dueOn })))],
     );
-    dutyRows = inserted.map((x: any) => rowOf<DutyRow>(x));
-  }
   // A week before the repeat sampling is due, a reminder (events.service.ts); one job for the save.
   const resampleDue = dutyRows.find((d) => d.kind === "RESAMPLE")?.dueOn;
   if (resampleDue)
@@ -394,25 +398,31 @@ async function insertResults(tx: EntityManager, viewer: Viewer, r: ReportRow, p:
     details: { count: results.length, exceedances: exceeded.map((x) => ({ id: x.id, parameter: x.parameter, value: x.comparedValue, limit: x.limitValue })) },
   });
   if (exceeded.length) {
-    const [u] = await tx.query(`SELECT email, display_name FROM app_user WHERE id = $1`, [viewer.userId]);
     const list = exceeded.map((x) => `  ${x.parameter}: ${x.message}`).join("\n");
     const todo = dutyRows
       .filter((d, i, a) => a.findIndex((o) => o.kind === d.kind) === i)
       .map((d) => `  ${d.kind === "NOTIFY" ? `By ${d.dueAt.toISOString().replace("T", " ").slice(0, 16)} UTC` : `By ${formatDate(d.dueOn)}`}: ${d.text} (${d.section})`)
       .join("\n");
     await enqueueEmail(tx, {
-      to: u.email,
+      to: viewer.email,
       recipientId: viewer.userId,
       districtId: p.districtId,
       kind: "industrial.exceedance",
       subject: `Limit exceeded under permit ${p.permitNumber}: ${exceeded.map((x) => x.parameter).join(", ")}`,
-      body: `Hello ${u.display_name},\n\nThe results you entered exceed the permit's limits:\n${list}\n\nWhat the law requires now:\n${todo}\n\nSee the report: ${meta.publicUrl}/industrial/reports/${r.id}\n`,
+      body: `Hello ${viewer.displayName},\n\nThe results you entered exceed the permit's limits:\n${list}\n\nWhat the law requires now:\n${todo}\n\nSee the report: ${meta.publicUrl}/industrial/reports/${r.id}\n`,
     });
   }
-  const byResult = new Map<string, DutyRow[]>();
-  for (const d of dutyRows) (byResult.get(d.resultId) ?? byResult.set(d.resultId, []).get(d.resultId)!).push(d);
-  return results.map((result) => ({ result, duties: byResult.get(result.id) ?? [] }));
+  if (dutyRows.length) {
+    const byId = new Map(results.map((x) => [x.id, x]));
+    for (const d of dutyRows) {
+      const x = byId.get(d.resultId)!;
+      x.duties = x.duties === NO_DUTIES ? [d] : [...x.duties, d];
+    }
+  }
+  return results;
 }
+
+const NO_DUTIES: DutyRow[] = Object.freeze([]) as unknown as DutyRow[];
 
 const MAX_RESULTS_PER_CALL = 2000;
 
@@ -426,13 +436,14 @@ export async function addResults(ds: DataSource, viewer: Viewer, reportId: strin
     const limits = indexLimits(await limitsOf(tx, [p.id]));
     const checked: Checked[] = [];
     const errors: Record<string, string> = {};
+    const nowMs = clock.now().getTime();
     for (const [i, input] of inputs.entries()) {
-      const c = checkResult(input, limits, r, district.timeZone);
+      const c = checkResult(input, limits, r, district.timeZone, nowMs);
       if ("errors" in c) for (const [k, v] of Object.entries(c.errors)) errors[inputs.length === 1 ? k : `results.${i}.${k}`] = v;
       else checked.push(c.ok);
     }
     if (Object.keys(errors).length) throw badInput(errors);
-    return insertResults(tx, viewer, r, p, checked, meta);
+    return insertResults(tx, viewer, r, p, district, checked, meta);
   });
 }
 
@@ -510,6 +521,7 @@ export async function uploadCsv(ds: DataSource, viewer: Viewer, reportId: string
     const limits = indexLimits(await limitsOf(tx, [p.id]));
     const errors: Record<string, string> = {};
     const checked: Checked[] = [];
+    const nowMs = clock.now().getTime();
     const num = (s: string | undefined) => {
       const t = (s ?? "").trim();
       return t === "" ? null : /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(t) ? Number(t) : NaN;
@@ -536,7 +548,7 @@ export async function uploadCsv(ds: DataSource, viewer: Viewer, reportId: string
         lab: get("lab") ?? "",
         method: get("method") ?? "",
       };
-      const c = checkResult(input, limits, r, district.timeZone);
+      const c = checkResult(input, limits, r, district.timeZone, nowMs);
       if ("errors" in c) errors[`line ${line}`] = `Line ${line}: ${Object.values(c.errors).join(" ")}`;
       else checked.push(c.ok);
     }
@@ -544,7 +556,7 @@ export async function uploadCsv(ds: DataSource, viewer: Viewer, reportId: string
       const n = Object.keys(errors).length;
       throw badInput({ csv: `${n} ${n === 1 ? "line has" : "lines have"} errors; nothing from the file was saved. Correct ${n === 1 ? "it" : "them"} and upload the file again.`, ...errors }, "The file has errors; nothing from it was saved.");
     }
-    return insertResults(tx, viewer, r, p, checked, meta);
+    return insertResults(tx, viewer, r, p, district, checked, meta);
   });
 }
 
