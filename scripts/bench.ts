@@ -266,6 +266,8 @@ async function seedSnc(): Promise<number> {
   return n;
 }
 const sncResults = await seedSnc();
+// BENCH_SQL=<statements> runs after the seed, for experiments (what does dropping a constraint save?).
+if (process.env.BENCH_SQL) await running.ds.query(process.env.BENCH_SQL);
 for (const op of OPERATIONS) op.query = op.query.replace("STATION_DAY", stationDay);
 
 /**

@@ -92,9 +92,14 @@ const ALIASES: Record<string, Unit> = {
 };
 
 /** A unit as written on a lab sheet or in the rulebook ("mg/L", "µg/L", "pH", "degrees F"); null when unknown. */
+const unitsSeen = new Map<string, Unit | null>();
 export function parseUnit(raw: string): Unit | null {
-  const k = raw.trim().toLowerCase().replace(/\s+/g, " ");
-  return ALIASES[k] ?? null;
+  let u = unitsSeen.get(raw);
+  if (u === undefined) {
+    u = ALIASES[raw.trim().toLowerCase().replace(/\s+/g, " ")] ?? null;
+    if (unitsSeen.size < 1000) unitsSeen.set(raw, u);
+  }
+  return u;
 }
 
 /** How each concentration unit relates to mg/L. ppm is taken as mg/L (water, 1 kg per litre), as Huron's law writes its limits. */
@@ -305,7 +310,7 @@ function basisWords(l: Limit, basis: Basis): string {
  * type whose figure the limit leaves blank falls back to the other figure. pH is a range and
  * temperature a maximum whatever the sample.
  */
-function figuresFor(l: Limit, sampleType: SampleType): { basis: Basis; value: number }[] {
+function figuresFor(l: Limit, sampleType: SampleType): Figure[] {
   if (l.kind === "PH") {
     const f: { basis: Basis; value: number }[] = [];
     if (l.minimum !== null) f.push({ basis: "MINIMUM", value: l.minimum });
@@ -317,6 +322,30 @@ function figuresFor(l: Limit, sampleType: SampleType): { basis: Basis; value: nu
   const min = l.minimum !== null ? [{ basis: "MINIMUM" as Basis, value: l.minimum }] : [];
   if (sampleType === "COMPOSITE") return [...min, ...(avg ? [avg] : max ? [max] : [])];
   return [...min, ...(max ? [max] : avg ? [avg] : [])];
+}
+
+type Figure = { basis: Basis; value: number };
+
+/**
+ * What every result judged against a limit shares, worked out once per limit: its figures by
+ * sample type and the words for each ("maximum instantaneous limit of 2.6 mg/L"). A save judges
+ * hundreds of results against the same few limits.
+ */
+const shared = new WeakMap<Limit, { COMPOSITE?: Figure[]; GRAB?: Figure[]; words: Map<Basis, string> }>();
+function sharedOf(l: Limit) {
+  let m = shared.get(l);
+  if (!m) shared.set(l, (m = { words: new Map() }));
+  return m;
+}
+const figuresOf = (l: Limit, sampleType: SampleType): readonly Figure[] => {
+  const m = sharedOf(l);
+  return (m[sampleType] ??= figuresFor(l, sampleType));
+};
+function figureWords(l: Limit, f: Figure): string {
+  const m = sharedOf(l);
+  let w = m.words.get(f.basis);
+  if (w === undefined) m.words.set(f.basis, (w = `${basisWords(l, f.basis)} of ${withUnit(f.value, l.unit)}`));
+  return w;
 }
 
 /** The value of a result in the unit of a limit, with the conversion said; throws UnitError. */
@@ -335,7 +364,7 @@ function valueIn(r: Result, value: number, l: Limit): { v: number; conversion: s
 
 /** Judges one result against one limit. Throws UnitError when the units cannot be compared. */
 export function checkAgainst(r: Result, l: Limit): Check {
-  const figures = figuresFor(l, r.sampleType);
+  const figures = figuresOf(l, r.sampleType);
   if (!figures.length) return noLimit(r);
   if (r.belowDetection) {
     if (r.detectionLimit === null || !(r.detectionLimit >= 0)) throw new UnitError("A result below the detection limit needs the detection limit.");
@@ -354,7 +383,7 @@ export function checkAgainst(r: Result, l: Limit): Check {
         ratio: null,
         section: l.section,
         conversion,
-        message: `Below the detection limit of ${withUnit(v, l.unit)}, which is above the ${basisWords(l, over.basis)} of ${withUnit(over.value, l.unit)} (${l.section}): use a method sensitive enough to show compliance.`,
+        message: `Below the detection limit of ${withUnit(v, l.unit)}, which is above the ${figureWords(l, over)} (${l.section}): use a method sensitive enough to show compliance.`,
       };
     return {
       status: "OK",
@@ -366,7 +395,7 @@ export function checkAgainst(r: Result, l: Limit): Check {
       ratio: null,
       section: l.section,
       conversion,
-      message: `Below the detection limit (${withUnit(v, l.unit)}), under the ${basisWords(l, lowest.basis)} of ${withUnit(lowest.value, l.unit)}.`,
+      message: `Below the detection limit (${withUnit(v, l.unit)}), under the ${figureWords(l, lowest)}.`,
     };
   }
   if (r.value === null || !Number.isFinite(r.value)) throw new UnitError("Enter the measured value, or mark the result below the detection limit.");
@@ -386,8 +415,8 @@ export function checkAgainst(r: Result, l: Limit): Check {
         conversion,
         message:
           f.basis === "MINIMUM"
-            ? `${withUnit(v, l.unit)} is below the ${basisWords(l, f.basis)} of ${withUnit(f.value, l.unit)} (${l.section}).`
-            : `${withUnit(v, l.unit)} exceeds the ${basisWords(l, f.basis)} of ${withUnit(f.value, l.unit)} (${l.section}).`,
+            ? `${withUnit(v, l.unit)} is below the ${figureWords(l, f)} (${l.section}).`
+            : `${withUnit(v, l.unit)} exceeds the ${figureWords(l, f)} (${l.section}).`,
       };
   }
   const shown = figures.filter((f) => f.basis !== "MINIMUM").at(-1) ?? figures[0];
@@ -404,7 +433,7 @@ export function checkAgainst(r: Result, l: Limit): Check {
     conversion,
     message: range
       ? `${withUnit(v, l.unit)} is within ${fmt(l.minimum!)} to ${fmt(l.maximum!)} (${l.section}).`
-      : `${withUnit(v, l.unit)} is within the ${basisWords(l, shown.basis)} of ${withUnit(shown.value, l.unit)} (${l.section}).`,
+      : `${withUnit(v, l.unit)} is within the ${figureWords(l, shown)} (${l.section}).`,
   };
 }
 
