@@ -279,8 +279,11 @@ export type Evaluation = Check & { checks: Check[] };
 
 // One formatter kept: toLocaleString with options builds a new one on every call.
 const numberFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 6 });
-/** Under 1,000 with at most six decimals, en-US prints what String does: Intl is skipped (a save judges hundreds). */
-function fmt(n: number): string {
+/**
+ * A figure as the messages print it (en-US, at most six decimals). Under 1,000 with at most six
+ * decimals en-US prints what String does, so Intl is skipped: a save prints hundreds.
+ */
+export function formatFigure(n: number): string {
   const r = round(n);
   if (r > -1000 && r < 1000 && !Object.is(r, -0)) {
     const s = String(r);
@@ -289,6 +292,7 @@ function fmt(n: number): string {
   }
   return numberFormat.format(r);
 }
+const fmt = formatFigure;
 const withUnit = (n: number, u: Unit) => `${fmt(n)} ${UNIT_LABELS[u]}`;
 
 const BASIS_WORDS: Record<string, string> = {

@@ -8,6 +8,7 @@ import {
   defaultLimits,
   dutiesFor,
   evaluate,
+  formatFigure,
   isConventional,
   lateReport,
   massLbPerDay,
@@ -267,5 +268,20 @@ describe("significant non-compliance (SUL 201)", () => {
     expect(missedMilestone("2027-03-01", null, "2027-05-29", 90)).toEqual({ snc: false, daysLate: 89 });
     expect(missedMilestone("2027-03-01", null, "2027-05-30", 90)).toEqual({ snc: true, daysLate: 90 });
     expect(missedMilestone("2027-03-01", "2027-04-01", "2027-12-01", 90).snc).toBe(false);
+  });
+});
+
+describe("figures in messages", () => {
+  it("print as en-US with at most six decimals, whether or not Intl is skipped for small numbers", () => {
+    const intl = new Intl.NumberFormat("en-US", { maximumFractionDigits: 6 });
+    const twelve = (n: number) => Number(n.toPrecision(12));
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+    const values = [0, 1, 7.2, 100, 999.999999, 1000, 1234.5, -0.25, -999.5, 0.000001, 0.0000005, 1e-7, 1.44, 1.2 * 1.2, 0.1 + 0.2];
+    for (let i = 0; i < 30_000; i++) {
+      const n = (random() - 0.3) * 10 ** Math.floor(random() * 12 - 8);
+      values.push(random() < 0.3 ? Math.round(n * 1000) / 1000 : n);
+    }
+    for (const v of values) expect(formatFigure(v), String(v)).toBe(intl.format(twelve(v)));
   });
 });
