@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetClock, travelTo } from "../../api/common/clock.js";
 import { runDueJobs } from "../../api/jobs/queue.js";
 import { Client, DEMO, errorCode, startTestServer, type GqlResponse, type TestServer } from "../harness.js";
-import { applyAndNotice, firm, issue, setFee, sign, signedIn, type Firm } from "./industrial-events-helpers.js";
+import { applyAndNotice, firm, issue, setFee, sign, signedIn, type Firm } from "./industrial-helpers.js";
 
 /**
  * The reports besides the periodic one, over HTTP: the violation notification within 24 hours and

@@ -4,6 +4,7 @@ import { resetClock, travelTo } from "../../api/common/clock.js";
 import { applyModification } from "../../api/industrial/lifecycle.service.js";
 import { runDueJobs } from "../../api/jobs/queue.js";
 import { Client, DEMO, errorCode, startTestServer, type GqlResponse, type TestServer } from "../harness.js";
+import { application as sharedApplication, firm as sharedFirm, signedIn as sharedSignedIn, type Firm } from "./industrial-helpers.js";
 
 /**
  * The permit after issuance (SUL 1004 B, E, F) with the law's figures: a modification on 30 days'
@@ -19,63 +20,12 @@ let operator: Client;
 let clerk: Client;
 let anon: Client;
 const db = () => srv.running.ds;
-const PASSWORD = "correct horse battery staple";
-const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n", "latin1").toString("base64");
 const log = pino({ level: "silent" });
 const fields = (r: GqlResponse) => r.errors?.[0]?.extensions?.fields ?? {};
-
-async function signedIn(email: string): Promise<Client> {
-  const c = new Client(srv.url);
-  await c.signIn(email);
-  return c;
-}
-
-type Firm = { owner: Client; ar: Client; member: Client; orgId: string; ownerEmail: string; planId: string; labId: string };
-let n = 0;
-async function firm(name: string): Promise<Firm> {
-  const k = ++n;
-  const owner = new Client(srv.url);
-  const ownerEmail = `owner${k}@lifecycle.example`;
-  await owner.signUp(ownerEmail, `Owner ${k}`, PASSWORD);
-  const { createOrganization } = await owner.ok(`mutation($i: CreateOrganizationInput!) { createOrganization(input: $i) { id } }`, { i: { name, kind: "INDUSTRIAL_USER" } });
-  const ar = new Client(srv.url);
-  const arId = await ar.signUp(`ar${k}@lifecycle.example`, `Avery Rep ${k}`, PASSWORD);
-  const member = new Client(srv.url);
-  const memberId = await member.signUp(`member${k}@lifecycle.example`, `Member ${k}`, PASSWORD);
-  await db().query(`INSERT INTO membership (organization_id, user_id, role) VALUES ($1, $2, 'AUTHORIZED_REPRESENTATIVE'), ($1, $3, 'MEMBER')`, [createOrganization.id, arId, memberId]);
-  const up = (filename: string) => owner.ok(`mutation($i: UploadDocumentInput!) { uploadDocument(input: $i) { id } }`, { i: { filename, contentBase64: PDF } });
-  const plan = await up("site-plan.pdf");
-  const lab = await up("lab-report.pdf");
-  return { owner, ar, member, orgId: createOrganization.id, ownerEmail, planId: plan.uploadDocument.id, labId: lab.uploadDocument.id };
-}
-
-function application(f: Firm, extra: Record<string, unknown> = {}) {
-  return {
-    organizationId: f.orgId,
-    districtId: lakeview.id,
-    facilityName: "Harbor Plating Works",
-    street: "12 Foundry Lane",
-    city: "Lakeview",
-    zip: "13600",
-    sicCodes: ["3471"],
-    constituents: [{ parameter: "Zinc", value: 0.9, unit: "mg/L" }],
-    dischargeSchedule: "Weekdays 7:00-15:00",
-    dischargeHoursPerDay: 8,
-    averageFlowGpd: 12000,
-    peakFlowGpd: 20000,
-    activities: "Zinc electroplating; proprietary brightener sequence",
-    products: [{ name: "Zinc-plated fasteners", amount: 40000, unit: "parts/day", process: "Barrel plating" }],
-    rawMaterials: [{ name: "Zinc chloride", averagePerDay: 50, maximumPerDay: 80, unit: "lb/day" }],
-    employees: 42,
-    hoursOfOperation: "Mon-Fri 6:00-16:00",
-    pollutants: [{ parameter: "Zinc", concentration: 0.9, unit: "mg/L", standardMet: true }],
-    standardsMet: true,
-    tradeSecretFields: ["activities"],
-    planDocumentIds: [f.planId],
-    labReportDocumentIds: [f.labId],
-    ...extra,
-  };
-}
+const signedIn = (email: string) => sharedSignedIn(srv, email);
+const firm = (name: string) => sharedFirm(srv, name, "lifecycle.example");
+const application = (f: Firm, extra: Record<string, unknown> = {}) =>
+  sharedApplication(f, lakeview.id, { activities: "Zinc electroplating; proprietary brightener sequence", tradeSecretFields: ["activities"], ...extra });
 
 const P = `id status organizationId facilityName street activities permitNumber effectiveOn expiresOn reportingMonths conditions
   previousPermitId previousRelation previousPermitNumber reissuanceDueOn reissuanceLate changeKind changeKindLabel changeOn changeDescription supersededOn supersededById

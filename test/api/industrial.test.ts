@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DAY_MS, advanceClock, resetClock, travelTo } from "../../api/common/clock.js";
 import { runDueJobs } from "../../api/jobs/queue.js";
 import { Client, DEMO, errorCode, startTestServer, type GqlResponse, type TestServer, isSessionBookkeeping } from "../harness.js";
+import { PASSWORD, application as sharedApplication, firm as sharedFirm, signedIn as sharedSignedIn, type Firm } from "./industrial-helpers.js";
 
 /**
  * Industrial discharge permits over HTTP (SUL Article 10, 1005, 1014): the application and its
@@ -18,72 +19,22 @@ let operator: Client;
 let clerk: Client;
 let anon: Client;
 const db = () => srv.running.ds;
-const PASSWORD = "correct horse battery staple";
-const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n", "latin1").toString("base64");
 const log = pino({ level: "silent" });
-
-async function signedIn(email: string): Promise<Client> {
-  const c = new Client(srv.url);
-  await c.signIn(email);
-  return c;
-}
-
-type Firm = { owner: Client; ar: Client; member: Client; orgId: string; arEmail: string; ownerEmail: string; memberEmail: string; planId: string; labId: string };
-let n = 0;
-async function firm(name: string): Promise<Firm> {
-  const k = ++n;
-  const owner = new Client(srv.url);
-  const ownerEmail = `owner${k}@plating.example`;
-  await owner.signUp(ownerEmail, `Owner ${k}`, PASSWORD);
-  const { createOrganization } = await owner.ok(`mutation($i: CreateOrganizationInput!) { createOrganization(input: $i) { id } }`, { i: { name, kind: "INDUSTRIAL_USER" } });
-  const ar = new Client(srv.url);
-  const arEmail = `ar${k}@plating.example`;
-  const arId = await ar.signUp(arEmail, `Avery Rep ${k}`, PASSWORD);
-  const member = new Client(srv.url);
-  const memberEmail = `member${k}@plating.example`;
-  const memberId = await member.signUp(memberEmail, `Member ${k}`, PASSWORD);
-  await db().query(`INSERT INTO membership (organization_id, user_id, role) VALUES ($1, $2, 'AUTHORIZED_REPRESENTATIVE'), ($1, $3, 'MEMBER')`, [createOrganization.id, arId, memberId]);
-  const up = (filename: string) => owner.ok(`mutation($i: UploadDocumentInput!) { uploadDocument(input: $i) { id } }`, { i: { filename, contentBase64: PDF } });
-  const plan = await up("site-plan.pdf");
-  const lab = await up("lab-report.pdf");
-  return { owner, ar, member, orgId: createOrganization.id, arEmail, ownerEmail, memberEmail, planId: plan.uploadDocument.id, labId: lab.uploadDocument.id };
-}
-
-function application(f: Firm, extra: Record<string, unknown> = {}) {
-  return {
-    organizationId: f.orgId,
-    districtId: lakeview.id,
-    facilityName: "Harbor Plating Works",
-    street: "12 Foundry Lane",
-    city: "Lakeview",
-    zip: "13600",
-    sicCodes: ["3471"],
+const signedIn = (email: string) => sharedSignedIn(srv, email);
+const firm = (name: string) => sharedFirm(srv, name, "plating.example");
+const application = (f: Firm, extra: Record<string, unknown> = {}) =>
+  sharedApplication(f, lakeview.id, {
     constituents: [
       { parameter: "Zinc", value: 0.9, unit: "mg/L" },
       { parameter: "pH", value: 7.2, unit: "s.u." },
     ],
     dischargeSchedule: "Weekdays 7:00-15:00, batch rinse discharges of about 20 minutes each hour",
-    dischargeHoursPerDay: 8,
-    averageFlowGpd: 12000,
-    peakFlowGpd: 20000,
     flowVariations: "Lower in August (plant shutdown)",
     activities: "Zinc electroplating of fasteners; proprietary brightener bath sequence",
-    products: [{ name: "Zinc-plated fasteners", amount: 40000, unit: "parts/day", process: "Barrel plating" }],
-    rawMaterials: [{ name: "Zinc chloride", averagePerDay: 50, maximumPerDay: 80, unit: "lb/day" }],
-    employees: 42,
     employeeTypes: "Platers, maintenance, office",
-    hoursOfOperation: "Mon-Fri 6:00-16:00",
-    pretreatmentHours: "Mon-Fri 6:00-16:00",
-    pollutants: [{ parameter: "Zinc", concentration: 0.9, unit: "mg/L", standardMet: true }],
-    standardsMet: true,
-    complianceSchedule: [],
-    otherInfo: null,
     tradeSecretFields: ["activities"],
-    planDocumentIds: [f.planId],
-    labReportDocumentIds: [f.labId],
     ...extra,
-  };
-}
+  });
 
 const P = `id status statusLabel facilityName activities tradeSecretFields withheldFields feeCents paymentId paidAt noticePublishedOn noticeText earliestIssueOn
   permitNumber effectiveOn expiresOn reportingMonths organizationName viewerRole viewerIsStaff revocationReason revocationReasonLabel

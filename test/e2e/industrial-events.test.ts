@@ -2,7 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetClock, travelTo } from "../../api/common/clock.js";
 import { Client, DEMO } from "../harness.js";
-import { PASSWORD, applyAndNotice, firm, issue, setFee, type Firm } from "../api/industrial-events-helpers.js";
+import { PASSWORD, applyAndNotice, firm, issue, setFee, type Firm } from "../api/industrial-helpers.js";
 import { expectNoAxeViolations, settled, signedInContext, startE2E, type E2E } from "./browser.js";
 
 /**

@@ -58,6 +58,20 @@ export type EventMilestone = {
 };
 export const EVENT_MILESTONE_FIELDS = `index milestone dueOn progressDueOn progressDaysLeft metOn latest { met metOn reason expectedOn filedAt }`;
 
+/** What both events pages (the member's and the staff's) read of the permit. */
+export type EventsPermit = {
+  id: string;
+  status: string;
+  permitNumber: string | null;
+  facilityName: string | null;
+  organizationName: string;
+  duties: EventDuty[];
+  slugDischarges: EventSlug[];
+  milestones: EventMilestone[];
+};
+export const EVENTS_PERMIT_FIELDS = `id status permitNumber facilityName organizationName
+  duties { ${EVENT_DUTY_FIELDS} } slugDischarges { ${EVENT_SLUG_FIELDS} } milestones { ${EVENT_MILESTONE_FIELDS} }`;
+
 /** "N days left" / "N days late" / "due today". */
 export function daysText(n: number | null): string {
   if (n === null) return "";

@@ -7,14 +7,10 @@ import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { TextArea } from "~/components/hauler";
 import {
   DutyTable,
-  EVENT_DUTY_FIELDS,
-  EVENT_MILESTONE_FIELDS,
-  EVENT_SLUG_FIELDS,
+  EVENTS_PERMIT_FIELDS,
   MilestoneTable,
   daysText,
-  type EventDuty,
-  type EventMilestone,
-  type EventSlug,
+  type EventsPermit,
 } from "~/components/industrial-events";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
@@ -27,25 +23,14 @@ export const meta: MetaFunction = () => [{ title: "Violations, discharges and mi
  * (1011), and progress on the compliance schedule's milestones (1004 A(12)(c)).
  */
 
-type Page = {
-  id: string;
-  status: string;
-  permitNumber: string | null;
-  facilityName: string | null;
-  organizationName: string;
-  viewerRole: string | null;
-  duties: EventDuty[];
-  slugDischarges: EventSlug[];
-  milestones: EventMilestone[];
-};
+type Page = EventsPermit & { viewerRole: string | null };
 type ActionData = { intent: string; error: string; fields: Record<string, string>; values: Record<string, string> };
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const r = await gql<{ industrialPermit: Page }>(
     context,
     request,
-    `query PermitEvents($id: ID!) { industrialPermit(id: $id) { id status permitNumber facilityName organizationName viewerRole
-      duties { ${EVENT_DUTY_FIELDS} } slugDischarges { ${EVENT_SLUG_FIELDS} } milestones { ${EVENT_MILESTONE_FIELDS} } } }`,
+    `query PermitEvents($id: ID!) { industrialPermit(id: $id) { ${EVENTS_PERMIT_FIELDS} viewerRole } }`,
     { id: params.id },
   );
   if (!r.ok) throw new Response(r.error.message, { status: r.error.code === "NOT_FOUND" ? 404 : 500 });

@@ -7,15 +7,11 @@ import { formatCalendarDate } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import {
   DutyTable,
-  EVENT_DUTY_FIELDS,
-  EVENT_MILESTONE_FIELDS,
-  EVENT_SLUG_FIELDS,
+  EVENTS_PERMIT_FIELDS,
   MilestoneTable,
   SlugFacts,
   daysText,
-  type EventDuty,
-  type EventMilestone,
-  type EventSlug,
+  type EventsPermit,
 } from "~/components/industrial-events";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
@@ -28,16 +24,8 @@ export const meta: MetaFunction = () => [{ title: "Violations, discharges and mi
  * 90-day (1005(2)) and baseline (1005(1)) reports.
  */
 
-type Page = {
-  id: string;
-  status: string;
-  permitNumber: string | null;
-  facilityName: string | null;
-  organizationName: string;
+type Page = EventsPermit & {
   viewerIsStaff: boolean;
-  duties: EventDuty[];
-  slugDischarges: EventSlug[];
-  milestones: EventMilestone[];
   reports: { id: string; kind: string; kindLabel: string; basisOn: string | null; dueOn: string; status: string; statusLabel: string; daysLeft: number | null; amendsId: string | null }[];
 };
 type ActionData = { error: string; fields: Record<string, string>; values: Record<string, string> };
@@ -45,8 +33,7 @@ type ActionData = { error: string; fields: Record<string, string>; values: Recor
 export async function loader(args: LoaderFunctionArgs) {
   const data = await requireSignedIn<{ industrialPermit: Page }>(
     args,
-    `query StaffPermitEvents($id: ID!) { industrialPermit(id: $id) { id status permitNumber facilityName organizationName viewerIsStaff
-      duties { ${EVENT_DUTY_FIELDS} } slugDischarges { ${EVENT_SLUG_FIELDS} } milestones { ${EVENT_MILESTONE_FIELDS} }
+    `query StaffPermitEvents($id: ID!) { industrialPermit(id: $id) { ${EVENTS_PERMIT_FIELDS} viewerIsStaff
       reports { id kind kindLabel basisOn dueOn status statusLabel daysLeft amendsId } } }`,
     { id: args.params.id },
   );

@@ -1,10 +1,10 @@
 import { expect } from "vitest";
 import { Client, DEMO, type TestServer } from "../harness.js";
 
-/** A few helpers copied from industrial.test.ts: an industrial user with owner, AR and member, and a permit taken to issuance. */
+/** The industrial tests' helpers: an industrial user with owner, AR and member, its permit application, and a permit taken to issuance. */
 
 export const PASSWORD = "correct horse battery staple";
-const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n", "latin1").toString("base64");
+export const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n", "latin1").toString("base64");
 
 export type Firm = { owner: Client; ar: Client; member: Client; orgId: string; arEmail: string; ownerEmail: string; memberEmail: string; planId: string; labId: string };
 
@@ -15,17 +15,17 @@ export async function signedIn(srv: TestServer, email: string): Promise<Client> 
 }
 
 let n = 0;
-export async function firm(srv: TestServer, name: string): Promise<Firm> {
+export async function firm(srv: TestServer, name: string, domain = "events.example"): Promise<Firm> {
   const k = `${Date.now() % 100000}x${++n}`;
   const owner = new Client(srv.url);
-  const ownerEmail = `owner${k}@events.example`;
+  const ownerEmail = `owner${k}@${domain}`;
   await owner.signUp(ownerEmail, `Owner ${k}`, PASSWORD);
   const { createOrganization } = await owner.ok(`mutation($i: CreateOrganizationInput!) { createOrganization(input: $i) { id } }`, { i: { name, kind: "INDUSTRIAL_USER" } });
   const ar = new Client(srv.url);
-  const arEmail = `ar${k}@events.example`;
+  const arEmail = `ar${k}@${domain}`;
   const arId = await ar.signUp(arEmail, `Avery Rep ${k}`, PASSWORD);
   const member = new Client(srv.url);
-  const memberEmail = `member${k}@events.example`;
+  const memberEmail = `member${k}@${domain}`;
   const memberId = await member.signUp(memberEmail, `Member ${k}`, PASSWORD);
   await srv.running.ds.query(`INSERT INTO membership (organization_id, user_id, role) VALUES ($1, $2, 'AUTHORIZED_REPRESENTATIVE'), ($1, $3, 'MEMBER')`, [createOrganization.id, arId, memberId]);
   const up = (filename: string) => owner.ok(`mutation($i: UploadDocumentInput!) { uploadDocument(input: $i) { id } }`, { i: { filename, contentBase64: PDF } });
