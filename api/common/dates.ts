@@ -122,3 +122,9 @@ export function wallClock(instant: Date, timeZone: string): { date: CalendarDate
   const g = (t: string) => parts.find((p) => p.type === t)!.value;
   return { date: `${g("year")}-${g("month")}-${g("day")}`, weekday: WEEKDAYS.indexOf(g("weekday")), minutes: (+g("hour") % 24) * 60 + +g("minute") };
 }
+
+/** An instant as the district's clock shows it: "December 4, 2026, 10:00". */
+export function formatDateTime(instant: Date, timeZone: string): string {
+  const { date, minutes } = wallClock(instant, timeZone);
+  return `${formatDate(date)}, ${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
+}

@@ -2,14 +2,14 @@ import type { DataSource, EntityManager } from "typeorm";
 import { isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
-import { addCalendarDays, dateIn, daysLeft, formatDate, isCalendarDate, zonedWallTime } from "../common/dates.js";
+import { addCalendarDays, dateIn, daysLeft, formatDate, formatDateTime, isCalendarDate, zonedWallTime } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { isUuid } from "../documents/documents.service.js";
 import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
 import { actorOf, loadDistrict, loadPermit, mayView, relationTo, requireOperator, roleIn, rowOf, type Db, type Milestone, type PermitRow } from "./common.js";
 import { notifyMembers, permitRulebook, PROGRESS_REMINDER_JOB } from "./permits.service.js";
-import { loadReport, REPORT_TITLES, RESAMPLE_REMINDER_JOB, reportKindHooks, resultsOf, type DutyRow, type ReportRow } from "./reports.service.js";
+import { loadReport, NOTIFY_REMINDER_JOB, REPORT_TITLES, RESAMPLE_REMINDER_JOB, reportKindHooks, resultsOf, type DutyRow, type ReportRow } from "./reports.service.js";
 
 /**
  * The reports besides the periodic one (SUL 1005, 1011, 1004 A(12)):
@@ -721,6 +721,38 @@ registerJobHandler(RESAMPLE_REMINDER_JOB, async (ds, payload: { reportId: string
         `Start the repeat sampling report from the violation's task, enter the results and have the Authorized Representative sign it.\n\nSee the permit's violations: ${payload.publicUrl ?? ""}/industrial/${p.id}/events`,
     );
     await audit(tx, { userId: null }, { action: "industrial.resample_reminded", entityType: "IndustrialReport", entityId: r.id, districtId: p.districtId, details: { dueOn: payload.dueOn, parameters: open.map((o) => o.parameter) } });
+  });
+});
+
+/**
+ * SUL 1005(4): the District Operator is to be told of a violation within the rulebook's hours of
+ * learning of it. Before that time runs out (see insertResults), the organization is reminded of
+ * each notification still owed.
+ */
+registerJobHandler(NOTIFY_REMINDER_JOB, async (ds, payload: { reportId: string; dueAt: string; publicUrl?: string }) => {
+  await ds.transaction(async (tx) => {
+    const open: { parameter: string; section: string }[] = await tx.query(
+      `SELECT x.parameter, min(d.section) AS section FROM industrial_duty d JOIN industrial_result x ON x.id = d.result_id
+        WHERE d.report_id = $1 AND d.kind = 'NOTIFY' AND d.done_at IS NULL AND d.due_at = $2 GROUP BY x.parameter ORDER BY x.parameter`,
+      [payload.reportId, payload.dueAt],
+    );
+    if (!open.length) return;
+    const r = await loadReport(tx, payload.reportId);
+    const p = r && (await loadPermit(tx, r.permitId));
+    if (!r || !p) return;
+    const district = await loadDistrict(tx, p.districtId);
+    const parameters = open.map((o) => o.parameter).join(", ");
+    const by = formatDateTime(new Date(payload.dueAt), district.timeZone);
+    await notifyMembers(
+      tx,
+      p.organizationId,
+      district,
+      "industrial.notify_reminder",
+      `Notify the District Operator by ${by}: ${parameters} violation, permit ${p.permitNumber}`,
+      `The District Operator has not yet been told of the ${parameters} violation under permit ${p.permitNumber}: the law requires it by ${by} (${open[0].section}). ` +
+        `Telephone, email or tell the Operator in person, then record who was told, how and when on the violation's task; a notification made later is recorded as late.\n\nSee the permit's violations: ${payload.publicUrl ?? ""}/industrial/${p.id}/events`,
+    );
+    await audit(tx, { userId: null }, { action: "industrial.notify_reminded", entityType: "IndustrialReport", entityId: r.id, districtId: p.districtId, details: { dueAt: payload.dueAt, parameters: open.map((o) => o.parameter) } });
   });
 });
 

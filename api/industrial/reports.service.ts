@@ -6,7 +6,7 @@ import { isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
 import { uuid7 } from "../common/uuid7.js";
-import { addCalendarDays, dateIn, formatDate, zonedWallTime } from "../common/dates.js";
+import { addCalendarDays, dateIn, formatDate, formatDateTime, zonedWallTime } from "../common/dates.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { isUuid } from "../documents/documents.service.js";
 import { enqueueJob } from "../jobs/queue.js";
@@ -288,6 +288,7 @@ function checkResult(input: ResultInput, index: LimitIndex, r: ReportRow, timeZo
 /** A result just saved, with the duties its exceedance opened (returned as is: no copy per result). */
 export type SavedResult = ResultRow & { duties: DutyRow[] };
 export const RESAMPLE_REMINDER_JOB = "industrial.resample-reminder";
+export const NOTIFY_REMINDER_JOB = "industrial.notify-reminder";
 type Meta = { requestId?: string; publicUrl: string };
 
 /** Writes checked results with their evaluations and the duties of their exceedances (SUL 1005(4)). */
@@ -387,6 +388,18 @@ async function insertResults(tx: EntityManager, viewer: Viewer, r: ReportRow, p:
       runAt: zonedWallTime(Date.parse(`${addCalendarDays(resampleDue, -7)}T09:00:00Z`), district.timeZone),
       singletonKey: `${RESAMPLE_REMINDER_JOB}:${r.id}:${resampleDue}`,
     });
+  // And before the notification is due (24 hours under SUL 1005(4)), a reminder unless it is
+  // made: 6 hours before, or halfway through a window shorter than 12 hours.
+  const notifyDue = dutyRows.find((d) => d.kind === "NOTIFY")?.dueAt;
+  if (notifyDue) {
+    const window = notifyDue.getTime() - now.getTime();
+    await enqueueJob(tx, {
+      name: NOTIFY_REMINDER_JOB,
+      payload: { reportId: r.id, dueAt: notifyDue.toISOString(), publicUrl: meta.publicUrl },
+      runAt: new Date(notifyDue.getTime() - Math.min(6 * 3_600_000, window / 2)),
+      singletonKey: `${NOTIFY_REMINDER_JOB}:${r.id}:${notifyDue.toISOString()}`,
+    });
+  }
   if (r.status === "DUE") await tx.query(`UPDATE industrial_report SET status = 'DRAFT', started_at = $2, updated_at = $2 WHERE id = $1`, [r.id, now]);
   else await tx.query(`UPDATE industrial_report SET updated_at = $2 WHERE id = $1`, [r.id, now]);
   const exceeded = results.filter((x) => x.status === "EXCEEDS");
@@ -401,7 +414,7 @@ async function insertResults(tx: EntityManager, viewer: Viewer, r: ReportRow, p:
     const list = exceeded.map((x) => `  ${x.parameter}: ${x.message}`).join("\n");
     const todo = dutyRows
       .filter((d, i, a) => a.findIndex((o) => o.kind === d.kind) === i)
-      .map((d) => `  ${d.kind === "NOTIFY" ? `By ${d.dueAt.toISOString().replace("T", " ").slice(0, 16)} UTC` : `By ${formatDate(d.dueOn)}`}: ${d.text} (${d.section})`)
+      .map((d) => `  ${d.kind === "NOTIFY" ? `By ${formatDateTime(d.dueAt, district.timeZone)}` : `By ${formatDate(d.dueOn)}`}: ${d.text} (${d.section})`)
       .join("\n");
     await enqueueEmail(tx, {
       to: viewer.email,

@@ -82,6 +82,22 @@ describe("violation report (SUL 1005(4))", () => {
     expect(Object.keys(fields(bad)).sort()).toEqual(["method", "notifiedAt", "notifiedWhom", "text"]);
     expect(errorCode(await f.member.gql(NOTIFY, { i: { ...input, dutyId: resample[0].id } }))).toBe("CONFLICT");
 
+    // six hours before the 24 hours are up, the owner and the AR are reminded of the notification owed
+    travelTo("2026-12-04T08:59:00Z");
+    while ((await runDueJobs(db(), log)) > 0);
+    expect(await emails(f.arEmail, "industrial.notify_reminder")).toEqual([]);
+    travelTo("2026-12-04T09:01:00Z");
+    while ((await runDueJobs(db(), log)) > 0);
+    for (const to of [f.arEmail, f.ownerEmail]) {
+      const reminders = await emails(to, "industrial.notify_reminder");
+      expect(reminders.map((m) => m.subject)).toEqual([expect.stringMatching(/^Notify the District Operator by December 4, 2026, 10:00: Zinc violation, permit LKV-/)]);
+      expect(reminders[0].body_text).toMatch(/by December 4, 2026, 10:00 \(Sewer Use Law 1005\(4\)\)/);
+    }
+    expect(await emails(f.memberEmail, "industrial.notify_reminder")).toEqual([]);
+    // the exceedance email gave the same time on the district's clock
+    const [exceedance] = await emails(f.memberEmail, "industrial.exceedance");
+    expect(exceedance.body_text).toMatch(/By December 4, 2026, 10:00: Notify the District Operator of the Zinc violation within 24 hours/);
+
     travelTo("2026-12-05T15:00:00Z");
     // 10:00 in Lakeview on December 4 is exactly 24 hours after the result was entered: on time
     const onTime = await f.member.ok(NOTIFY, { i: input });
