@@ -111,12 +111,12 @@ describe("saving lab results in bulk", () => {
     await member.ok(ADD, { r: reportId, results: results(10) }); // one zinc result over the limit: resample due December 30
     const log = pino({ level: "silent" });
     travelTo(new Date("2026-12-22T15:00:00Z"));
-    await runDueJobs(db(), log);
+    while ((await runDueJobs(db(), log)) > 0); // the other saves' notification reminders too
     const permitLink = (await db().query(`SELECT permit_id FROM industrial_report WHERE id = $1`, [reportId]))[0].permit_id;
     const sent = () => db().query(`SELECT subject FROM outbox_email WHERE kind = 'industrial.resample_reminder' AND to_address = $1 AND body_text LIKE $2`, [DEMO.applicant, `%${permitLink}%`]);
     expect(await sent()).toHaveLength(0);
     travelTo(new Date("2026-12-23T15:00:00Z"));
-    await runDueJobs(db(), log);
+    while ((await runDueJobs(db(), log)) > 0);
     expect((await sent()).map((m: { subject: string }) => m.subject)).toEqual([expect.stringMatching(/^Repeat sampling due December 30, 2026: Zinc, permit LKV-IU-2026-9/)]);
     resetClock();
   });
