@@ -694,33 +694,43 @@ reportKindHooks.signed = async (tx, viewer, r, p) => {
 
 
 /**
+ * What a reminder of a save's duties (SUL 1005(4)) is about: the parameters whose duty of the
+ * kind and due time is still open, with the report, permit and district; null when none is.
+ */
+async function openDuties(tx: EntityManager, reportId: string, kind: "NOTIFY" | "RESAMPLE", due: { at: string } | { on: string }) {
+  const open: { parameter: string; section: string }[] = await tx.query(
+    `SELECT x.parameter, min(d.section) AS section FROM industrial_duty d JOIN industrial_result x ON x.id = d.result_id
+      WHERE d.report_id = $1 AND d.kind = $2 AND d.done_at IS NULL AND ${"at" in due ? "d.due_at = $3::timestamptz" : "d.due_on = $3::date"}
+      GROUP BY x.parameter ORDER BY x.parameter`,
+    [reportId, kind, "at" in due ? due.at : due.on],
+  );
+  if (!open.length) return null;
+  const r = await loadReport(tx, reportId);
+  const p = r && (await loadPermit(tx, r.permitId));
+  if (!r || !p) return null;
+  return { r, p, district: await loadDistrict(tx, p.districtId), parameters: open.map((o) => o.parameter), section: open[0].section };
+}
+
+/**
  * SUL 1005(4): the repeat sampling's results are due within the rulebook's days of learning of a
  * violation. A week before, the organization is reminded of each repeat sampling still owed
  * (one job per save that opened such duties; see insertResults).
  */
 registerJobHandler(RESAMPLE_REMINDER_JOB, async (ds, payload: { reportId: string; dueOn: string; publicUrl?: string }) => {
   await ds.transaction(async (tx) => {
-    const open: { parameter: string; due_on: string }[] = await tx.query(
-      `SELECT DISTINCT x.parameter, d.due_on::text AS due_on FROM industrial_duty d JOIN industrial_result x ON x.id = d.result_id
-        WHERE d.report_id = $1 AND d.kind = 'RESAMPLE' AND d.done_at IS NULL AND d.due_on = $2 ORDER BY x.parameter`,
-      [payload.reportId, payload.dueOn],
-    );
-    if (!open.length) return;
-    const r = await loadReport(tx, payload.reportId);
-    const p = r && (await loadPermit(tx, r.permitId));
-    if (!r || !p) return;
-    const district = await loadDistrict(tx, p.districtId);
-    const parameters = open.map((o) => o.parameter).join(", ");
+    const o = await openDuties(tx, payload.reportId, "RESAMPLE", { on: payload.dueOn });
+    if (!o) return;
+    const parameters = o.parameters.join(", ");
     await notifyMembers(
       tx,
-      p.organizationId,
-      district,
+      o.p.organizationId,
+      o.district,
       "industrial.resample_reminder",
-      `Repeat sampling due ${formatDate(payload.dueOn)}: ${parameters}, permit ${p.permitNumber}`,
-      `The results of the repeat sampling for ${parameters} under permit ${p.permitNumber} are due by ${formatDate(payload.dueOn)} (Sewer Use Law 1005(4)). ` +
-        `Start the repeat sampling report from the violation's task, enter the results and have the Authorized Representative sign it.\n\nSee the permit's violations: ${payload.publicUrl ?? ""}/industrial/${p.id}/events`,
+      `Repeat sampling due ${formatDate(payload.dueOn)}: ${parameters}, permit ${o.p.permitNumber}`,
+      `The results of the repeat sampling for ${parameters} under permit ${o.p.permitNumber} are due by ${formatDate(payload.dueOn)} (${o.section}). ` +
+        `Start the repeat sampling report from the violation's task, enter the results and have the Authorized Representative sign it.\n\nSee the permit's violations: ${payload.publicUrl ?? ""}/industrial/${o.p.id}/events`,
     );
-    await audit(tx, { userId: null }, { action: "industrial.resample_reminded", entityType: "IndustrialReport", entityId: r.id, districtId: p.districtId, details: { dueOn: payload.dueOn, parameters: open.map((o) => o.parameter) } });
+    await audit(tx, { userId: null }, { action: "industrial.resample_reminded", entityType: "IndustrialReport", entityId: o.r.id, districtId: o.p.districtId, details: { dueOn: payload.dueOn, parameters: o.parameters } });
   });
 });
 
@@ -731,28 +741,20 @@ registerJobHandler(RESAMPLE_REMINDER_JOB, async (ds, payload: { reportId: string
  */
 registerJobHandler(NOTIFY_REMINDER_JOB, async (ds, payload: { reportId: string; dueAt: string; publicUrl?: string }) => {
   await ds.transaction(async (tx) => {
-    const open: { parameter: string; section: string }[] = await tx.query(
-      `SELECT x.parameter, min(d.section) AS section FROM industrial_duty d JOIN industrial_result x ON x.id = d.result_id
-        WHERE d.report_id = $1 AND d.kind = 'NOTIFY' AND d.done_at IS NULL AND d.due_at = $2 GROUP BY x.parameter ORDER BY x.parameter`,
-      [payload.reportId, payload.dueAt],
-    );
-    if (!open.length) return;
-    const r = await loadReport(tx, payload.reportId);
-    const p = r && (await loadPermit(tx, r.permitId));
-    if (!r || !p) return;
-    const district = await loadDistrict(tx, p.districtId);
-    const parameters = open.map((o) => o.parameter).join(", ");
-    const by = formatDateTime(new Date(payload.dueAt), district.timeZone);
+    const o = await openDuties(tx, payload.reportId, "NOTIFY", { at: payload.dueAt });
+    if (!o) return;
+    const parameters = o.parameters.join(", ");
+    const by = formatDateTime(new Date(payload.dueAt), o.district.timeZone);
     await notifyMembers(
       tx,
-      p.organizationId,
-      district,
+      o.p.organizationId,
+      o.district,
       "industrial.notify_reminder",
-      `Notify the District Operator by ${by}: ${parameters} violation, permit ${p.permitNumber}`,
-      `The District Operator has not yet been told of the ${parameters} violation under permit ${p.permitNumber}: the law requires it by ${by} (${open[0].section}). ` +
-        `Telephone, email or tell the Operator in person, then record who was told, how and when on the violation's task; a notification made later is recorded as late.\n\nSee the permit's violations: ${payload.publicUrl ?? ""}/industrial/${p.id}/events`,
+      `Notify the District Operator by ${by}: ${parameters} violation, permit ${o.p.permitNumber}`,
+      `The District Operator has not yet been told of the ${parameters} violation under permit ${o.p.permitNumber}: the law requires it by ${by} (${o.section}). ` +
+        `Telephone, email or tell the Operator in person, then record who was told, how and when on the violation's task; a notification made later is recorded as late.\n\nSee the permit's violations: ${payload.publicUrl ?? ""}/industrial/${o.p.id}/events`,
     );
-    await audit(tx, { userId: null }, { action: "industrial.notify_reminded", entityType: "IndustrialReport", entityId: r.id, districtId: p.districtId, details: { dueAt: payload.dueAt, parameters: open.map((o) => o.parameter) } });
+    await audit(tx, { userId: null }, { action: "industrial.notify_reminded", entityType: "IndustrialReport", entityId: o.r.id, districtId: o.p.districtId, details: { dueAt: payload.dueAt, parameters: o.parameters } });
   });
 });
 
