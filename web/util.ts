@@ -4,6 +4,9 @@ export function safeRedirect(to: string | null | undefined, fallback = "/"): str
   return to;
 }
 
-export function formatDateTime(iso: string): string {
+/** An instant in words: on a district's clock when its zone is known ("Nov 10, 2026, 8:30 AM EST"), else in UTC. */
+export function formatDateTime(iso: string, timeZone?: string): string {
+  if (timeZone)
+    return new Date(iso).toLocaleString("en-US", { year: "numeric", month: "short", day: "numeric", hour: "numeric", minute: "2-digit", timeZone, timeZoneName: "short" });
   return new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }) + " UTC";
 }

@@ -1,5 +1,6 @@
 import DataLoader from "dataloader";
 import { Arg, Ctx, Field, FieldResolver, Float, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root } from "type-graphql";
+import { clock } from "../common/clock.js";
 import { daysLeft, dateIn } from "../common/dates.js";
 import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
@@ -183,6 +184,13 @@ export class IndustrialDutyEventsResolver {
   @FieldResolver(() => Int, { nullable: true, description: "Calendar days left to the due date (negative once late); null once done" })
   async daysLeft(@Root() d: DutyRow, @Ctx() ctx: Context): Promise<number | null> {
     return d.doneAt ? null : daysLeft(d.dueOn, await zoneOf(ctx, d.permitId));
+  }
+
+  @FieldResolver(() => Int, { nullable: true, description: "Whole minutes left to the due time (negative once late, from the first minute); null once done. For the 24-hour notification" })
+  minutesLeft(@Root() d: DutyRow): number | null {
+    if (d.doneAt) return null;
+    const ms = d.dueAt.getTime() - clock.now().getTime();
+    return ms >= 0 ? Math.floor(ms / 60_000) : -Math.ceil(-ms / 60_000);
   }
 }
 

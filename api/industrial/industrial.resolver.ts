@@ -586,6 +586,11 @@ export class IndustrialPermitsResolver {
     return (await ctx.loaders.district.load(p.districtId))?.name ?? "";
   }
 
+  @FieldResolver(() => String, { description: "The district's time zone (IANA): the permit's times are shown on its clock" })
+  async timeZone(@Root() p: PermitView, @Ctx() ctx: Context): Promise<string> {
+    return (await ctx.loaders.district.load(p.districtId))?.timeZone ?? "UTC";
+  }
+
   @FieldResolver(() => [String], { description: "Fields withheld from this viewer as trade secrets (SUL 1014)" })
   withheldFields(@Root() p: PermitView): string[] {
     return p.withheld;

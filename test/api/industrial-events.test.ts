@@ -28,7 +28,7 @@ const emails = (to: string, kind: string): Promise<{ subject: string; body_text:
   db().query(`SELECT subject, body_text FROM outbox_email WHERE to_address = $1 AND kind = $2 ORDER BY created_at`, [to, kind]);
 
 const ADD = `mutation($r: ID!, $x: [IndustrialResultInput!]!) { addIndustrialResults(reportId: $r, results: $x) { id status duties { id kind dueAt dueOn } } }`;
-const DUTIES = `query($id: ID!) { industrialPermit(id: $id) { duties { id kind dueAt dueOn doneAt onTime daysLeft resampleReportId notification { notifiedWhom method methodLabel notifiedAt text onTime } } } }`;
+const DUTIES = `query($id: ID!) { industrialPermit(id: $id) { duties { id kind dueAt dueOn doneAt onTime daysLeft minutesLeft resampleReportId notification { notifiedWhom method methodLabel notifiedAt text onTime } } } }`;
 const NOTIFY = `mutation($i: IndustrialViolationNoticeInput!) { fileViolationNotice(input: $i) { id onTime notifiedAt method } }`;
 const START = `mutation($id: ID!) { startResampleReport(dutyId: $id) { id kind kindLabel status periodStart periodEnd dueOn dutyId } }`;
 const SLUG = `mutation($i: IndustrialSlugDischargeInput!) { reportSlugDischarge(input: $i) { id reportId writtenDueOn analysesDueOn writtenDaysLeft analysesDaysLeft writtenLate writtenStatus } }`;
@@ -73,6 +73,7 @@ describe("violation report (SUL 1005(4))", () => {
     resample = duties.filter((d: any) => d.kind === "RESAMPLE");
     expect(notify).toHaveLength(2);
     expect(notify[0]).toMatchObject({ dueAt: expect.stringMatching(/^2026-12-04T15:00/), doneAt: null, onTime: null, notification: null });
+    expect(notify[0].minutesLeft).toBeGreaterThanOrEqual(24 * 60 - 1); // the clock runs on a few milliseconds
     expect(resample[0]).toMatchObject({ dueOn: "2027-01-02", daysLeft: 30, resampleReportId: null });
 
     const input = { dutyId: notify[0].id, notifiedWhom: "Dana Ortiz, District Operator", method: "PHONE", notifiedAt: "2026-12-04T10:00", text: "Zinc 1.3 mg/L on November 10 over the 1.2 limit; rinse tank valve replaced." };
@@ -94,6 +95,8 @@ describe("violation report (SUL 1005(4))", () => {
       expect(reminders[0].body_text).toMatch(/by December 4, 2026, 10:00 \(Sewer Use Law 1005\(4\)\)/);
     }
     expect(await emails(f.memberEmail, "industrial.notify_reminder")).toEqual([]);
+    const left = (await f.owner.ok(DUTIES, { id: permitId })).industrialPermit.duties.find((d: any) => d.id === notify[0].id).minutesLeft;
+    expect([5 * 60 + 58, 5 * 60 + 59]).toContain(left); // 5 hours 59 minutes, less the milliseconds the clock ran on
     // the exceedance email gave the same time on the district's clock
     const [exceedance] = await emails(f.memberEmail, "industrial.exceedance");
     expect(exceedance.body_text).toMatch(/By December 4, 2026, 10:00: Notify the District Operator of the Zinc violation within 24 hours/);

@@ -3,10 +3,10 @@ import { formatDateTime } from "~/util";
 
 export { formatDateTime };
 
-/** An instant, shown in UTC, in a <time> element. */
-export function DateTime({ iso }: { iso: string | null | undefined }) {
+/** An instant in a <time> element: on the district's clock when its zone is given, else in UTC. */
+export function DateTime({ iso, timeZone }: { iso: string | null | undefined; timeZone?: string }) {
   if (!iso) return null;
-  return <time dateTime={iso}>{formatDateTime(iso)}</time>;
+  return <time dateTime={iso}>{formatDateTime(iso, timeZone)}</time>;
 }
 
 /** A calendar date (YYYY-MM-DD) in words: "August 1, 2005". */

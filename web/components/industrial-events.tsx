@@ -20,11 +20,12 @@ export type EventDuty = {
   doneAt: string | null;
   onTime: boolean | null;
   daysLeft: number | null;
+  minutesLeft: number | null;
   reportId: string;
   resampleReportId: string | null;
   notification: { notifiedWhom: string; methodLabel: string; notifiedAt: string; text: string; onTime: boolean } | null;
 };
-export const EVENT_DUTY_FIELDS = `id kind text section dueAt dueOn doneAt onTime daysLeft reportId resampleReportId notification { notifiedWhom methodLabel notifiedAt text onTime }`;
+export const EVENT_DUTY_FIELDS = `id kind text section dueAt dueOn doneAt onTime daysLeft minutesLeft reportId resampleReportId notification { notifiedWhom methodLabel notifiedAt text onTime }`;
 
 export type EventSlug = {
   id: string;
@@ -65,11 +66,12 @@ export type EventsPermit = {
   permitNumber: string | null;
   facilityName: string | null;
   organizationName: string;
+  timeZone: string;
   duties: EventDuty[];
   slugDischarges: EventSlug[];
   milestones: EventMilestone[];
 };
-export const EVENTS_PERMIT_FIELDS = `id status permitNumber facilityName organizationName
+export const EVENTS_PERMIT_FIELDS = `id status permitNumber facilityName organizationName timeZone
   duties { ${EVENT_DUTY_FIELDS} } slugDischarges { ${EVENT_SLUG_FIELDS} } milestones { ${EVENT_MILESTONE_FIELDS} }`;
 
 /** "N days left" / "N days late" / "due today". */
@@ -78,13 +80,20 @@ export function daysText(n: number | null): string {
   return n > 0 ? `${n} ${n === 1 ? "day" : "days"} left` : n === 0 ? "due today" : `${-n} ${n === -1 ? "day" : "days"} late`;
 }
 
+/** "5 hours left", "40 minutes left", "2 hours late": for the 24-hour notification. */
+export function timeLeftText(minutes: number): string {
+  const m = Math.abs(minutes);
+  const amount = m >= 60 ? `${Math.floor(m / 60)} ${m < 120 ? "hour" : "hours"}` : `${m} ${m === 1 ? "minute" : "minutes"}`;
+  return `${amount} ${minutes >= 0 ? "left" : "late"}`;
+}
+
 export function OnTime({ onTime }: { onTime: boolean | null }) {
   if (onTime === null) return null;
   return <span className={`usa-tag ${onTime ? "bg-success-darker" : "bg-secondary-dark"}`}>{onTime ? "On time" : "Late"}</span>;
 }
 
 /** Duties of exceedances with their state: notification recorded, repeat sampling report, on time or late. */
-export function DutyTable({ duties, reportHref }: { duties: EventDuty[]; reportHref: (id: string) => string }) {
+export function DutyTable({ duties, reportHref, timeZone }: { duties: EventDuty[]; reportHref: (id: string) => string; timeZone: string }) {
   return (
     <table className="usa-table usa-table--borderless usa-table--stacked width-full">
       <caption className="usa-sr-only">Duties opened by results over a limit, newest first</caption>
@@ -102,19 +111,20 @@ export function DutyTable({ duties, reportHref }: { duties: EventDuty[]; reportH
               {d.text} ({d.section})
             </th>
             <td data-label="Due">
-              {d.kind === "NOTIFY" ? <DateTime iso={d.dueAt} /> : formatCalendarDate(d.dueOn)}
+              {d.kind === "NOTIFY" ? <DateTime iso={d.dueAt} timeZone={timeZone} /> : formatCalendarDate(d.dueOn)}
               {d.daysLeft !== null && d.kind === "RESAMPLE" ? ` (${daysText(d.daysLeft)})` : ""}
+              {d.minutesLeft !== null && d.kind === "NOTIFY" ? ` (${timeLeftText(d.minutesLeft)})` : ""}
             </td>
             <td data-label="State">
               {d.notification ? (
                 <>
-                  Notified {d.notification.notifiedWhom}, {d.notification.methodLabel.toLowerCase()}, <DateTime iso={d.notification.notifiedAt} /> <OnTime onTime={d.notification.onTime} />
+                  Notified {d.notification.notifiedWhom}, {d.notification.methodLabel.toLowerCase()}, <DateTime iso={d.notification.notifiedAt} timeZone={timeZone} /> <OnTime onTime={d.notification.onTime} />
                   <br />
                   <span className="usa-hint">“{d.notification.text}”</span>
                 </>
               ) : d.doneAt ? (
                 <>
-                  Done <DateTime iso={d.doneAt} /> <OnTime onTime={d.onTime} />
+                  Done <DateTime iso={d.doneAt} timeZone={timeZone} /> <OnTime onTime={d.onTime} />
                 </>
               ) : (
                 "Open"
@@ -135,16 +145,16 @@ export function DutyTable({ duties, reportHref }: { duties: EventDuty[]; reportH
   );
 }
 
-export function SlugFacts({ s }: { s: EventSlug }) {
+export function SlugFacts({ s, timeZone }: { s: EventSlug; timeZone: string }) {
   return (
     <dl className="tapline-facts">
       <dt>Occurred</dt>
       <dd>
-        <DateTime iso={s.occurredAt} />
+        <DateTime iso={s.occurredAt} timeZone={timeZone} />
       </dd>
       <dt>District told</dt>
       <dd>
-        <DateTime iso={s.notifiedAt} />, {s.notifiedWhom}
+        <DateTime iso={s.notifiedAt} timeZone={timeZone} />, {s.notifiedWhom}
       </dd>
       <dt>Discharged</dt>
       <dd>
@@ -161,7 +171,7 @@ export function SlugFacts({ s }: { s: EventSlug }) {
         Due {formatCalendarDate(s.writtenDueOn)}
         {s.writtenStatus === "SIGNED" ? (
           <>
-            ; signed and received <DateTime iso={s.writtenSignedAt} /> <OnTime onTime={!s.writtenLate} />
+            ; signed and received <DateTime iso={s.writtenSignedAt} timeZone={timeZone} /> <OnTime onTime={!s.writtenLate} />
           </>
         ) : (
           <>

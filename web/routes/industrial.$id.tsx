@@ -26,6 +26,7 @@ type PermitPage = {
   location: string | null;
   organizationName: string;
   districtName: string;
+  timeZone: string;
   sicCodes: string[];
   constituents: { parameter: string; value: number; unit: string }[];
   dischargeSchedule: string | null;
@@ -62,7 +63,7 @@ type PermitPage = {
   openDuties: { id: string; kind: string; text: string; section: string; dueAt: string; dueOn: string; reportId: string }[];
 };
 
-const PERMIT_PAGE_FIELDS = `id status statusLabel permitNumber facilityName address location organizationName districtName sicCodes
+const PERMIT_PAGE_FIELDS = `id status statusLabel permitNumber facilityName address location organizationName districtName timeZone sicCodes
   constituents { parameter value unit } dischargeSchedule averageFlowGpd peakFlowGpd activities products { name amount unit process }
   rawMaterials { name averagePerDay maximumPerDay unit } employees hoursOfOperation pollutants { parameter concentration unit standardMet } standardsMet
   complianceSchedule { milestone dueOn } otherInfo tradeSecretFields withheldFields feeCents paymentId paidAt submittedAt noticePublishedOn noticeText earliestIssueOn
@@ -136,13 +137,13 @@ function LimitsTable({ limits }: { limits: PermitPage["limits"] }) {
   );
 }
 
-function DutiesList({ duties }: { duties: PermitPage["openDuties"] }) {
+function DutiesList({ duties, timeZone }: { duties: PermitPage["openDuties"]; timeZone: string }) {
   return (
     <ul className="usa-list">
       {duties.map((d) => (
         <li key={d.id}>
           <strong>{d.kind === "NOTIFY" ? "Notify the District Operator" : "Resample"}:</strong> {d.text} ({d.section}), due{" "}
-          {d.kind === "NOTIFY" ? <DateTime iso={d.dueAt} /> : `by ${formatCalendarDate(d.dueOn)}`}
+          {d.kind === "NOTIFY" ? <DateTime iso={d.dueAt} timeZone={timeZone} /> : `by ${formatCalendarDate(d.dueOn)}`}
         </li>
       ))}
     </ul>
@@ -197,7 +198,7 @@ export default function IndustrialPermitPage() {
         <section aria-labelledby="duties-heading">
           <h2 id="duties-heading">What you must do now</h2>
           <p>A sample exceeded the permit's limits (Sewer Use Law 1005(4)):</p>
-          <DutiesList duties={p.openDuties} />
+          <DutiesList duties={p.openDuties} timeZone={p.timeZone} />
           {member && (
             <p>
               <Link className="usa-button" to={`/industrial/${p.id}/events`}>
@@ -351,7 +352,7 @@ export default function IndustrialPermitPage() {
             <>
               <dt>Submitted</dt>
               <dd>
-                <DateTime iso={p.submittedAt} />
+                <DateTime iso={p.submittedAt} timeZone={p.timeZone} />
               </dd>
             </>
           )}

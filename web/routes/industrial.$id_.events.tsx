@@ -145,7 +145,7 @@ export default function PermitEvents() {
         <p>
           When your own sampling shows a violation, tell the District Operator within 24 hours of learning of it, then repeat the sampling and send the results within 30 days.
         </p>
-        {p.duties.length === 0 ? <p>No result has exceeded a limit.</p> : <DutyTable duties={p.duties} reportHref={(id) => `/industrial/reports/${id}`} />}
+        {p.duties.length === 0 ? <p>No result has exceeded a limit.</p> : <DutyTable duties={p.duties} reportHref={(id) => `/industrial/reports/${id}`} timeZone={p.timeZone} />}
 
         {openNotify.length > 0 && (
           <Form method="post" className="usa-form usa-form--large">
@@ -199,7 +199,7 @@ export default function PermitEvents() {
             {p.slugDischarges.map((s) => (
               <li key={s.id}>
                 <Link className="usa-link" to={`/industrial/slug/${s.id}`}>
-                  {s.substance}, <DateTime iso={s.occurredAt} />
+                  {s.substance}, <DateTime iso={s.occurredAt} timeZone={p.timeZone} />
                 </Link>
                 : written report {s.writtenStatus === "SIGNED" ? "received" : `due ${formatCalendarDate(s.writtenDueOn)} (${daysText(s.writtenDaysLeft)})`}
                 {s.writtenLate ? " (late)" : ""}

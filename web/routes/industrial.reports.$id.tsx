@@ -52,7 +52,7 @@ type Report = DailyFlowInfo & ReportKindInfo & {
   results: Result[];
   duties: Duty[];
   copyOfRecord: { id: string; sha256: string; signerName: string; signerEmail: string; receivedAt: string } | null;
-  permit: { id: string; permitNumber: string | null; facilityName: string | null; organizationName: string; viewerRole: string | null; limits: { parameter: string }[] };
+  permit: { id: string; permitNumber: string | null; facilityName: string | null; organizationName: string; viewerRole: string | null; timeZone: string; limits: { parameter: string }[] };
 };
 type Verification = { valid: boolean; storedSha256: string; computedSha256: string; matchesReport: boolean; problems: string[] };
 type Data = { report: Report; verification: Verification | null };
@@ -62,7 +62,7 @@ const REPORT_FIELDS = `id status statusLabel periodStart periodEnd dueOn daysLef
   results { id parameter sampleType sampledAt value unitLabel belowDetection detectionLimit flowMgd lab method status message conversion duties { id kind text section dueAt dueOn } }
   duties { id kind text section dueAt dueOn }
   copyOfRecord { id sha256 signerName signerEmail receivedAt }
-  permit { id permitNumber facilityName organizationName viewerRole limits { parameter } }
+  permit { id permitNumber facilityName organizationName viewerRole timeZone limits { parameter } }
   ${DAILY_FLOW_FIELDS}
   ${REPORT_KIND_FIELDS}`;
 
@@ -201,12 +201,12 @@ const LABELS: Record<string, string> = {
   certify: "Certification",
 };
 
-function DutyItems({ duties }: { duties: Duty[] }) {
+function DutyItems({ duties, timeZone }: { duties: Duty[]; timeZone: string }) {
   return (
     <ul className="usa-list">
       {duties.map((d) => (
         <li key={d.id}>
-          {d.text} ({d.section}): due {d.kind === "NOTIFY" ? <DateTime iso={d.dueAt} /> : `by ${formatCalendarDate(d.dueOn)}`}
+          {d.text} ({d.section}): due {d.kind === "NOTIFY" ? <DateTime iso={d.dueAt} timeZone={timeZone} /> : `by ${formatCalendarDate(d.dueOn)}`}
         </li>
       ))}
     </ul>
@@ -264,7 +264,7 @@ export default function ReportPage() {
             {exceeded.length > 0 && (
               <>
                 <p className="usa-alert__text">What the law requires now:</p>
-                <DutyItems duties={exceeded.flatMap((x) => x.duties)} />
+                <DutyItems duties={exceeded.flatMap((x) => x.duties)} timeZone={p.timeZone} />
               </>
             )}
           </div>
@@ -305,7 +305,7 @@ export default function ReportPage() {
                     {x.parameter}
                   </th>
                   <td data-label="Sample">
-                    {x.sampleType === "COMPOSITE" ? "Composite" : "Grab"}, <DateTime iso={x.sampledAt} />
+                    {x.sampleType === "COMPOSITE" ? "Composite" : "Grab"}, <DateTime iso={x.sampledAt} timeZone={p.timeZone} />
                   </td>
                   <td data-label="Result">
                     {x.belowDetection ? `Below detection (< ${fmt(x.detectionLimit)})` : fmt(x.value)} {x.unitLabel}
@@ -314,6 +314,7 @@ export default function ReportPage() {
                   <td data-label="Evaluation">
                     <span className="usa-tag">{x.status === "EXCEEDS" ? "Exceeds" : x.status === "OK" ? "Within limit" : x.status === "INCONCLUSIVE" ? "Inconclusive" : "No limit"}</span>{" "}
                     {x.message}
+                    {x.conversion ? ` Converted: ${x.conversion}.` : ""}
                   </td>
                   <td data-label="Lab and method">
                     {x.lab}; {x.method}
@@ -339,7 +340,7 @@ export default function ReportPage() {
       {r.duties.length > 0 && (
         <section aria-labelledby="duties-heading">
           <h2 id="duties-heading">Tasks from exceedances (Sewer Use Law 1005(4))</h2>
-          <DutyItems duties={r.duties} />
+          <DutyItems duties={r.duties} timeZone={p.timeZone} />
         </section>
       )}
 
@@ -467,7 +468,7 @@ export default function ReportPage() {
             </dd>
             <dt>Received</dt>
             <dd>
-              <DateTime iso={r.copyOfRecord.receivedAt} />
+              <DateTime iso={r.copyOfRecord.receivedAt} timeZone={p.timeZone} />
             </dd>
             <dt>SHA-256</dt>
             <dd>

@@ -17,7 +17,7 @@ export const meta: MetaFunction = () => [{ title: "Accidental discharge | Taplin
  */
 
 type Slug = EventSlug & { permitId: string; permitNumber: string | null; facilityName: string | null };
-type Data = { slug: Slug; member: boolean };
+type Data = { slug: Slug; member: boolean; timeZone: string };
 type ActionData = { error: string; fields: Record<string, string>; values: Record<string, string> };
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
@@ -26,8 +26,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   });
   if (!r.ok) throw new Response(r.error.message, { status: r.error.code === "NOT_FOUND" ? 404 : 500 });
   const s = r.data.industrialSlugDischarge;
-  const p = await gql<{ industrialPermit: { viewerRole: string | null } }>(context, request, `query Role($id: ID!) { industrialPermit(id: $id) { viewerRole } }`, { id: s.permitId });
-  return { slug: s, member: p.ok && p.data.industrialPermit.viewerRole !== null } satisfies Data;
+  const p = await gql<{ industrialPermit: { viewerRole: string | null; timeZone: string } }>(context, request, `query Role($id: ID!) { industrialPermit(id: $id) { viewerRole timeZone } }`, { id: s.permitId });
+  return { slug: s, member: p.ok && p.data.industrialPermit.viewerRole !== null, timeZone: p.ok ? p.data.industrialPermit.timeZone : "UTC" } satisfies Data;
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -51,7 +51,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 export default function SlugPage() {
-  const { slug: s, member } = useLoaderData<typeof loader>() as Data;
+  const { slug: s, member, timeZone } = useLoaderData<typeof loader>() as Data;
   const a = useActionData<ActionData>();
   const [params] = useSearchParams();
   const busy = useNavigation().state === "submitting";
@@ -69,7 +69,7 @@ export default function SlugPage() {
       </p>
       {params.get("done") && !a && <SuccessAlert>{params.get("done")}</SuccessAlert>}
       <ErrorSummary message={a?.error} fields={e} labels={{ causes: "Causes", measures: "Measures" }} />
-      <SlugFacts s={s} />
+      <SlugFacts s={s} timeZone={timeZone} />
       {member && (
         <p>
           <Link className="usa-link" to={`/industrial/reports/${s.reportId}`}>

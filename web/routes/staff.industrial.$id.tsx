@@ -29,6 +29,7 @@ type Permit = {
   facilityName: string | null;
   organizationName: string;
   districtName: string;
+  timeZone: string;
   address: string;
   sicCodes: string[];
   averageFlowGpd: number | null;
@@ -53,7 +54,7 @@ type Permit = {
 };
 type ActionData = { intent: string; error: string; fields: Record<string, string>; values: Record<string, string> };
 
-const FIELDS = `id status statusLabel permitNumber facilityName organizationName districtName address sicCodes averageFlowGpd peakFlowGpd activities tradeSecretFields
+const FIELDS = `id status statusLabel permitNumber facilityName organizationName districtName timeZone address sicCodes averageFlowGpd peakFlowGpd activities tradeSecretFields
   feeCents paymentId paidAt submittedAt noticePublishedOn noticeText earliestIssueOn effectiveOn expiresOn reportingMonths revocationReasonLabel
   limits { parameter kind unit average maximum minimum section }
   reports { id periodStart periodEnd dueOn statusLabel daysLeft }
@@ -188,7 +189,7 @@ export default function StaffIndustrialPermit() {
         </dd>
         <dt>Submitted</dt>
         <dd>
-          <DateTime iso={p.submittedAt} />
+          <DateTime iso={p.submittedAt} timeZone={p.timeZone} />
         </dd>
         <dt>Fee</dt>
         <dd>

@@ -85,7 +85,7 @@ export default function StaffPermitEvents() {
 
       <section aria-labelledby="violations-heading">
         <h2 id="violations-heading">Violation notifications and repeat sampling (Sewer Use Law 1005(4))</h2>
-        {p.duties.length === 0 ? <p>No result has exceeded a limit.</p> : <DutyTable duties={p.duties} reportHref={(id) => `/industrial/reports/${id}`} />}
+        {p.duties.length === 0 ? <p>No result has exceeded a limit.</p> : <DutyTable duties={p.duties} reportHref={(id) => `/industrial/reports/${id}`} timeZone={p.timeZone} />}
       </section>
 
       <section aria-labelledby="slug-heading">
@@ -100,7 +100,7 @@ export default function StaffPermitEvents() {
                   {s.substance}
                 </Link>
               </h3>
-              <SlugFacts s={s} />
+              <SlugFacts s={s} timeZone={p.timeZone} />
             </div>
           ))
         )}

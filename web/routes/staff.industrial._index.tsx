@@ -46,12 +46,12 @@ export async function loader(args: LoaderFunctionArgs) {
       id status statusLabel permitNumber facilityName organizationName submittedAt paidAt noticePublishedOn earliestIssueOn nextReport { dueOn daysLeft } openDuties { id } previousRelation reissuanceLate } } }`,
     { d: district.id, s: status || null, a: after },
   );
-  return { districts: info.districts.map((d) => ({ id: d.id, name: d.name })), districtId: district.id, status, ...industrialPermitQueue };
+  return { districts: info.districts.map((d) => ({ id: d.id, name: d.name })), districtId: district.id, timeZone: district.timeZone, status, ...industrialPermitQueue };
 }
 
 /** Applications, notices and permits of a district (SUL Article 10), newest first. */
 export default function IndustrialQueue() {
-  const { districts, districtId, status, items, nextCursor } = useLoaderData<typeof loader>();
+  const { districts, districtId, timeZone, status, items, nextCursor } = useLoaderData<typeof loader>();
   return (
     <>
       <h1>Industrial discharge permits</h1>
@@ -105,7 +105,7 @@ export default function IndustrialQueue() {
                 </th>
                 <td data-label="Status">{p.statusLabel}</td>
                 <td data-label="Submitted">
-                  <DateTime iso={p.submittedAt} />
+                  <DateTime iso={p.submittedAt} timeZone={timeZone} />
                 </td>
                 <td data-label="Fee">{p.paidAt ? "Paid" : "Not paid"}</td>
                 <td data-label="Notice and reports">

@@ -46,12 +46,12 @@ export async function loader(args: LoaderFunctionArgs) {
       industrialSlugDischarges(districtId: $d, first: ${PAGE}, after: $sa) { id permitId permitNumber facilityName occurredAt substance estimatedVolumeGallons writtenDueOn writtenDaysLeft writtenStatus writtenLate } }`,
     { d: district.id, na: noticesAfter, sa: slugsAfter },
   );
-  return { districtId: district.id, districtName: district.name, slugsAfter, noticesAfter, ...data };
+  return { districtId: district.id, districtName: district.name, timeZone: district.timeZone, slugsAfter, noticesAfter, ...data };
 }
 
 /** Staff: the district's violation notifications (SUL 1005(4)) and accidental or slug discharges (1011), newest first. */
 export default function StaffEvents() {
-  const { districtId, districtName, slugsAfter, noticesAfter, industrialViolationNotices: notices, industrialSlugDischarges: slugs } = useLoaderData<typeof loader>();
+  const { districtId, districtName, timeZone, slugsAfter, noticesAfter, industrialViolationNotices: notices, industrialSlugDischarges: slugs } = useLoaderData<typeof loader>();
   const lastSlug = slugs.at(-1);
   const lastNotice = notices.at(-1);
   return (
@@ -79,7 +79,7 @@ export default function StaffEvents() {
                     <Link className="usa-link" to={`/industrial/slug/${s.id}`}>
                       {s.substance}
                     </Link>
-                    , about {s.estimatedVolumeGallons.toLocaleString("en-US")} gallons, <DateTime iso={s.occurredAt} />
+                    , about {s.estimatedVolumeGallons.toLocaleString("en-US")} gallons, <DateTime iso={s.occurredAt} timeZone={timeZone} />
                   </th>
                   <td data-label="Permit">
                     <Link className="usa-link" to={`/staff/industrial/${s.permitId}/events`}>
@@ -125,7 +125,7 @@ export default function StaffEvents() {
                     <Link className="usa-link" to={`/staff/industrial/${n.permitId}/events`}>
                       {n.notifiedWhom}
                     </Link>
-                    , {n.methodLabel.toLowerCase()}, <DateTime iso={n.notifiedAt} />
+                    , {n.methodLabel.toLowerCase()}, <DateTime iso={n.notifiedAt} timeZone={timeZone} />
                   </th>
                   <td data-label="What was said">{n.text}</td>
                   <td data-label="Within 24 hours">

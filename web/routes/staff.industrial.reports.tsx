@@ -28,7 +28,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const district = info.districts.find((d) => d.id === url.searchParams.get("districtId")) ?? info.districts[0];
   const view = VIEWS.some((v) => v.value === url.searchParams.get("view")) ? url.searchParams.get("view")! : "RECEIVED";
   const after = url.searchParams.get("after") || null;
-  const base = { districtId: district.id, districtName: district.name, view };
+  const base = { districtId: district.id, districtName: district.name, timeZone: district.timeZone, view };
   if (view === "EXCEEDANCES") {
     const { industrialExceedances } = await requireSignedIn<{ industrialExceedances: { items: Exceedance[]; nextCursor: string | null } }>(
       args,
@@ -49,7 +49,7 @@ export async function loader(args: LoaderFunctionArgs) {
 
 /** The district's compliance reports (SUL 1005): received, late, and the results over a limit. */
 export default function StaffReports() {
-  const { districtId, districtName, view, reports, exceedances, nextCursor } = useLoaderData<typeof loader>();
+  const { districtId, districtName, timeZone, view, reports, exceedances, nextCursor } = useLoaderData<typeof loader>();
   return (
     <>
       <h1>Compliance reports</h1>
@@ -99,7 +99,7 @@ export default function StaffReports() {
                     </span>
                   </th>
                   <td data-label="Sample">
-                    {x.parameter}, {x.sampleType.toLowerCase()}, <DateTime iso={x.sampledAt} />
+                    {x.parameter}, {x.sampleType.toLowerCase()}, <DateTime iso={x.sampledAt} timeZone={timeZone} />
                   </td>
                   <td data-label="Evaluation">{x.message}</td>
                 </tr>
@@ -136,7 +136,7 @@ export default function StaffReports() {
                   {r.kind !== "PERIODIC" ? ` · ${r.kindLabel}` : ""}
                 </td>
                 <td data-label="Due">{formatCalendarDate(r.dueOn)}</td>
-                <td data-label={view === "LATE" ? "Late by" : "Received"}>{view === "LATE" ? `${-(r.daysLeft ?? 0)} days` : <DateTime iso={r.signedAt} />}</td>
+                <td data-label={view === "LATE" ? "Late by" : "Received"}>{view === "LATE" ? `${-(r.daysLeft ?? 0)} days` : <DateTime iso={r.signedAt} timeZone={timeZone} />}</td>
               </tr>
             ))}
           </tbody>
