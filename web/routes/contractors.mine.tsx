@@ -12,7 +12,7 @@ type Contractor = {
   id: string;
   status: string;
   organization: { id: string; name: string };
-  district: { id: string; slug: string; name: string };
+  district: { id: string; slug: string; name: string; timeZone: string };
   bond: { amountCents: number; expiresOn: string; documentFilename: string; downloadUrl: string };
   insurance: { coverage: string; label: string; insurer: string; policyNumber: string; limitCents: number | null; expiresOn: string; certificateFilename: string; downloadUrl: string }[];
   findings: { item: string; message: string; section: string }[];
@@ -37,7 +37,7 @@ type Renewal = {
 
 const Q = `query MyContractorApplications {
   myContractorApplications {
-    id status organization { id name } district { id slug name }
+    id status organization { id name } district { id slug name timeZone }
     bond { amountCents expiresOn documentFilename downloadUrl }
     insurance { coverage label insurer policyNumber limitCents expiresOn certificateFilename downloadUrl }
     findings { item message section } standing { choosable reasons }
@@ -85,7 +85,7 @@ export default function MyContractorApplications() {
               {c.decidedAt && (
                 <>
                   {" "}
-                  (decided <DateTime iso={c.decidedAt} />)
+                  (decided <DateTime iso={c.decidedAt} timeZone={c.district.timeZone} />)
                 </>
               )}
             </dd>
@@ -169,7 +169,7 @@ export default function MyContractorApplications() {
               ))}
             </tbody>
           </table>
-          {c.renewal && <RenewalSummary r={c.renewal} />}
+          {c.renewal && <RenewalSummary r={c.renewal} timeZone={c.district.timeZone} />}
           {c.status === "APPROVED" && (
             <p>
               <Link className="usa-link" to={`/contractors/apply?id=${c.id}&renew=1`}>
@@ -198,16 +198,16 @@ export default function MyContractorApplications() {
 
 const RENEWAL_LABELS: Record<string, string> = { PENDING: "Waiting for the Clerk", ACCEPTED: "Accepted", REJECTED: "Rejected" };
 
-function RenewalSummary({ r }: { r: Renewal }) {
+function RenewalSummary({ r, timeZone }: { r: Renewal; timeZone: string }) {
   return (
     <div className="margin-top-2">
-      <h3>Renewal filed <DateTime iso={r.filedAt} /></h3>
+      <h3>Renewal filed <DateTime iso={r.filedAt} timeZone={timeZone} /></h3>
       <p>
         <strong>{RENEWAL_LABELS[r.status] ?? r.status}</strong>
         {r.decidedAt && (
           <>
             {" "}
-            (decided <DateTime iso={r.decidedAt} />)
+            (decided <DateTime iso={r.decidedAt} timeZone={timeZone} />)
           </>
         )}
         {r.decisionReason && <>. The Clerk's reason: {r.decisionReason}</>}

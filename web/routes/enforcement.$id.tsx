@@ -160,7 +160,7 @@ export default function EnforcementActionPage() {
             <dl className="tapline-facts">
               <dt>Sent</dt>
               <dd>
-                <DateTime iso={a.respondedAt} />
+                <DateTime iso={a.respondedAt} timeZone={tz} />
               </dd>
               <dt>Explanation</dt>
               <dd>{a.response}</dd>
@@ -218,7 +218,7 @@ export default function EnforcementActionPage() {
                     <dd>
                       {p.statusLabel}
                       {p.newAmountCents ? `: the fine is now ${money(p.newAmountCents)}` : ""}
-                      {p.newTerms ? `: ${p.newTerms}` : ""}. Reasons: {p.decisionReasons} ({p.decidedByName}, <DateTime iso={p.decidedAt} />)
+                      {p.newTerms ? `: ${p.newTerms}` : ""}. Reasons: {p.decisionReasons} ({p.decidedByName}, <DateTime iso={p.decidedAt} timeZone={tz} />)
                     </dd>
                   </>
                 )}

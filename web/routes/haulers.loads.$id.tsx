@@ -97,7 +97,7 @@ export default function Load() {
           <>
             <dt>Measured at the station</dt>
             <dd>
-              {gallons(x.measuredGallons)}, <DateTime iso={x.receivedAt} />
+              {gallons(x.measuredGallons)}, <DateTime iso={x.receivedAt} timeZone={x.timeZone} />
             </dd>
             <dt>Difference on the statement</dt>
             <dd>{signed(x.adjustmentCents)}</dd>

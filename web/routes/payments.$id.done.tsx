@@ -18,7 +18,7 @@ type Payment = {
   payableTitle: string;
   href: string;
   lines: { code: string; label: string; section: string; amountCents: number }[];
-  district: { name: string };
+  district: { name: string; timeZone: string };
 };
 
 
@@ -30,7 +30,7 @@ export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<{ payment: Payment }>(
     args,
     `query PaymentDone($id: ID!) { payment(id: $id) { id status amountCents paidAt receiptNumber methodDescription payableTitle href
-      lines { code label section amountCents } district { name } } }`,
+      lines { code label section amountCents } district { name timeZone } } }`,
     { id: args.params.id },
   );
 }
@@ -51,7 +51,7 @@ export default function PaymentDone() {
             <dd>{p.receiptNumber}</dd>
             <dt>Date</dt>
             <dd>
-              <DateTime iso={p.paidAt} />
+              <DateTime iso={p.paidAt} timeZone={p.district.timeZone} />
             </dd>
             <dt>For</dt>
             <dd>{p.payableTitle}</dd>

@@ -26,7 +26,7 @@ type Payment = {
   href: string;
   lines: Line[];
   refunds: { id: string; amountCents: number; reason: string; method: string; receiptNumber: string; createdAt: string }[];
-  district: { name: string };
+  district: { name: string; timeZone: string };
 };
 type Data = { me: { id: string }; paymentProviderMode: string; payment: Payment };
 
@@ -45,7 +45,7 @@ export async function loader(args: LoaderFunctionArgs) {
       id status amountCents refundedCents paidAt receiptNumber methodDescription payerId payableTitle href
       lines { code label section amountCents refundable refunded }
       refunds { id amountCents reason method receiptNumber createdAt }
-      district { name } } }`,
+      district { name timeZone } } }`,
     { id: args.params.id },
   );
 }
@@ -123,7 +123,7 @@ function PaymentDetails() {
         <section aria-labelledby="receipt-heading">
           <h2 id="receipt-heading">Receipt</h2>
           <p>
-            Receipt {p.receiptNumber}, <DateTime iso={p.paidAt} />. {p.methodDescription}.
+            Receipt {p.receiptNumber}, <DateTime iso={p.paidAt} timeZone={p.district.timeZone} />. {p.methodDescription}.
           </p>
           <p>
             <Link className="usa-link" to={`/payments/${p.id}/receipt`}>
@@ -138,7 +138,7 @@ function PaymentDetails() {
           <ul className="usa-list">
             {p.refunds.map((r) => (
               <li key={r.id}>
-                {money(r.amountCents)} on <DateTime iso={r.createdAt} />, {r.method === "card" ? "back to your card" : `by ${r.method}`} (receipt{" "}
+                {money(r.amountCents)} on <DateTime iso={r.createdAt} timeZone={p.district.timeZone} />, {r.method === "card" ? "back to your card" : `by ${r.method}`} (receipt{" "}
                 {r.receiptNumber}): {r.reason}
               </li>
             ))}

@@ -136,7 +136,7 @@ function PermitDetails() {
                   <Link className="usa-link" to={`/payments/${p.payment.id}/receipt`}>
                     {p.payment.receiptNumber}
                   </Link>
-                  , <DateTime iso={p.payment.paidAt} />.
+                  , <DateTime iso={p.payment.paidAt} timeZone={tz} />.
                 </>
               ) : (
                 <>
@@ -152,7 +152,7 @@ function PermitDetails() {
             <ul className="usa-list">
               {p.payment.refunds.map((r) => (
                 <li key={r.receiptNumber}>
-                  Returned {money(r.amountCents)} (refund receipt {r.receiptNumber}, <DateTime iso={r.createdAt} />)
+                  Returned {money(r.amountCents)} (refund receipt {r.receiptNumber}, <DateTime iso={r.createdAt} timeZone={tz} />)
                 </li>
               ))}
             </ul>
@@ -275,7 +275,7 @@ function PermitDetails() {
             <>
               <dt>Submitted</dt>
               <dd>
-                <DateTime iso={p.submittedAt} />
+                <DateTime iso={p.submittedAt} timeZone={tz} />
               </dd>
             </>
           )}
@@ -283,7 +283,7 @@ function PermitDetails() {
             <>
               <dt>Permit issued</dt>
               <dd>
-                <DateTime iso={p.approvedAt} />
+                <DateTime iso={p.approvedAt} timeZone={tz} />
               </dd>
             </>
           )}
@@ -291,7 +291,7 @@ function PermitDetails() {
             <>
               <dt>Connection accepted</dt>
               <dd>
-                <DateTime iso={p.connectedAt} />
+                <DateTime iso={p.connectedAt} timeZone={tz} />
               </dd>
             </>
           )}

@@ -13,14 +13,14 @@ type Row = {
   permitNumber: string | null;
   address: string;
   createdAt: string;
-  district: { name: string };
+  district: { name: string; timeZone: string };
   nextStep: { text: string | null; dueDate: string | null; daysLeft: number | null };
 };
 
 export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<{ myLateralPermits: Row[] }>(
     args,
-    `query MyPermits { myLateralPermits { id status statusLabel permitNumber address createdAt district { name } nextStep { text dueDate daysLeft } } }`,
+    `query MyPermits { myLateralPermits { id status statusLabel permitNumber address createdAt district { name timeZone } nextStep { text dueDate daysLeft } } }`,
   );
 }
 
@@ -64,7 +64,7 @@ export default function MyPermits() {
                   {r.nextStep.dueDate ? ` (by ${r.nextStep.dueDate}, ${r.nextStep.daysLeft} days left)` : ""}
                 </td>
                 <td data-label="Started">
-                  <DateTime iso={r.createdAt} />
+                  <DateTime iso={r.createdAt} timeZone={r.district.timeZone} />
                 </td>
               </tr>
             ))}

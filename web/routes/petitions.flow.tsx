@@ -11,7 +11,7 @@ import { cookieHeaders, gql } from "~/graphql.server";
 
 export const meta: MetaFunction = () => [{ title: "Metered water not reaching the sewer | Tapline" }];
 
-type Request = { id: string; propertyAddress: string; status: string; statusLabel: string; sewerPercent: number | null; decisionReasons: string | null; filedAt: string; district: { name: string } };
+type Request = { id: string; propertyAddress: string; status: string; statusLabel: string; sewerPercent: number | null; decisionReasons: string | null; filedAt: string; district: { name: string; timeZone: string } };
 type Data = {
   myFlowDeductionRequests: Request[];
   districts: { id: string; name: string }[];
@@ -23,7 +23,7 @@ type ActionData = { error: string; fields: Record<string, string>; values: Recor
 export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<Data>(
     args,
-    `query FlowRequests { myFlowDeductionRequests { id propertyAddress status statusLabel sewerPercent decisionReasons filedAt district { name } }
+    `query FlowRequests { myFlowDeductionRequests { id propertyAddress status statusLabel sewerPercent decisionReasons filedAt district { name timeZone } }
       districts { id name } myOrganizations { organization { id name } } myDocuments { id filename } }`,
   );
 }
@@ -84,7 +84,7 @@ export default function FlowRequests() {
                   <span className="display-block">{r.district.name}</span>
                 </th>
                 <td data-label="Filed">
-                  <DateTime iso={r.filedAt} />
+                  <DateTime iso={r.filedAt} timeZone={r.district.timeZone} />
                 </td>
                 <td data-label="Status">{r.statusLabel}</td>
                 <td data-label="Decision">

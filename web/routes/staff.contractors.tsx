@@ -34,7 +34,7 @@ type Contractor = {
   createdAt: string;
   updatedAt: string;
 };
-type Data = { districts: { id: string; slug: string; name: string; roles: string[] }[]; districtId: string; status: string; contractors: Contractor[] };
+type Data = { districts: { id: string; slug: string; name: string; timeZone: string; roles: string[] }[]; districtId: string; status: string; contractors: Contractor[] };
 type ActionData = { error: string; fields: Record<string, string>; contractorId: string; intent: string; reason: string };
 
 const STATUSES = [
@@ -74,7 +74,7 @@ export async function loader(args: LoaderFunctionArgs) {
     s: status === "ALL" || status === "RENEWAL" ? null : status,
   });
   return {
-    districts: info.districts.map((d) => ({ id: d.id, slug: d.slug, name: d.name, roles: d.roles })),
+    districts: info.districts.map((d) => ({ id: d.id, slug: d.slug, name: d.name, timeZone: d.timeZone, roles: d.roles })),
     districtId: district.id,
     status,
     contractors: status === "RENEWAL" ? districtContractors.filter((c) => c.renewal?.status === "PENDING") : districtContractors,
@@ -253,10 +253,10 @@ export default function StaffContractors() {
             <dd>{STATUS_LABELS[c.status] ?? c.status}</dd>
             <dt>Applied</dt>
             <dd>
-              <DateTime iso={c.createdAt} />
+              <DateTime iso={c.createdAt} timeZone={district.timeZone} />
               {c.updatedAt !== c.createdAt && (
                 <>
-                  ; last changed <DateTime iso={c.updatedAt} />
+                  ; last changed <DateTime iso={c.updatedAt} timeZone={district.timeZone} />
                 </>
               )}
             </dd>
@@ -264,7 +264,7 @@ export default function StaffContractors() {
               <>
                 <dt>Decided</dt>
                 <dd>
-                  <DateTime iso={c.decidedAt} />
+                  <DateTime iso={c.decidedAt} timeZone={district.timeZone} />
                   {c.decisionReason ? `: ${c.decisionReason}` : ""}
                 </dd>
               </>
@@ -353,7 +353,7 @@ export default function StaffContractors() {
           {c.renewal?.status === "PENDING" && (
             <>
               <h4>
-                Renewal filed <DateTime iso={c.renewal.filedAt} />
+                Renewal filed <DateTime iso={c.renewal.filedAt} timeZone={district.timeZone} />
               </h4>
               <p>What is on file stays in force until the renewal is accepted; each renewed item then replaces the one on file.</p>
               {c.renewal.findings.length === 0 ? (

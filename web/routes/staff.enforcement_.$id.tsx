@@ -64,7 +64,7 @@ export default function StaffAction() {
           <>
             <dt>Answer</dt>
             <dd>
-              {a.response} Correction plan: {a.responsePlan} (<DateTime iso={a.respondedAt} />)
+              {a.response} Correction plan: {a.responsePlan} (<DateTime iso={a.respondedAt} timeZone={a.district.timeZone} />)
             </dd>
           </>
         )}

@@ -45,7 +45,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 export default function StaffLicence() {
   const { haulerLicense: l } = useLoaderData<typeof loader>() as { haulerLicense: LicenseView };
   const staff = useRouteLoaderData("routes/staff") as StaffInfo;
-  const roles = staff.districts.find((d) => d.id === l.districtId)?.roles ?? [];
+  const district = staff.districts.find((d) => d.id === l.districtId);
+  const roles = district?.roles ?? [];
   const a = useActionData<ActionData>();
   const e = (intent: string) => (a?.intent === intent ? a.fields : {});
   const feePaid = !l.payment || paid(l.payment.status);
@@ -60,10 +61,10 @@ export default function StaffLicence() {
       <dl className="tapline-facts">
         <dt>Submitted</dt>
         <dd>
-          <DateTime iso={l.submittedAt} />
+          <DateTime iso={l.submittedAt} timeZone={district?.timeZone} />
         </dd>
         <dt>Certified true by the applicant</dt>
-        <dd>{l.certifiedAt ? <DateTime iso={l.certifiedAt} /> : "no"}</dd>
+        <dd>{l.certifiedAt ? <DateTime iso={l.certifiedAt} timeZone={district?.timeZone} /> : "no"}</dd>
         <dt>Application fee</dt>
         <dd>
           {money(l.applicationFeeCents ?? 0)} {feePaid ? `paid${l.payment?.receiptNumber ? `, receipt ${l.payment.receiptNumber}` : ""}` : "not paid yet"}

@@ -25,7 +25,7 @@ type Lic = {
 type Perm = { id: string; organizationName: string; status: string; requestedPoint: string; requestedConditions: string | null; createdAt: string; standing: { label: string } };
 type Refund = { load: { id: string; feeCents: number; refusalReason: string | null; paymentId: string }; organizationName: string; plate: string; receiptNumber: string | null };
 type Data = {
-  districts: { id: string; name: string }[];
+  districts: { id: string; name: string; timeZone: string }[];
   districtId: string;
   roles: string[];
   queue: Lic[];
@@ -51,7 +51,7 @@ export async function loader(args: LoaderFunctionArgs) {
     { d: district.id },
   );
   return {
-    districts: info.districts.map((x) => ({ id: x.id, name: x.name })),
+    districts: info.districts.map((x) => ({ id: x.id, name: x.name, timeZone: x.timeZone })),
     districtId: district.id,
     roles: district.roles,
     queue: d.haulerLicenseQueue,
@@ -113,7 +113,7 @@ export default function StaffHaulers() {
                 <td data-label="Kind">{l.previousLicenseId ? "Renewal" : "New licence"}</td>
                 <td data-label="Vehicles">{l.vehicles.length}</td>
                 <td data-label="Submitted">
-                  <DateTime iso={l.submittedAt} />
+                  <DateTime iso={l.submittedAt} timeZone={district.timeZone} />
                 </td>
                 <td data-label="Application fee">
                   {money(l.applicationFeeCents ?? 0)} {l.paidAt ? "paid" : "not paid yet"}
@@ -187,7 +187,7 @@ export default function StaffHaulers() {
                     {p.requestedConditions ? ` (${p.requestedConditions})` : ""}
                   </td>
                   <td data-label="Asked">
-                    <DateTime iso={p.createdAt} />
+                    <DateTime iso={p.createdAt} timeZone={district.timeZone} />
                   </td>
                   <td data-label="Status">{p.standing.label}</td>
                 </tr>

@@ -12,7 +12,7 @@ import { cookieHeaders, gql } from "~/graphql.server";
 export const meta: MetaFunction = () => [{ title: "Moratoria | Staff | Tapline" }];
 
 type Moratorium = { id: string; segmentName: string; streets: string[]; reason: string; section: string; declaredAt: string; liftedAt: string | null; liftReason: string | null };
-type Data = { districts: { id: string; slug: string; name: string }[]; districtId: string; moratoria: Moratorium[] };
+type Data = { districts: { id: string; slug: string; name: string; timeZone: string }[]; districtId: string; moratoria: Moratorium[] };
 type ActionData = { error: string; fields: Record<string, string>; intent: string; values: Record<string, string> };
 
 /** ADMIN: moratoria on new connections for sewer segments (SUL 310). */
@@ -24,7 +24,7 @@ export async function loader(args: LoaderFunctionArgs) {
     `query Moratoria($s: String!) { moratoria(districtSlug: $s, includeLifted: true) { id segmentName streets reason section declaredAt liftedAt liftReason } }`,
     { s: district.slug },
   );
-  return { districts: info.districts.map((d) => ({ id: d.id, slug: d.slug, name: d.name })), districtId: district.id, moratoria } satisfies Data;
+  return { districts: info.districts.map((d) => ({ id: d.id, slug: d.slug, name: d.name, timeZone: d.timeZone })), districtId: district.id, moratoria } satisfies Data;
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -77,11 +77,11 @@ export default function Moratoria() {
                 {m.segmentName} {m.liftedAt ? <span className="usa-tag">Lifted</span> : <span className="usa-tag bg-secondary-dark">In force</span>}
               </h3>
               <p>
-                Streets: {m.streets.join(", ")}. {m.reason} ({m.section}). Declared <DateTime iso={m.declaredAt} />.
+                Streets: {m.streets.join(", ")}. {m.reason} ({m.section}). Declared <DateTime iso={m.declaredAt} timeZone={district.timeZone} />.
                 {m.liftedAt && (
                   <>
                     {" "}
-                    Lifted <DateTime iso={m.liftedAt} />: {m.liftReason}
+                    Lifted <DateTime iso={m.liftedAt} timeZone={district.timeZone} />: {m.liftReason}
                   </>
                 )}
               </p>

@@ -29,7 +29,7 @@ type Payment = {
   refunds: { id: string; amountCents: number; reason: string; receiptNumber: string; method: string }[];
 };
 type Data = {
-  districts: { id: string; name: string; clerk: boolean }[];
+  districts: { id: string; name: string; timeZone: string; clerk: boolean }[];
   districtId: string;
   status: string;
   before: string | null;
@@ -69,7 +69,7 @@ export async function loader(args: LoaderFunctionArgs) {
     throw e;
   });
   return {
-    districts: info.districts.map((d) => ({ id: d.id, name: d.name, clerk: d.roles.includes("CLERK") })),
+    districts: info.districts.map((d) => ({ id: d.id, name: d.name, timeZone: d.timeZone, clerk: d.roles.includes("CLERK") })),
     districtId: district.id,
     status,
     before,
@@ -286,7 +286,7 @@ export default function StaffPayments() {
                   </Link>
                   <span className="display-block">{p.payerName}</span>
                   <span className="display-block text-base-dark">
-                    Created <DateTime iso={p.createdAt} />
+                    Created <DateTime iso={p.createdAt} timeZone={district.timeZone} />
                   </span>
                 </th>
                 <td data-label="Amount" className="tapline-num">
@@ -300,7 +300,7 @@ export default function StaffPayments() {
                       <Link className="usa-link" to={`/payments/${p.id}/receipt`}>
                         Receipt {p.receiptNumber}
                       </Link>
-                      , <DateTime iso={p.paidAt} />
+                      , <DateTime iso={p.paidAt} timeZone={district.timeZone} />
                     </span>
                   )}
                   {p.methodDescription && <span className="display-block text-base-dark">{p.methodDescription}</span>}

@@ -150,7 +150,7 @@ export default function ReviewPermit() {
           </dd>
           <dt>Submitted</dt>
           <dd>
-            <DateTime iso={p.submittedAt} />
+            <DateTime iso={p.submittedAt} timeZone={tz} />
           </dd>
           <dt>Fees</dt>
           <dd>

@@ -132,7 +132,7 @@ export default function StaffPetition() {
               <dd>
                 {p.statusLabel}
                 {p.newAmountCents ? `: ${money(p.newAmountCents)}` : ""}
-                {p.newTerms ? `: ${p.newTerms}` : ""}. {p.decisionReasons} ({p.decidedByName}, <DateTime iso={p.decidedAt} />)
+                {p.newTerms ? `: ${p.newTerms}` : ""}. {p.decisionReasons} ({p.decidedByName}, <DateTime iso={p.decidedAt} timeZone={a.district.timeZone} />)
               </dd>
             </>
           )}

@@ -13,7 +13,7 @@ import { cookieHeaders, gql } from "~/graphql.server";
 export const meta: MetaFunction = () => [{ title: "Metered water requests | Staff | Tapline" }];
 
 type Item = { id: string; propertyAddress: string; taxParcel: string | null; evidence: string; filedAt: string; filedByName: string | null; statusLabel: string };
-type Data = { districts: { id: string; name: string }[]; districtId: string; operator: boolean; items: Item[] };
+type Data = { districts: { id: string; name: string; timeZone: string }[]; districtId: string; operator: boolean; items: Item[] };
 type ActionData = { id: string; error: string; fields: Record<string, string>; values: Record<string, string> };
 
 /** SUL 1205 requests waiting for the District Operator. */
@@ -26,7 +26,7 @@ export async function loader(args: LoaderFunctionArgs) {
     `query FlowQueue($d: ID!) { districtFlowDeductionRequests(districtId: $d) { id propertyAddress taxParcel evidence filedAt filedByName statusLabel } }`,
     { d: district.id },
   );
-  return { districts: info.districts.map((d) => ({ id: d.id, name: d.name })), districtId: district.id, operator: district.roles.includes("OPERATOR"), items: districtFlowDeductionRequests } satisfies Data;
+  return { districts: info.districts.map((d) => ({ id: d.id, name: d.name, timeZone: d.timeZone })), districtId: district.id, operator: district.roles.includes("OPERATOR"), items: districtFlowDeductionRequests } satisfies Data;
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -43,6 +43,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function FlowQueue() {
   const d = useLoaderData<typeof loader>() as Data;
+  const timeZone = d.districts.find((x) => x.id === d.districtId)?.timeZone;
   const a = useActionData<ActionData>();
   const [params] = useSearchParams();
   return (
@@ -66,7 +67,7 @@ export default function FlowQueue() {
           <section key={r.id} aria-labelledby={`req-${r.id}`} className="margin-bottom-4">
             <h2 id={`req-${r.id}`}>{r.propertyAddress}</h2>
             <p>
-              Filed by {r.filedByName} on <DateTime iso={r.filedAt} />
+              Filed by {r.filedByName} on <DateTime iso={r.filedAt} timeZone={timeZone} />
               {r.taxParcel ? `, tax parcel ${r.taxParcel}` : ""}. {r.statusLabel}.
             </p>
             <p>{r.evidence}</p>
