@@ -4,6 +4,7 @@ import { audit } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
 import { addCalendarDays, dateIn, daysLeft, formatDate, formatDateTime, isCalendarDate, zonedWallTime } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
+import { badPage, pageSize } from "../common/paging.js";
 import { isUuid } from "../documents/documents.service.js";
 import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
@@ -356,10 +357,9 @@ export function pageCursor(after: string | null | undefined): { at: Date; id: st
   if (!after) return null;
   const [at, id] = after.split("|");
   const t = new Date(at ?? "");
-  if (Number.isNaN(t.getTime()) || !isUuid(id ?? "")) throw badInput({ after: "That page link is not valid; start from the first page." });
+  if (Number.isNaN(t.getTime()) || !isUuid(id ?? "")) throw badPage();
   return { at: t, id };
 }
-const pageSize = (first: number) => Math.min(Math.max(first, 1), 200);
 
 /** Staff: the district's slug discharges, newest first, a page at a time (`after` the last row's occurredAt|id). */
 export async function districtSlugs(ds: DataSource, viewer: Viewer, districtId: string, first = 50, after: string | null = null): Promise<SlugRow[]> {

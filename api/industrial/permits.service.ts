@@ -4,6 +4,7 @@ import { audit } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
 import { addCalendarDays, dateIn, daysBetween, formatDate, isCalendarDate, zonedWallTime, type CalendarDate } from "../common/dates.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
+import { decodeCursor, encodeCursor, isInstant, pageSize } from "../common/paging.js";
 import { formatCents } from "../common/money.js";
 import type { District } from "../districts/district.entity.js";
 import { rulebookById, rulebookOn, type Rulebook } from "../districts/districts.service.js";
@@ -905,23 +906,18 @@ export async function districtPermits(
   page: { first?: number | null; after?: string | null } = {},
 ): Promise<{ items: PermitRow[]; nextCursor: string | null }> {
   if (!isUuid(districtId) || !isStaff(viewer, districtId)) throw forbidden("Only this district's staff see its permit queue.");
-  const first = Math.min(Math.max(page.first ?? 50, 1), 200);
-  let cursor: { at: string; id: string } | null = null;
-  if (page.after) {
-    const [at, id] = Buffer.from(page.after, "base64url").toString("utf8").split("|");
-    if (!at || !isUuid(id ?? "") || Number.isNaN(Date.parse(at))) throw badInput({ after: "Not a cursor from this list." });
-    cursor = { at, id };
-  }
+  const first = pageSize(page.first);
+  const cursor = decodeCursor(page.after, isInstant);
   const rows = await ds.query(
     `SELECT * FROM industrial_permit
       WHERE district_id = $1 AND submitted_at IS NOT NULL AND ($2::text IS NULL OR status = $2)
         AND ($3::timestamptz IS NULL OR (submitted_at, id) < ($3::timestamptz, $4::uuid))
       ORDER BY submitted_at DESC, id DESC LIMIT $5`,
-    [districtId, status, cursor?.at ?? null, cursor?.id ?? null, first + 1],
+    [districtId, status, cursor?.key ?? null, cursor?.id ?? null, first + 1],
   );
   const items = rows.slice(0, first).map((r: any) => rowOf<PermitRow>(r));
   const last = items.at(-1);
-  const nextCursor = rows.length > first && last ? Buffer.from(`${last.submittedAt!.toISOString()}|${last.id}`).toString("base64url") : null;
+  const nextCursor = rows.length > first && last ? encodeCursor(last.submittedAt!.toISOString(), last.id) : null;
   return { items, nextCursor };
 }
 

@@ -8,6 +8,7 @@ import { clock } from "../common/clock.js";
 import { uuid7 } from "../common/uuid7.js";
 import { addCalendarDays, dateIn, formatDate, formatDateTime, zonedWallTime } from "../common/dates.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
+import { decodeCursor, encodeCursor, isDay, isInstant, pageSize } from "../common/paging.js";
 import { isUuid } from "../documents/documents.service.js";
 import { enqueueJob } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
@@ -780,14 +781,6 @@ export async function completeDuty(ds: DataSource, viewer: Viewer, dutyId: strin
 // ---------------------------------------------------------------------------------------------
 // Staff: the district's report inbox (received, late) and its exceedances
 
-const decodeCursor = (after: string | null | undefined): [string, string] | null => {
-  if (!after) return null;
-  const [k, id] = Buffer.from(after, "base64url").toString("utf8").split("|");
-  if (!k || !isUuid(id ?? "")) throw badInput({ after: "Not a cursor from this list." });
-  return [k, id];
-};
-const encodeCursor = (k: string, id: string) => Buffer.from(`${k}|${id}`).toString("base64url");
-
 export const INBOX_VIEWS = ["RECEIVED", "LATE"] as const;
 export type InboxView = (typeof INBOX_VIEWS)[number];
 
@@ -803,26 +796,24 @@ export async function reportInbox(
 ): Promise<{ items: ReportRow[]; nextCursor: string | null }> {
   if (!isUuid(input.districtId) || !isStaff(viewer, input.districtId)) throw forbidden("Only this district's staff see its reports.");
   if (!(INBOX_VIEWS as readonly string[]).includes(input.view)) throw badInput({ view: "Choose RECEIVED or LATE." });
-  const first = Math.min(Math.max(input.first ?? 50, 1), 200);
-  const cursor = decodeCursor(input.after);
+  const first = pageSize(input.first);
+  const cursor = decodeCursor(input.after, input.view === "RECEIVED" ? isInstant : isDay);
   const district = await loadDistrict(ds, input.districtId);
   let rows: any[];
   if (input.view === "RECEIVED") {
-    if (cursor && Number.isNaN(Date.parse(cursor[0]))) throw badInput({ after: "Not a cursor from this list." });
     rows = await ds.query(
       `SELECT r.* FROM industrial_report r JOIN industrial_permit p ON p.id = r.permit_id
         WHERE p.district_id = $1 AND r.status = 'SIGNED' AND ($2::timestamptz IS NULL OR (r.signed_at, r.id) < ($2::timestamptz, $3::uuid))
         ORDER BY r.signed_at DESC, r.id DESC LIMIT $4`,
-      [district.id, cursor?.[0] ?? null, cursor?.[1] ?? null, first + 1],
+      [district.id, cursor?.key ?? null, cursor?.id ?? null, first + 1],
     );
   } else {
-    if (cursor && !/^\d{4}-\d{2}-\d{2}$/.test(cursor[0])) throw badInput({ after: "Not a cursor from this list." });
     rows = await ds.query(
       `SELECT r.* FROM industrial_report r JOIN industrial_permit p ON p.id = r.permit_id
         WHERE p.district_id = $1 AND p.status = 'ISSUED' AND r.status <> 'SIGNED' AND r.amends_id IS NULL AND r.due_on < $2::date
           AND ($3::date IS NULL OR (r.due_on, r.id) > ($3::date, $4::uuid))
         ORDER BY r.due_on, r.id LIMIT $5`,
-      [district.id, dateIn(district.timeZone), cursor?.[0] ?? null, cursor?.[1] ?? null, first + 1],
+      [district.id, dateIn(district.timeZone), cursor?.key ?? null, cursor?.id ?? null, first + 1],
     );
   }
   const items = rows.slice(0, first).map((x) => rowOf<ReportRow>(x));
@@ -838,15 +829,14 @@ export async function exceedances(
   input: { districtId: string; first?: number | null; after?: string | null },
 ): Promise<{ items: ResultRow[]; nextCursor: string | null }> {
   if (!isUuid(input.districtId) || !isStaff(viewer, input.districtId)) throw forbidden("Only this district's staff see its exceedances.");
-  const first = Math.min(Math.max(input.first ?? 50, 1), 200);
-  const cursor = decodeCursor(input.after);
-  if (cursor && Number.isNaN(Date.parse(cursor[0]))) throw badInput({ after: "Not a cursor from this list." });
+  const first = pageSize(input.first);
+  const cursor = decodeCursor(input.after, isInstant);
   const rows = await ds.query(
     `SELECT x.* FROM industrial_result x JOIN industrial_permit p ON p.id = x.permit_id
       WHERE p.district_id = $1 AND x.status = 'EXCEEDS' AND ($2::timestamptz IS NULL OR (x.sampled_at, x.id) < ($2::timestamptz, $3::uuid))
         AND NOT EXISTS (SELECT 1 FROM industrial_report a WHERE a.amends_id = x.report_id)
       ORDER BY x.sampled_at DESC, x.id DESC LIMIT $4`,
-    [input.districtId, cursor?.[0] ?? null, cursor?.[1] ?? null, first + 1],
+    [input.districtId, cursor?.key ?? null, cursor?.id ?? null, first + 1],
   );
   const items = rows.slice(0, first).map((x: any) => rowOf<ResultRow>(x));
   const last = items.at(-1);

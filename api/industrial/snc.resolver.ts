@@ -1,7 +1,8 @@
 import { Arg, Ctx, Field, Float, ID, Int, Mutation, ObjectType, Query, Resolver } from "type-graphql";
 import { hasRole, isStaff } from "../accounts/viewer.js";
 import { clock } from "../common/clock.js";
-import { badInput, forbidden } from "../common/errors.js";
+import { forbidden } from "../common/errors.js";
+import { badPage, pageSize } from "../common/paging.js";
 import { getDistrict } from "../districts/districts.service.js";
 import { isUuid } from "../documents/documents.service.js";
 import { microCached } from "../graphql/micro-cache.js";
@@ -97,9 +98,9 @@ export class IndustrialSncResolver {
     if (!isUuid(districtId) || !isStaff(ctx.viewer, districtId)) throw forbidden("Only this district's staff see its significant non-compliance.");
     const publisher = hasRole(ctx.viewer, "OPERATOR", districtId) || hasRole(ctx.viewer, "ADMIN", districtId);
     const minute = Math.floor(clock.now().getTime() / 60_000);
-    const size = Math.min(Math.max(first ?? 25, 1), 200);
+    const size = pageSize(first, 25);
     const offset = after ? Number(after) : 0;
-    if (!Number.isInteger(offset) || offset < 0) throw badInput({ after: "Not a cursor from this list." });
+    if (!Number.isInteger(offset) || offset < 0) throw badPage();
     // The whole period is judged (and cached) at once, so the order (in SNC first) and the counts
     // cover every permit; a page of it is returned.
     const all = await microCached(`snc-dashboard:${districtId}:${periodStart ?? ""}:${publisher}:${minute}`, () => sncDashboard(ctx.ds, ctx.viewer!, { districtId, periodStart }));
