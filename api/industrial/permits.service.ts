@@ -309,7 +309,8 @@ export async function saveApplication(ds: DataSource, viewer: Viewer, input: App
     await tx.query(`UPDATE industrial_permit SET ${sets}, updated_at = $${keys.length + 2} WHERE id = $1`, [id, ...params, clock.now()]);
     await tx.query(`DELETE FROM industrial_permit_document WHERE permit_id = $1`, [id]);
     const docs = [...planIds.map((d) => [d, "PLANS"]), ...labIds.filter((d) => !planIds.includes(d)).map((d) => [d, "LAB_REPORT"])];
-    for (const [doc, kind] of docs) await tx.query(`INSERT INTO industrial_permit_document (permit_id, document_id, kind) VALUES ($1, $2, $3)`, [id, doc, kind]);
+    if (docs.length)
+      await tx.query(`INSERT INTO industrial_permit_document (permit_id, document_id, kind) SELECT $1, * FROM unnest($2::uuid[], $3::text[])`, [id, docs.map((d) => d[0]), docs.map((d) => d[1])]);
     const p = (await loadPermit(tx, id!))!;
     await audit(tx, actorOf(viewer, requestId), {
       action: creating ? "industrial.draft_created" : "industrial.draft_saved",
@@ -1015,15 +1016,11 @@ registerPayable(PAYABLE_TYPE, {
 
 /** Plans and lab reports filed with an application: the organization's members and the district's staff read them. */
 registerDocumentAccess(async (ds, viewer, doc) => {
-  const rows = await ds.query(
-    `SELECT p.organization_id, p.district_id, p.submitted_at FROM industrial_permit_document d JOIN industrial_permit p ON p.id = d.permit_id WHERE d.document_id = $1`,
-    [doc.id],
+  const rows: { district_id: string; submitted_at: Date | null; member: boolean }[] = await ds.query(
+    `SELECT p.district_id, p.submitted_at, EXISTS (SELECT 1 FROM membership m WHERE m.organization_id = p.organization_id AND m.user_id = $2) AS member
+       FROM industrial_permit_document d JOIN industrial_permit p ON p.id = d.permit_id WHERE d.document_id = $1`,
+    [doc.id, viewer.userId],
   );
-  for (const r of rows) {
-    if (r.submitted_at && isStaff(viewer, r.district_id)) return true;
-    const m = await ds.query(`SELECT 1 FROM membership WHERE organization_id = $1 AND user_id = $2`, [r.organization_id, viewer.userId]);
-    if (m.length) return true;
-  }
-  return false;
+  return rows.some((r) => r.member || (r.submitted_at !== null && isStaff(viewer, r.district_id)));
 });
 
