@@ -4,7 +4,7 @@ import { clock } from "../common/clock.js";
 import { daysLeft, dateIn } from "../common/dates.js";
 import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
-import { rowOf, type PermitRow, type Relation, permitRulebook } from "./common.js";
+import { type PermitRow, type Relation, permitRulebook } from "./common.js";
 import * as events from "./events.service.js";
 import { DutyType, PermitType, ReportType } from "./industrial.resolver.js";
 import { REPORT_TITLES, type DutyRow, type ReportRow } from "./reports.service.js";
@@ -243,13 +243,7 @@ export class IndustrialReportEventsResolver {
   @FieldResolver(() => SlugType, { nullable: true, description: "SLUG: the discharge this written report is about" })
   async slugDischarge(@Root() r: ReportView, @Ctx() ctx: Context): Promise<SlugView | null> {
     if (r.kind !== "SLUG") return null;
-    let id = r.id;
-    for (let i = 0, cur: ReportRow = r; cur.amendsId && i < 50; i++) {
-      id = cur.amendsId;
-      const [next] = await ctx.ds.query(`SELECT * FROM industrial_report WHERE id = $1`, [id]);
-      cur = rowOf<ReportRow>(next);
-    }
-    const [s] = await L(ctx).slugOfReport.load(id);
+    const [s] = await L(ctx).slugOfReport.load((await events.rootReport(ctx.ds, r)).id);
     return s ? { ...s, member: r.member, staff: r.staff } : null;
   }
 

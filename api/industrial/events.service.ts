@@ -657,11 +657,18 @@ reportKindHooks.content = async (db, r) => {
   return null;
 };
 
-/** An amendment's first report (the one the slug record points to). */
-async function rootReport(db: Db, r: ReportRow): Promise<ReportRow> {
-  let cur = r;
-  for (let i = 0; cur.amendsId && i < 50; i++) cur = (await loadReport(db, cur.amendsId))!;
-  return cur;
+/** An amendment's first report (the one the slug record points to), found in one query however long the chain. */
+export async function rootReport(db: Db, r: ReportRow): Promise<ReportRow> {
+  if (!r.amendsId) return r;
+  const [root] = await db.query(
+    `WITH RECURSIVE chain AS (
+       SELECT id, amends_id, 1 AS depth FROM industrial_report WHERE id = $1
+       UNION ALL
+       SELECT x.id, x.amends_id, c.depth + 1 FROM industrial_report x JOIN chain c ON x.id = c.amends_id WHERE c.depth < 50)
+     SELECT r.* FROM chain c JOIN industrial_report r ON r.id = c.id ORDER BY c.depth DESC LIMIT 1`,
+    [r.amendsId],
+  );
+  return root ? rowOf<ReportRow>(root) : r;
 }
 
 reportKindHooks.beforeSign = async (tx, r) => {

@@ -215,6 +215,10 @@ describe("accidental or slug discharge (SUL 1011)", () => {
     const { amendIndustrialReport: a } = await f.member.ok(`mutation($id: ID!) { amendIndustrialReport(id: $id) { id kind } }`, { id: slug.reportId });
     expect(a.kind).toBe("SLUG");
     await f.member.ok(ADD, { r: a.id, x: [zinc("2027-01-10T09:00", 0.5)] });
+    // an amendment of the amendment still leads back to the discharge
+    expect((await sign(f.ar, a.id)).errors).toBeUndefined();
+    const { amendIndustrialReport: b } = await f.member.ok(`mutation($id: ID!) { amendIndustrialReport(id: $id) { id } }`, { id: a.id });
+    for (const id of [a.id, b.id]) expect((await f.owner.ok(`query($id: ID!) { industrialReport(id: $id) { slugDischarge { id } } }`, { id })).industrialReport.slugDischarge.id).toBe(slug.id);
     travelTo("2027-02-24T15:00:00Z"); // day 45
     expect((await f.owner.ok(GET_SLUG, { id: slug.id })).industrialSlugDischarge.analysesDaysLeft).toBe(0);
     travelTo("2027-02-25T15:00:00Z"); // day 46
