@@ -363,7 +363,7 @@ export class ApplicationInput {
 }
 
 @InputType("IndustrialLimitInput")
-class LimitInput {
+export class LimitInput {
   @Field(() => String) parameter: string;
   @Field(() => String, { description: "CONCENTRATION, MASS, PH or TEMPERATURE" }) kind: string;
   @Field(() => String) unit: string;

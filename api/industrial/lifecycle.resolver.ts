@@ -7,7 +7,7 @@ import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
 import { STATUS_LABELS, mayView, type PermitRow, type Relation } from "./common.js";
 import { UNIT_LABELS, type Limit, type Unit } from "./limits.js";
-import { LimitFields, PermitType } from "./industrial.resolver.js";
+import { LimitFields, LimitInput, PermitType } from "./industrial.resolver.js";
 import * as lifecycle from "./lifecycle.service.js";
 import { CHANGE_KINDS, MODIFICATION_CAUSES, type ChangeKind, type ModificationRow } from "./lifecycle.service.js";
 import { groupBy, perRequest } from "./loaders.js";
@@ -75,16 +75,9 @@ class StepInput {
   @Field(() => String) milestone: string;
   @Field(() => String) dueOn: string;
 }
+/** The same fields as a permit's limits (one parser, checkLimits), under the modification's name. */
 @InputType("IndustrialModificationLimitInput")
-class ModLimitInput {
-  @Field(() => String) parameter: string;
-  @Field(() => String, { description: "CONCENTRATION, MASS, PH or TEMPERATURE" }) kind: string;
-  @Field(() => String) unit: string;
-  @Field(() => Float, { nullable: true }) average?: number | null;
-  @Field(() => Float, { nullable: true }) maximum?: number | null;
-  @Field(() => Float, { nullable: true }) minimum?: number | null;
-  @Field(() => String, { nullable: true }) section?: string | null;
-}
+class ModLimitInput extends LimitInput {}
 
 @InputType("ProposeIndustrialModificationInput")
 class ProposeInput {
