@@ -10,3 +10,10 @@ export function formatDateTime(iso: string, timeZone?: string): string {
     return new Date(iso).toLocaleString("en-US", { year: "numeric", month: "short", day: "numeric", hour: "numeric", minute: "2-digit", timeZone, timeZoneName: "short" });
   return new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }) + " UTC";
 }
+
+/** A posted form's text fields by name, without the CSRF token (and `omit`), to send on and to show back on error. */
+export function formValues(form: FormData, ...omit: string[]): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [k, v] of form.entries()) if (typeof v === "string" && k !== "csrf" && !omit.includes(k)) values[k] = v;
+  return values;
+}

@@ -6,6 +6,7 @@ import { NestedErrorBoundary, Notice, RadioGroup, SelectField } from "~/componen
 import { ErrorSummary, TextField } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { formValues } from "~/util";
 
 export const meta: MetaFunction = () => [{ title: "Report a change of owner, premises or operation | Tapline" }];
 
@@ -39,8 +40,7 @@ export async function loader(args: LoaderFunctionArgs) {
 export async function action({ request, context, params }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
-  const values: Record<string, string> = {};
-  for (const [k, v] of form.entries()) if (typeof v === "string" && k !== "csrf") values[k] = v;
+  const values = formValues(form);
   const r = await gql<{ reportIndustrialPermitChange: { id: string } }>(
     context,
     request,

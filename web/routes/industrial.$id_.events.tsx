@@ -14,6 +14,7 @@ import {
 } from "~/components/industrial-events";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { formValues } from "~/util";
 
 export const meta: MetaFunction = () => [{ title: "Violations, discharges and milestones | Tapline" }];
 
@@ -42,8 +43,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
-  const values: Record<string, string> = {};
-  for (const [k, v] of form.entries()) if (typeof v === "string" && k !== "csrf") values[k] = v;
+  const values = formValues(form);
   const here = `/industrial/${params.id}/events`;
   const fail = (error: string, fields: Record<string, string>, headers?: Headers) => Response.json({ intent, error, fields, values } satisfies ActionData, { status: 400, headers });
   let r;

@@ -8,6 +8,7 @@ import { DAILY_FLOW_FIELDS, DailyFlowsSection, parseFlowLines, type DailyFlowInf
 import { REPORT_KIND_FIELDS, ReportKindPanel, type ReportKindInfo } from "~/components/industrial-events";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { formValues } from "~/util";
 
 export const meta: MetaFunction = () => [{ title: "Compliance report | Tapline" }];
 
@@ -95,8 +96,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
-  const values: Record<string, string> = {};
-  for (const [k, v] of form.entries()) if (typeof v === "string" && k !== "csrf" && k !== "password") values[k] = v;
+  const values = formValues(form, "password");
   const here = `/industrial/reports/${params.id}`;
   const fail = (error: string, fields: Record<string, string>, headers?: Headers) =>
     Response.json({ intent, error, fields, values } satisfies ActionData, { status: 400, headers });

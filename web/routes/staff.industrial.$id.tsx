@@ -9,6 +9,7 @@ import { LIFECYCLE_FIELDS, StaffLifecycle, type Lifecycle } from "~/components/i
 import { money } from "~/components/money";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { formValues } from "~/util";
 import { LimitsTable, parseLimitRows } from "~/components/industrial-limits";
 
 export const meta: MetaFunction = () => [{ title: "Discharge permit review | Staff | Tapline" }];
@@ -103,8 +104,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
-  const values: Record<string, string> = {};
-  for (const [k, v] of form.entries()) if (typeof v === "string" && k !== "csrf") values[k] = v;
+  const values = formValues(form);
   values.reportingMonths = form.getAll("reportingMonths").map(String).join(",");
   const here = `/staff/industrial/${params.id}`;
   const fail = (error: string, fields: Record<string, string>, headers?: Headers) => Response.json({ intent, error, fields, values } satisfies ActionData, { status: 400, headers });

@@ -8,6 +8,7 @@ import { ErrorSummary, TextField } from "~/components/forms";
 import { MONTHS } from "~/components/industrial-lifecycle";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { formValues } from "~/util";
 import { LimitsTable, parseLimitRows } from "~/components/industrial-limits";
 
 export const meta: MetaFunction = () => [{ title: "Propose a permit modification | Staff | Tapline" }];
@@ -41,8 +42,7 @@ export async function loader(args: LoaderFunctionArgs) {
 export async function action({ request, context, params }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
-  const values: Record<string, string> = {};
-  for (const [k, v] of form.entries()) if (typeof v === "string" && k !== "csrf") values[k] = v;
+  const values = formValues(form);
   values.reportingMonths = form.getAll("reportingMonths").map(String).join(",");
   const here = `/staff/industrial/${params.id}`;
   const fail = (error: string, fields: Record<string, string>, headers?: Headers) => Response.json({ error, fields, values } satisfies ActionData, { status: 400, headers });
