@@ -168,6 +168,9 @@ describe("an industrial user's discharge permit, from the application to a signe
       expect(alert).toContain("Zinc (composite): 1.3 mg/L exceeds the average daily limit (composite sample) of 1.2 mg/L (Sewer Use Law 903).");
       expect(alert).toContain("Notify the District Operator of the Zinc violation within 24 hours");
       expect(alert).toContain("Repeat the Zinc sampling and analysis and send the results within 30 days (Sewer Use Law 1005(4)): due by January 2, 2027");
+      // Times on the district's clock, as they are entered: the sample at 8:30, the notification due 24 hours after the entry.
+      expect(alert).toMatch(/24 hours of learning of it \(Sewer Use Law 1005\(4\)\): due Dec 4, 2026, 10:0\d AM EST/);
+      expect(await main(ar)).toContain("Composite, Nov 10, 2026, 8:30 AM EST");
       await expectNoAxeViolations(ar);
 
       // A CSV with a bad line is refused line by line; nothing from it is saved.
