@@ -212,8 +212,8 @@ export class IndustrialPermitEventsResolver {
     if ((!p.rel.role && !p.rel.staff) || !p.complianceSchedule?.length) return [];
     const district = await ctx.loaders.district.load(p.districtId);
     const rb = await permitRulebook(ctx.ds, p, district!);
-    const days = rb.entry("industrial.progressReportDays").value;
-    return events.milestonesOf(p, await L(ctx).progress.load(p.id), typeof days === "number" ? days : null, district!.timeZone);
+    // A permit with a schedule needs the rulebook's days (SUL 1004 A(12)(c)); without them the answer says which entry is blank.
+    return events.milestonesOf(p, await L(ctx).progress.load(p.id), rb.require("industrial.progressReportDays").value, district!.timeZone);
   }
 
   @FieldResolver(() => [ProgressType], { description: "Every progress report filed, oldest first (members and staff only)" })

@@ -610,12 +610,12 @@ export type MilestoneView = {
 };
 
 /** The schedule's milestones with their latest progress report and when the report is due. */
-export function milestonesOf(p: PermitRow, progress: ProgressRow[], progressDays: number | null, timeZone: string): MilestoneView[] {
+export function milestonesOf(p: PermitRow, progress: ProgressRow[], progressDays: number, timeZone: string): MilestoneView[] {
   const schedule = (p.complianceSchedule ?? []) as Milestone[];
   return schedule.map((m, index) => {
     const mine = progress.filter((x) => x.permitId === p.id && x.milestoneIndex === index);
     const latest = mine.at(-1) ?? null;
-    const progressDueOn = addCalendarDays(m.dueOn, progressDays ?? 14);
+    const progressDueOn = addCalendarDays(m.dueOn, progressDays);
     return { index, milestone: m.milestone, dueOn: m.dueOn, progressDueOn, progressDaysLeft: mine.length ? null : daysLeft(progressDueOn, timeZone), latest, metOn: mine.filter((x) => x.met).map((x) => x.metOn!).sort()[0] ?? null };
   });
 }

@@ -824,14 +824,15 @@ export const PROGRESS_REMINDER_JOB = "industrial.progress-reminder";
  * permit's schedule at issuance, and for the steps a modification adds (from `fromIndex`).
  */
 export async function scheduleProgressReminders(tx: EntityManager, permitId: string, schedule: Milestone[], fromIndex: number, rb: Rulebook, district: District, publicUrl: string) {
-  const progressDays = rb.entry("industrial.progressReportDays").value;
+  if (fromIndex >= schedule.length) return;
+  const progressDays = rb.require("industrial.progressReportDays").value;
   const today = dateIn(district.timeZone);
   for (let milestoneIndex = fromIndex; milestoneIndex < schedule.length; milestoneIndex++) {
     const m = schedule[milestoneIndex];
     if (m.dueOn <= today) continue;
     await enqueueJob(tx, {
       name: PROGRESS_REMINDER_JOB,
-      payload: { permitId, milestoneIndex, progressDueOn: addCalendarDays(m.dueOn, typeof progressDays === "number" ? progressDays : 14), publicUrl },
+      payload: { permitId, milestoneIndex, progressDueOn: addCalendarDays(m.dueOn, progressDays), publicUrl },
       runAt: zonedWallTime(Date.parse(`${m.dueOn}T09:00:00Z`), district.timeZone),
       singletonKey: `${PROGRESS_REMINDER_JOB}:${permitId}:${milestoneIndex}`,
     });
