@@ -295,7 +295,8 @@ async function saveBodies(op: Operation): Promise<string[]> {
       return {
         parameter: l.parameter,
         sampleType: grab ? "GRAB" : "COMPOSITE",
-        sampledAt: new Date(from + Math.floor(i / 10) * 6 * 3600 * 1000).toISOString(),
+        // A wall-clock time on the district's clock, as the portal's form and a CSV upload send it.
+        sampledAt: new Date(from + Math.floor(i / 10) * 6 * 3600 * 1000).toISOString().slice(0, 16),
         value: ug ? +(value * 1000).toFixed(1) : value,
         unit: ug ? "ug/L" : "mg/L",
         lab: "Bench Labs (NYSDOH 11234)",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addCalendarDays, calendarDeadline, dateIn, daysLeft, endOfDay, isCalendarDate } from "./dates.js";
+import { addCalendarDays, calendarDeadline, dateIn, daysLeft, endOfDay, isCalendarDate, zonedWallTime } from "./dates.js";
 
 const NY = "America/New_York";
 
@@ -27,5 +27,21 @@ describe("calendar-day deadlines in the district's time zone", () => {
     expect(isCalendarDate("2028-02-29")).toBe(true);
     expect(isCalendarDate("2026-02-29")).toBe(false);
     expect(isCalendarDate("2026-2-1")).toBe(false);
+  });
+
+  it("reads a wall-clock time in the zone on both sides of each daylight-saving change, in any order (offsets are remembered)", () => {
+    const wall = (s: string) => Date.parse(`${s}:00Z`);
+    const cases: [string, string, string][] = [
+      [NY, "2026-03-08T01:59", "2026-03-08T06:59:00.000Z"], // EST, the last minute before the change
+      [NY, "2026-03-08T03:00", "2026-03-08T07:00:00.000Z"], // EDT
+      [NY, "2026-11-01T00:59", "2026-11-01T04:59:00.000Z"],
+      [NY, "2026-11-01T02:00", "2026-11-01T07:00:00.000Z"], // EST again
+      [NY, "2026-07-01T12:00", "2026-07-01T16:00:00.000Z"],
+      ["Asia/Kathmandu", "2026-07-01T12:00", "2026-07-01T06:15:00.000Z"], // +05:45
+      ["Australia/Lord_Howe", "2026-01-10T12:00", "2026-01-10T01:00:00.000Z"], // +11:00 in its summer
+      ["Australia/Lord_Howe", "2026-07-10T12:00", "2026-07-10T01:30:00.000Z"], // +10:30
+    ];
+    for (let pass = 0; pass < 2; pass++)
+      for (const [zone, local, utc] of pass ? [...cases].reverse() : cases) expect(zonedWallTime(wall(local), zone).toISOString(), `${zone} ${local}`).toBe(utc);
   });
 });

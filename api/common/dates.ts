@@ -24,6 +24,7 @@ const wallFormats = new Map<string, Intl.DateTimeFormat>();
 // instants of one quarter hour share a calendar date in any zone: remembered per quarter hour.
 const QUARTER_HOUR_MS = 15 * 60 * 1000;
 const datesByQuarter = new Map<string, Map<number, CalendarDate>>();
+const offsetsByQuarter = new Map<string, Map<number, number>>();
 
 /** The calendar date an instant falls on in a time zone. */
 export function dateIn(timeZone: string, instant: Date = clock.now()): CalendarDate {
@@ -87,10 +88,20 @@ export function zonedWallTime(wallUtc: number, timeZone: string): Date {
         second: "2-digit",
       })),
     );
+  let known = offsetsByQuarter.get(timeZone);
+  if (!known || known.size >= 50_000) offsetsByQuarter.set(timeZone, (known = new Map()));
+  const offsets = known;
+  // The zone's offset at an instant, the same for the whole quarter hour it falls in (see above).
   const offsetAt = (t: number) => {
-    const p = fmt.formatToParts(new Date(t));
+    const quarter = Math.floor(t / QUARTER_HOUR_MS);
+    const hit = offsets.get(quarter);
+    if (hit !== undefined) return hit;
+    const start = quarter * QUARTER_HOUR_MS;
+    const p = fmt.formatToParts(new Date(start));
     const g = (k: string) => Number(p.find((x) => x.type === k)!.value);
-    return Date.UTC(g("year"), g("month") - 1, g("day"), g("hour"), g("minute"), g("second")) - t;
+    const offset = Date.UTC(g("year"), g("month") - 1, g("day"), g("hour"), g("minute"), g("second")) - start;
+    offsets.set(quarter, offset);
+    return offset;
   };
   let t = wallUtc - offsetAt(wallUtc);
   t = wallUtc - offsetAt(t);
