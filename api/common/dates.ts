@@ -88,24 +88,24 @@ export function zonedWallTime(wallUtc: number, timeZone: string): Date {
         second: "2-digit",
       })),
     );
-  let known = offsetsByQuarter.get(timeZone);
-  if (!known || known.size >= 50_000) offsetsByQuarter.set(timeZone, (known = new Map()));
-  const offsets = known;
-  // The zone's offset at an instant, the same for the whole quarter hour it falls in (see above).
-  const offsetAt = (t: number) => {
-    const quarter = Math.floor(t / QUARTER_HOUR_MS);
-    const hit = offsets.get(quarter);
-    if (hit !== undefined) return hit;
-    const start = quarter * QUARTER_HOUR_MS;
-    const p = fmt.formatToParts(new Date(start));
-    const g = (k: string) => Number(p.find((x) => x.type === k)!.value);
-    const offset = Date.UTC(g("year"), g("month") - 1, g("day"), g("hour"), g("minute"), g("second")) - start;
-    offsets.set(quarter, offset);
-    return offset;
-  };
-  let t = wallUtc - offsetAt(wallUtc);
-  t = wallUtc - offsetAt(t);
+  let offsets = offsetsByQuarter.get(timeZone);
+  if (!offsets || offsets.size >= 50_000) offsetsByQuarter.set(timeZone, (offsets = new Map()));
+  let t = wallUtc - offsetAt(fmt, offsets, wallUtc);
+  t = wallUtc - offsetAt(fmt, offsets, t);
   return new Date(t);
+}
+
+/** A zone's offset at an instant, the same for the whole quarter hour it falls in (see above). */
+function offsetAt(fmt: Intl.DateTimeFormat, offsets: Map<number, number>, t: number): number {
+  const quarter = Math.floor(t / QUARTER_HOUR_MS);
+  const hit = offsets.get(quarter);
+  if (hit !== undefined) return hit;
+  const start = quarter * QUARTER_HOUR_MS;
+  const p = fmt.formatToParts(new Date(start));
+  const g = (k: string) => Number(p.find((x) => x.type === k)!.value);
+  const offset = Date.UTC(g("year"), g("month") - 1, g("day"), g("hour"), g("minute"), g("second")) - start;
+  offsets.set(quarter, offset);
+  return offset;
 }
 
 /** The first instant after the deadline day has ended in the district's zone (local midnight). */

@@ -457,6 +457,36 @@ function noLimit(r: Result): Check {
 }
 
 const norm = (s: string) => s.trim().toLowerCase();
+
+/**
+ * The limits a result is judged by: its parameter's, in a unit it can be compared with (none when
+ * the permit sets none; UnitError when none fits). The same for every result of one parameter,
+ * unit and flow-or-not, so remembered per list of limits (a save judges hundreds against one list).
+ */
+const applicableByList = new WeakMap<Limit[], Map<string, Limit[]>>();
+function applicableLimits(r: Result, limits: Limit[]): Limit[] {
+  const key = `${norm(r.parameter)}\u0000${r.unit}\u0000${r.flowMgd ? 1 : 0}`;
+  let known = applicableByList.get(limits);
+  if (!known) applicableByList.set(limits, (known = new Map()));
+  let applicable = known.get(key);
+  if (applicable) return applicable;
+  const mine = limits.filter((l) => norm(l.parameter) === norm(r.parameter));
+  const dim = dimensionOf(r.unit);
+  const comparable = mine.filter((l) => {
+    const ld = dimensionOf(l.unit);
+    return ld === dim || (l.kind === "MASS" && dim === "concentration");
+  });
+  if (mine.length && !comparable.length)
+    throw new UnitError(
+      `${r.parameter} is limited in ${mine.map((l) => UNIT_LABELS[l.unit]).join(" and ")}; a result in ${UNIT_LABELS[r.unit]} cannot be compared with it.`,
+    );
+  // A concentration result is judged against a mass limit only when the day's flow is given
+  // (when only mass limits fit, the check asks for the flow).
+  applicable = comparable.filter((l) => !(l.kind === "MASS" && dim === "concentration" && !r.flowMgd));
+  if (!applicable.length) applicable = comparable;
+  known.set(key, applicable);
+  return applicable;
+}
 const RANK: Record<EvaluationStatus, number> = { EXCEEDS: 3, INCONCLUSIVE: 2, OK: 1, NO_LIMIT: 0 };
 
 /**
@@ -464,19 +494,8 @@ const RANK: Record<EvaluationStatus, number> = { EXCEEDS: 3, INCONCLUSIVE: 2, OK
  * mass limit may both apply); the worst check decides. Throws UnitError for a unit that fits none.
  */
 export function evaluate(r: Result, limits: Limit[]): Evaluation {
-  const mine = limits.filter((l) => norm(l.parameter) === norm(r.parameter));
-  if (!mine.length) return { ...noLimit(r), checks: [] };
-  const dim = dimensionOf(r.unit);
-  const comparable = mine.filter((l) => {
-    const ld = dimensionOf(l.unit);
-    return ld === dim || (l.kind === "MASS" && dim === "concentration");
-  });
-  if (!comparable.length)
-    throw new UnitError(
-      `${r.parameter} is limited in ${mine.map((l) => UNIT_LABELS[l.unit]).join(" and ")}; a result in ${UNIT_LABELS[r.unit]} cannot be compared with it.`,
-    );
-  // A concentration result is judged against a mass limit only when the day's flow is given.
-  const applicable = comparable.filter((l) => !(l.kind === "MASS" && dim === "concentration" && !r.flowMgd) || comparable.length === 1);
+  const applicable = applicableLimits(r, limits);
+  if (!applicable.length) return { ...noLimit(r), checks: [] };
   const checks = applicable.map((l) => checkAgainst(r, l));
   const worst = checks.reduce((a, b) => (RANK[b.status] > RANK[a.status] ? b : a));
   return { ...worst, checks };

@@ -218,9 +218,14 @@ function parseSampledAt(s: string, timeZone: string): Date | null {
   const t = (s ?? "").trim();
   const m = WALL.exec(t);
   if (m) {
-    const wall = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5]);
-    const back = new Date(wall).toISOString().slice(0, 16);
-    if (back !== `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}`) return null;
+    const month = +m[2] - 1;
+    const day = +m[3];
+    const hour = +m[4];
+    const minute = +m[5];
+    const wall = Date.UTC(+m[1], month, day, hour, minute);
+    // Date.UTC rolls 31 April over to 1 May: a date that moved was not a date.
+    const back = new Date(wall);
+    if (back.getUTCMonth() !== month || back.getUTCDate() !== day || hour > 23 || minute > 59) return null;
     return zonedWallTime(wall, timeZone);
   }
   if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(t)) {

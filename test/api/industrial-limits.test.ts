@@ -195,6 +195,15 @@ describe("mass limits: lb/day = mg/L x MGD x 8.34 (SUL 1005(3)(b), 904)", () => 
     expect(e).toMatchObject({ status: "EXCEEDS", kind: "MASS" });
     expect(evaluate(res("Zinc", 1.0, "mg/L"), both).status).toBe("OK");
   });
+  it("with two mass limits and no flow, a mg/L result asks for the flow; the same list judges the next result with it", () => {
+    const twoMass: Limit[] = [
+      { parameter: "Zinc", kind: "MASS", unit: "lb/day", average: 5, maximum: null, minimum: null, section: "Permit condition" },
+      { parameter: "Zinc", kind: "MASS", unit: "lb/day", average: null, maximum: 7, minimum: null, section: "Permit condition" },
+    ];
+    expect(() => evaluate(res("Zinc", 1.3, "mg/L"), twoMass)).toThrow(/give the day's flow/);
+    expect(evaluate(res("Zinc", 1.3, "mg/L", "COMPOSITE", { flowMgd: 0.5 }), twoMass)).toMatchObject({ status: "EXCEEDS", comparedValue: 5.421 });
+    expect(() => evaluate(res("Zinc", 1.3, "mg/L"), twoMass)).toThrow(/give the day's flow/);
+  });
 });
 
 describe("below the detection limit", () => {

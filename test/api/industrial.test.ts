@@ -306,13 +306,20 @@ describe("from application to permit, report, signature and copy of record", () 
       "2026-11-12T09:00,grab,pH,banana,s.u.,,,,Upstate Analytical,SM 4500-H+ B",
       "2026-11-12T09:00,composite,Cadmium,,mg/L,yes,0.01,,Upstate Analytical,EPA 200.7",
       "2026-11-12T09:00,composite,Unobtainium,1,mg/L,,,,Upstate Analytical,EPA 200.7",
+      "2026-11-31T09:00,composite,Copper,0.5,mg/L,,,,Upstate Analytical,EPA 200.7",
+      "2026-11-12T09:60,composite,Copper,0.5,mg/L,,,,Upstate Analytical,EPA 200.7",
+      "2026-11-12T24:00,composite,Copper,0.5,mg/L,,,,Upstate Analytical,EPA 200.7",
     ].join("\n");
     const r = await f.member.gql(CSV, { r: reportId, csv });
     expect(errorCode(r)).toBe("BAD_USER_INPUT");
     expect(fields(r)).toMatchObject({
-      csv: expect.stringMatching(/2 lines have errors; nothing from the file was saved/),
+      csv: expect.stringMatching(/5 lines have errors; nothing from the file was saved/),
       "line 3": expect.stringMatching(/^Line 3: Enter the measured value/),
       "line 5": expect.stringMatching(/^Line 5: "Unobtainium" is not a parameter/),
+      // 31 November, minute 60 and hour 24 are no times at all
+      "line 6": expect.stringMatching(/^Line 6: Give the sample's date and time/),
+      "line 7": expect.stringMatching(/^Line 7: Give the sample's date and time/),
+      "line 8": expect.stringMatching(/^Line 8: Give the sample's date and time/),
     });
     expect((await f.owner.ok(REPORT, { id: reportId })).industrialReport.results).toHaveLength(before);
     const good = [header, "2026-11-12T09:00,composite,Copper,0.5,mg/L,,,,Upstate Analytical,EPA 200.7", `2026-11-12T09:00,grab,Cadmium,<0.01,mg/L,,,,"Upstate Analytical, Albany",EPA 200.7`].join("\r\n");
