@@ -25,19 +25,24 @@ const wallFormats = new Map<string, Intl.DateTimeFormat>();
 const QUARTER_HOUR_MS = 15 * 60 * 1000;
 const datesByQuarter = new Map<string, Map<number, CalendarDate>>();
 const offsetsByQuarter = new Map<string, Map<number, number>>();
+/** A zone's remembered quarter hours, started again past 50,000 (about 17 months of quarters). */
+function quartersOf<T>(store: Map<string, Map<number, T>>, timeZone: string): Map<number, T> {
+  let known = store.get(timeZone);
+  if (!known || known.size >= 50_000) store.set(timeZone, (known = new Map()));
+  return known;
+}
 
 /** The calendar date an instant falls on in a time zone. */
 export function dateIn(timeZone: string, instant: Date = clock.now()): CalendarDate {
   const quarter = Math.floor(instant.getTime() / QUARTER_HOUR_MS);
-  let known = datesByQuarter.get(timeZone);
-  const hit = known?.get(quarter);
+  const known = quartersOf(datesByQuarter, timeZone);
+  const hit = known.get(quarter);
   if (hit) return hit;
   let fmt = dayFormats.get(timeZone);
   if (!fmt) dayFormats.set(timeZone, (fmt = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })));
   const parts = fmt.formatToParts(instant);
   const get = (t: string) => parts.find((p) => p.type === t)!.value;
   const date = `${get("year")}-${get("month")}-${get("day")}`;
-  if (!known || known.size >= 50_000) datesByQuarter.set(timeZone, (known = new Map()));
   known.set(quarter, date);
   return date;
 }
@@ -88,8 +93,7 @@ export function zonedWallTime(wallUtc: number, timeZone: string): Date {
         second: "2-digit",
       })),
     );
-  let offsets = offsetsByQuarter.get(timeZone);
-  if (!offsets || offsets.size >= 50_000) offsetsByQuarter.set(timeZone, (offsets = new Map()));
+  const offsets = quartersOf(offsetsByQuarter, timeZone);
   let t = wallUtc - offsetAt(fmt, offsets, wallUtc);
   t = wallUtc - offsetAt(fmt, offsets, t);
   return new Date(t);
@@ -106,6 +110,34 @@ function offsetAt(fmt: Intl.DateTimeFormat, offsets: Map<number, number>, t: num
   const offset = Date.UTC(g("year"), g("month") - 1, g("day"), g("hour"), g("minute"), g("second")) - start;
   offsets.set(quarter, offset);
   return offset;
+}
+
+const WALL_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/;
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+/**
+ * A wall-clock time in a time zone ("2026-12-07T09:30", as a datetime-local input or a lab's CSV
+ * sends it) as an instant; an ISO instant with "Z" or an offset is taken as it is. Null when it is
+ * neither, or names no real time (31 November, hour 24, minute 60). A report's save reads hundreds.
+ */
+export function zonedInstant(input: string | null | undefined, timeZone: string): Date | null {
+  const s = String(input ?? "").trim();
+  const m = WALL_TIME.exec(s);
+  if (m) {
+    const month = +m[2] - 1;
+    const day = +m[3];
+    const hour = +m[4];
+    const minute = +m[5];
+    const second = m[6] === undefined ? 0 : +m[6];
+    const wall = Date.UTC(+m[1], month, day, hour, minute, second);
+    // Date.UTC rolls 31 April over to 1 May: a date that moved was not a date.
+    const back = new Date(wall);
+    if (back.getUTCMonth() !== month || back.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return null;
+    return zonedWallTime(wall, timeZone);
+  }
+  if (!ISO_INSTANT.test(s)) return null;
+  const t = Date.parse(s);
+  return Number.isNaN(t) ? null : new Date(t);
 }
 
 /** The first instant after the deadline day has ended in the district's zone (local midnight). */

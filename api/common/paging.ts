@@ -15,8 +15,12 @@ export const encodeCursor = (key: string, id: string) => Buffer.from(`${key}|${i
 
 /** The sort key and id in a cursor (null without one); badPage when it is not a cursor whose key passes `valid`. */
 export function decodeCursor(after: string | null | undefined, valid: (key: string) => boolean): { key: string; id: string } | null {
-  if (!after) return null;
-  const [key, id] = Buffer.from(after, "base64url").toString("utf8").split("|");
+  return after ? splitCursor(Buffer.from(after, "base64url").toString("utf8"), valid) : null;
+}
+
+/** "key|id" as written, for lists whose pages the client names by the last row's key and id. */
+export function splitCursor(text: string, valid: (key: string) => boolean): { key: string; id: string } {
+  const [key, id] = text.split("|");
   if (!key || !isUuid(id ?? "") || !valid(key)) throw badPage();
   return { key, id };
 }

@@ -2,14 +2,14 @@ import type { DataSource, EntityManager } from "typeorm";
 import { isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
-import { addCalendarDays, dateIn, daysLeft, formatDate, formatDateTime, isCalendarDate, zonedWallTime } from "../common/dates.js";
+import { addCalendarDays, dateIn, daysLeft, formatDate, formatDateTime, isCalendarDate, zonedInstant, zonedWallTime } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
-import { badPage, pageSize } from "../common/paging.js";
+import { isInstant, pageSize, splitCursor } from "../common/paging.js";
 import { isUuid } from "../documents/documents.service.js";
 import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
-import { actorOf, loadDistrict, loadPermit, mayView, relationTo, requireOperator, roleIn, rowOf, type Db, type Milestone, type PermitRow } from "./common.js";
-import { notifyMembers, permitRulebook, PROGRESS_REMINDER_JOB } from "./permits.service.js";
+import { actorOf, loadDistrict, loadPermit, mayView, relationTo, requireOperator, roleIn, rowOf, type Db, type Milestone, type PermitRow, permitRulebook } from "./common.js";
+import { notifyMembers, PROGRESS_REMINDER_JOB } from "./permits.service.js";
 import { loadReport, NOTIFY_REMINDER_JOB, REPORT_TITLES, RESAMPLE_REMINDER_JOB, reportKindHooks, resultsOf, type DutyRow, type ReportRow } from "./reports.service.js";
 
 /**
@@ -88,24 +88,6 @@ const progressOf = (r: any): ProgressRow => ({ ...rowOf<ProgressRow>(r), milesto
 export const basisOnOf = (r: ReportRow) => day((r as any).basisOn);
 export const dutyIdOf = (r: ReportRow) => ((r as any).dutyId as string | null) ?? null;
 
-
-const WALL = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})$/;
-/** "YYYY-MM-DDTHH:MM" in the district's zone (what a form's datetime-local sends), or an ISO instant. */
-function parseWhen(s: string | null | undefined, timeZone: string): Date | null {
-  const t = (s ?? "").trim();
-  const m = WALL.exec(t);
-  if (m) {
-    const wall = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5]);
-    if (new Date(wall).toISOString().slice(0, 16) !== `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}`) return null;
-    return zonedWallTime(wall, timeZone);
-  }
-  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(t)) {
-    const d = new Date(t);
-    return Number.isNaN(d.getTime()) ? null : d;
-  }
-  return null;
-}
-
 function text(e: Record<string, string>, field: string, v: string | null | undefined, what: string, max = 4000): string {
   const t = (v ?? "").trim();
   if (!t) e[field] = what;
@@ -153,7 +135,7 @@ export async function fileViolationNotice(ds: DataSource, viewer: Viewer, input:
     const whom = text(e, "notifiedWhom", input.notifiedWhom, "Name the person at the district you told (SUL 1005(4)).", 200);
     const method = String(input.method ?? "").trim().toUpperCase();
     if (!(NOTICE_METHODS as readonly string[]).includes(method)) e.method = "Say how you told the district: by telephone, email, in person or by letter.";
-    const at = parseWhen(input.notifiedAt, district.timeZone);
+    const at = zonedInstant(input.notifiedAt, district.timeZone);
     if (!at) e.notifiedAt = "Give the date and time you told the district, like 2026-12-04T09:30.";
     else if (at.getTime() > clock.now().getTime()) e.notifiedAt = "That time is in the future.";
     const body = text(e, "text", input.text, "Write what you told the district: the parameter, the result and what you are doing about it.");
@@ -245,10 +227,10 @@ export async function reportSlugDischarge(ds: DataSource, viewer: Viewer, input:
     const analyses = rb.require("industrial.slugAnalysesDays");
     const e: Record<string, string> = {};
     const now = clock.now();
-    const occurredAt = parseWhen(input.occurredAt, district.timeZone);
+    const occurredAt = zonedInstant(input.occurredAt, district.timeZone);
     if (!occurredAt) e.occurredAt = "Give the date and time of the discharge, like 2026-12-04T09:30.";
     else if (occurredAt.getTime() > now.getTime()) e.occurredAt = "That time is in the future.";
-    const notifiedAt = parseWhen(input.notifiedAt, district.timeZone);
+    const notifiedAt = zonedInstant(input.notifiedAt, district.timeZone);
     if (!notifiedAt) e.notifiedAt = "Give the date and time you told the district, like 2026-12-04T10:00.";
     else if (notifiedAt.getTime() > now.getTime()) e.notifiedAt = "That time is in the future.";
     else if (occurredAt && notifiedAt.getTime() < occurredAt.getTime()) e.notifiedAt = "The notification cannot come before the discharge.";
@@ -353,12 +335,10 @@ export async function slugsOfReports(db: Db, reportIds: readonly string[]): Prom
 }
 
 /** A page's cursor: the last row's time (ISO) and id, "2026-11-30T15:00:00.000Z|<uuid>"; the next page starts after it. */
-export function pageCursor(after: string | null | undefined): { at: Date; id: string } | null {
+function pageCursor(after: string | null | undefined): { at: Date; id: string } | null {
   if (!after) return null;
-  const [at, id] = after.split("|");
-  const t = new Date(at ?? "");
-  if (Number.isNaN(t.getTime()) || !isUuid(id ?? "")) throw badPage();
-  return { at: t, id };
+  const { key, id } = splitCursor(after, isInstant);
+  return { at: new Date(key), id };
 }
 
 /** Staff: the district's slug discharges, newest first, a page at a time (`after` the last row's occurredAt|id). */

@@ -6,7 +6,7 @@ import { addCalendarDays, dateIn, daysBetween, formatDate, isCalendarDate, zoned
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { isUuid } from "../documents/documents.service.js";
 import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
-import { STATUS_LABELS, actorOf, editablePermit, limitsOf, loadDistrict, loadPermit, rowOf, type Db, type Milestone, type PermitRow } from "./common.js";
+import { STATUS_LABELS, actorOf, editablePermit, limitsOf, loadDistrict, loadPermit, permitRulebook, rowOf, type Db, type Milestone, type PermitRow } from "./common.js";
 import type { Limit } from "./limits.js";
 import {
   COLUMNS,
@@ -18,7 +18,6 @@ import {
   insertLimits,
   monthNames,
   notifyOrganization,
-  permitRulebook,
   reportPeriods,
   requireStatus,
   scheduleProblems,

@@ -91,8 +91,8 @@ const ALIASES: Record<string, Unit> = {
   mgd: "MGD",
 };
 
-/** A unit as written on a lab sheet or in the rulebook ("mg/L", "µg/L", "pH", "degrees F"); null when unknown. */
 const unitsSeen = new Map<string, Unit | null>();
+/** A unit as written on a lab sheet or in the rulebook ("mg/L", "µg/L", "pH", "degrees F"); null when unknown. */
 export function parseUnit(raw: string): Unit | null {
   let u = unitsSeen.get(raw);
   if (u === undefined) {

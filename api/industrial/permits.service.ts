@@ -7,7 +7,7 @@ import { AppError, badInput, conflict, forbidden, notFound } from "../common/err
 import { decodeCursor, encodeCursor, isInstant, pageSize } from "../common/paging.js";
 import { formatCents } from "../common/money.js";
 import type { District } from "../districts/district.entity.js";
-import { rulebookById, rulebookOn, type Rulebook } from "../districts/districts.service.js";
+import { rulebookOn, type Rulebook } from "../districts/districts.service.js";
 import { districtCode } from "../districts/district-code.js";
 import { isUuid, registerDocumentAccess } from "../documents/documents.service.js";
 import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
@@ -77,8 +77,6 @@ export async function notifyMembers(tx: EntityManager, organizationId: string, d
 export function notifyOrganization(tx: EntityManager, p: PermitRow, district: District, kind: string, subject: string, body: string, publicUrl: string) {
   return notifyMembers(tx, p.organizationId, district, kind, subject, `${body}\n\nSee the permit: ${publicUrl}/industrial/${p.id}`);
 }
-
-export { permitRulebook };
 
 export function requireEnabled(rb: Rulebook) {
   if (!rb.enabled("industrial.permitsEnabled")) {

@@ -6,7 +6,7 @@ import { isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
 import { uuid7 } from "../common/uuid7.js";
-import { addCalendarDays, dateIn, formatDate, formatDateTime, zonedWallTime } from "../common/dates.js";
+import { addCalendarDays, dateIn, formatDate, formatDateTime, zonedInstant, zonedWallTime } from "../common/dates.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { decodeCursor, encodeCursor, isDay, isInstant, pageSize } from "../common/paging.js";
 import { isUuid } from "../documents/documents.service.js";
@@ -212,28 +212,6 @@ type Checked = {
   evaluation: Evaluation;
 };
 
-const WALL = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})$/;
-
-function parseSampledAt(s: string, timeZone: string): Date | null {
-  const t = (s ?? "").trim();
-  const m = WALL.exec(t);
-  if (m) {
-    const month = +m[2] - 1;
-    const day = +m[3];
-    const hour = +m[4];
-    const minute = +m[5];
-    const wall = Date.UTC(+m[1], month, day, hour, minute);
-    // Date.UTC rolls 31 April over to 1 May: a date that moved was not a date.
-    const back = new Date(wall);
-    if (back.getUTCMonth() !== month || back.getUTCDate() !== day || hour > 23 || minute > 59) return null;
-    return zonedWallTime(wall, timeZone);
-  }
-  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(t)) {
-    const d = new Date(t);
-    return Number.isNaN(d.getTime()) ? null : d;
-  }
-  return null;
-}
 
 /** A permit's limits by parameter (case aside), made once for all the results of a save. */
 type LimitIndex = { names: string[]; byParameter: Map<string, Limit[]> };
@@ -256,7 +234,7 @@ function checkResult(input: ResultInput, index: LimitIndex, r: ReportRow, timeZo
   else if (!match) e.parameter = `"${parameter}" is not a parameter of this permit; use one of: ${index.names.join(", ")}.`;
   const sampleType = String(input.sampleType ?? "").trim().toUpperCase() as SampleType;
   if (!SAMPLE_TYPES.includes(sampleType)) e.sampleType = "Say whether the sample was composite or grab.";
-  const sampledAt = parseSampledAt(input.sampledAt, timeZone);
+  const sampledAt = zonedInstant(input.sampledAt, timeZone);
   if (!sampledAt) e.sampledAt = "Give the sample's date and time like 2026-11-10T08:30.";
   else {
     const day = dateIn(timeZone, sampledAt);
@@ -435,12 +413,14 @@ async function insertResults(tx: EntityManager, viewer: Viewer, r: ReportRow, p:
     const byId = new Map(results.map((x) => [x.id, x]));
     for (const d of dutyRows) {
       const x = byId.get(d.resultId)!;
-      x.duties = x.duties === NO_DUTIES ? [d] : [...x.duties, d];
+      if (x.duties === NO_DUTIES) x.duties = [];
+      x.duties.push(d);
     }
   }
   return results;
 }
 
+// The duties of a result with none: one empty list shared by them all, never pushed to.
 const NO_DUTIES: DutyRow[] = Object.freeze([]) as unknown as DutyRow[];
 
 const MAX_RESULTS_PER_CALL = 2000;

@@ -3,7 +3,7 @@ import { In, type DataSource, type EntityManager } from "typeorm";
 import { User } from "../accounts/user.entity.js";
 import { hasRole, isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit, type Actor } from "../audit/audit.service.js";
-import { addCalendarDays, dateIn, endOfDay, isCalendarDate, type CalendarDate } from "../common/dates.js";
+import { addCalendarDays, dateIn, endOfDay, isCalendarDate, zonedInstant, type CalendarDate } from "../common/dates.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
 import { isChoosable } from "../contractors/contractors.service.js";
@@ -43,7 +43,6 @@ import {
   requiredInspections,
   requiredKindsFromValues,
   reviewChecklist,
-  zonedInstant,
 } from "./rules.js";
 
 /**

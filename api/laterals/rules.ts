@@ -1,6 +1,6 @@
 import { clock } from "../common/clock.js";
 import { districtCode } from "../districts/district-code.js";
-import { daysLeft as daysLeftIn, dateIn, zonedWallTime, type CalendarDate } from "../common/dates.js";
+import { daysLeft as daysLeftIn, dateIn, type CalendarDate } from "../common/dates.js";
 import { AppError } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
 import type { Rulebook } from "../districts/districts.service.js";
@@ -245,19 +245,3 @@ export const STATUS_LABELS: Record<PermitStatus, string> = {
   WITHDRAWN: "Withdrawn",
 };
 
-/**
- * A wall-clock time in a time zone ("2026-12-07T09:30", as a datetime-local input sends it) as an
- * instant; an ISO string with "Z" or an offset is taken as it is. Null when it is neither.
- */
-export function zonedInstant(input: string, timeZone: string): Date | null {
-  const s = String(input ?? "").trim();
-  if (/[zZ]$|[+-]\d{2}:?\d{2}$/.test(s)) {
-    const t = Date.parse(s);
-    return Number.isNaN(t) ? null : new Date(t);
-  }
-  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/.exec(s);
-  if (!m) return null;
-  const wall = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +(m[6] ?? 0));
-  if (new Date(wall).getUTCDate() !== +m[3] || +m[4] > 23 || +m[5] > 59) return null;
-  return zonedWallTime(wall, timeZone);
-}
