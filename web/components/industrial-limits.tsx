@@ -22,7 +22,7 @@ const UNITS = [
 ];
 const n = (x: number | null) => (x === null ? "" : String(x));
 
-/** The rows posted by LimitsTable, as the API's limit input, with a message for each row whose figure is not a number. */
+/** The rows posted by LimitsEditor, as the API's limit input, with a message for each row whose figure is not a number. */
 export function parseLimitRows(form: FormData): { limits: Record<string, unknown>[]; errors: Record<string, string> } {
   const limits: Record<string, unknown>[] = [];
   const errors: Record<string, string> = {};
@@ -41,7 +41,7 @@ export function parseLimitRows(form: FormData): { limits: Record<string, unknown
 }
 
 /** The editable table; `value(name, fallback)` gives back what was posted when the form comes back with errors. */
-export function LimitsTable({ rows, caption, value, errors }: { rows: LimitRow[]; caption: string; value: (name: string, fallback: string) => string; errors: Record<string, string> }) {
+export function LimitsEditor({ rows, caption, value, errors }: { rows: LimitRow[]; caption: string; value: (name: string, fallback: string) => string; errors: Record<string, string> }) {
   return (
     <>
       <input type="hidden" name="rows" value={rows.length} />
@@ -68,22 +68,10 @@ export function LimitsTable({ rows, caption, value, errors }: { rows: LimitRow[]
                   {errors[`limits.${i}`] && <span className="usa-error-message">{errors[`limits.${i}`]}</span>}
                 </td>
                 <td>
-                  <select className="usa-select" name={`limits.${i}.kind`} defaultValue={g("kind", l.kind)} aria-label={`Kind, row ${i + 1}`}>
-                    {KINDS.map((k) => (
-                      <option key={k.value} value={k.value}>
-                        {k.label}
-                      </option>
-                    ))}
-                  </select>
+                  <CellSelect name={`limits.${i}.kind`} defaultValue={g("kind", l.kind)} label={`Kind, row ${i + 1}`} options={KINDS} />
                 </td>
                 <td>
-                  <select className="usa-select" name={`limits.${i}.unit`} defaultValue={g("unit", l.unit)} aria-label={`Unit, row ${i + 1}`}>
-                    {UNITS.map((u) => (
-                      <option key={u.value} value={u.value}>
-                        {u.label}
-                      </option>
-                    ))}
-                  </select>
+                  <CellSelect name={`limits.${i}.unit`} defaultValue={g("unit", l.unit)} label={`Unit, row ${i + 1}`} options={UNITS} />
                 </td>
                 <td>
                   <input className="usa-input" name={`limits.${i}.average`} defaultValue={g("average", n(l.average))} aria-label={`Average daily, row ${i + 1}`} inputMode="decimal" />
@@ -103,5 +91,18 @@ export function LimitsTable({ rows, caption, value, errors }: { rows: LimitRow[]
         </tbody>
       </table>
     </>
+  );
+}
+
+/** A select in a table cell, named for screen readers by its column and row. */
+function CellSelect({ name, defaultValue, label, options }: { name: string; defaultValue: string; label: string; options: { value: string; label: string }[] }) {
+  return (
+    <select className="usa-select" name={name} defaultValue={defaultValue} aria-label={label}>
+      {options.map((o) => (
+        <option key={o.value} value={o.value}>
+          {o.label}
+        </option>
+      ))}
+    </select>
   );
 }

@@ -10,7 +10,7 @@ import { money } from "~/components/money";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 import { formValues } from "~/util";
-import { LimitsTable, parseLimitRows } from "~/components/industrial-limits";
+import { LimitsEditor, parseLimitRows } from "~/components/industrial-limits";
 
 export const meta: MetaFunction = () => [{ title: "Discharge permit review | Staff | Tapline" }];
 
@@ -279,7 +279,7 @@ export default function StaffIndustrialPermit() {
             <p>Copied from the district's rulebook (Sewer Use Law 903); change them for this permit (Sewer Use Law 904). Empty the parameter to remove a row.</p>
             <Form method="post" noValidate>
               <AuthenticityTokenInput />
-              <LimitsTable rows={rows} caption="The permit's limits" value={(name, fallback) => val("limits", name, fallback)} errors={e} />
+              <LimitsEditor rows={rows} caption="The permit's limits" value={(name, fallback) => val("limits", name, fallback)} errors={e} />
               <button className="usa-button usa-button--outline" type="submit" name="intent" value="limits">
                 Save the limits
               </button>

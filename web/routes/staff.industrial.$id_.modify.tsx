@@ -9,7 +9,7 @@ import { MONTHS } from "~/components/industrial-lifecycle";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 import { formValues } from "~/util";
-import { LimitsTable, parseLimitRows } from "~/components/industrial-limits";
+import { LimitsEditor, parseLimitRows } from "~/components/industrial-limits";
 
 export const meta: MetaFunction = () => [{ title: "Propose a permit modification | Staff | Tapline" }];
 
@@ -156,7 +156,7 @@ export default function ProposeModification() {
                 {msg}
               </span>
             ))}
-            <LimitsTable rows={rows} caption="The permit's limits as modified" value={v} errors={{}} />
+            <LimitsEditor rows={rows} caption="The permit's limits as modified" value={v} errors={{}} />
           </fieldset>
 
           <fieldset className={`usa-fieldset${e.reportingMonths ? " usa-form-group--error" : ""}`} id="reportingMonths">

@@ -32,6 +32,24 @@ function pageHref(districtId: string, at: { slugsAfter?: string | null; noticesA
   return `?${q}`;
 }
 
+/** Back to a list's newest rows (when paged on) and on to its older ones (when the page was full). */
+function PageLinks({ newest, older, olderLabel }: { newest: string | null; older: string | null; olderLabel: string }) {
+  return (
+    <p>
+      {newest && (
+        <Link className="usa-link margin-right-2" to={newest}>
+          Newest
+        </Link>
+      )}
+      {older && (
+        <Link className="usa-link" to={older}>
+          {olderLabel}
+        </Link>
+      )}
+    </p>
+  );
+}
+
 export async function loader(args: LoaderFunctionArgs) {
   const url = new URL(args.request.url);
   const info = await requireStaff(args);
@@ -95,14 +113,11 @@ export default function StaffEvents() {
             </tbody>
           </table>
         )}
-        <p>
-          {slugsAfter && <Link className="usa-link margin-right-2" to={pageHref(districtId, { noticesAfter })}>Newest</Link>}
-          {slugs.length === PAGE && lastSlug && (
-            <Link className="usa-link" to={pageHref(districtId, { noticesAfter, slugsAfter: `${lastSlug.occurredAt}|${lastSlug.id}` })}>
-              Older discharges
-            </Link>
-          )}
-        </p>
+        <PageLinks
+          newest={slugsAfter ? pageHref(districtId, { noticesAfter }) : null}
+          older={slugs.length === PAGE && lastSlug ? pageHref(districtId, { noticesAfter, slugsAfter: `${lastSlug.occurredAt}|${lastSlug.id}` }) : null}
+          olderLabel="Older discharges"
+        />
       </section>
       <section aria-labelledby="notices-heading">
         <h2 id="notices-heading">Violation notifications (Sewer Use Law 1005(4))</h2>
@@ -136,14 +151,11 @@ export default function StaffEvents() {
             </tbody>
           </table>
         )}
-        <p>
-          {noticesAfter && <Link className="usa-link margin-right-2" to={pageHref(districtId, { slugsAfter })}>Newest</Link>}
-          {notices.length === PAGE && lastNotice && (
-            <Link className="usa-link" to={pageHref(districtId, { slugsAfter, noticesAfter: `${lastNotice.filedAt}|${lastNotice.id}` })}>
-              Older notifications
-            </Link>
-          )}
-        </p>
+        <PageLinks
+          newest={noticesAfter ? pageHref(districtId, { slugsAfter }) : null}
+          older={notices.length === PAGE && lastNotice ? pageHref(districtId, { slugsAfter, noticesAfter: `${lastNotice.filedAt}|${lastNotice.id}` }) : null}
+          olderLabel="Older notifications"
+        />
       </section>
     </>
   );
