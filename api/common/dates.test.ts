@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addCalendarDays, calendarDeadline, dateIn, daysLeft, endOfDay, isCalendarDate, zonedWallTime } from "./dates.js";
+import { addCalendarDays, calendarDeadline, dateIn, daysLeft, endOfDay, isCalendarDate, zonedInstant, zonedWallTime } from "./dates.js";
 
 const NY = "America/New_York";
 
@@ -43,5 +43,14 @@ describe("calendar-day deadlines in the district's time zone", () => {
     ];
     for (let pass = 0; pass < 2; pass++)
       for (const [zone, local, utc] of pass ? [...cases].reverse() : cases) expect(zonedWallTime(wall(local), zone).toISOString(), `${zone} ${local}`).toBe(utc);
+  });
+
+  it("reads a form's or a CSV's time on the district's clock, an ISO instant as it is, and refuses times that are none", () => {
+    expect(zonedInstant("2026-11-12T09:00", NY)?.toISOString()).toBe("2026-11-12T14:00:00.000Z");
+    expect(zonedInstant(" 2026-11-12 09:00:30 ", NY)?.toISOString()).toBe("2026-11-12T14:00:30.000Z");
+    expect(zonedInstant("2026-11-12T09:00:00Z", NY)?.toISOString()).toBe("2026-11-12T09:00:00.000Z");
+    expect(zonedInstant("2026-11-12T09:00+01:00", NY)?.toISOString()).toBe("2026-11-12T08:00:00.000Z");
+    for (const bad of ["2026-11-31T09:00", "2026-13-01T09:00", "2026-11-12T24:00", "2026-11-12T09:60", "next tuesday", "", null, undefined])
+      expect(zonedInstant(bad, NY), String(bad)).toBeNull();
   });
 });
