@@ -8,20 +8,24 @@ import { badInput } from "./errors.js";
  */
 export const pageSize = (first: number | null | undefined, fallback = 50) => Math.min(Math.max(first ?? fallback, 1), 200);
 
-/** The answer to a page link that was altered or belongs to another list. */
-export const badPage = () => badInput({ after: "That page link is not valid; start from the first page." });
+/** The answer to a page link that was altered or belongs to another list (`field`: the argument, `after` or `before`). */
+export const badPage = (field = "after") => badInput({ [field]: "That page link is not valid; start from the first page." });
 
 export const encodeCursor = (key: string, id: string) => Buffer.from(`${key}|${id}`).toString("base64url");
 
-/** The sort key and id in a cursor (null without one); badPage when it is not a cursor whose key passes `valid`. */
-export function decodeCursor(after: string | null | undefined, valid: (key: string) => boolean): { key: string; id: string } | null {
-  return after ? splitCursor(Buffer.from(after, "base64url").toString("utf8"), valid) : null;
-}
-
-/** "key|id" as written, for lists whose pages the client names by the last row's key and id. */
-export function splitCursor(text: string, valid: (key: string) => boolean): { key: string; id: string } {
-  const [key, id] = text.split("|");
-  if (!key || !isUuid(id ?? "") || !valid(key)) throw badPage();
+/**
+ * The sort key and id in a cursor (null without one); badPage when it is not a cursor whose key
+ * passes `valid` and whose id passes `validId` (a uuid unless the list's ids are numbers).
+ */
+export function decodeCursor(
+  after: string | null | undefined,
+  valid: (key: string) => boolean,
+  field = "after",
+  validId: (id: string) => boolean = isUuid,
+): { key: string; id: string } | null {
+  if (!after) return null;
+  const [key, id] = Buffer.from(after, "base64url").toString("utf8").split("|");
+  if (!key || !id || !valid(key) || !validId(id)) throw badPage(field);
   return { key, id };
 }
 

@@ -5,6 +5,7 @@ import { audit, type Actor } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
 import { addCalendarDays, dateIn, daysBetween, daysLeft, isCalendarDate, zonedWallTime, type CalendarDate } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound, AppError } from "../common/errors.js";
+import { decodeCursor, encodeCursor, isInstant } from "../common/paging.js";
 import { formatCents } from "../common/money.js";
 import { registerDashboardProvider, type DashboardItem } from "../dashboard/dashboard.js";
 import { District } from "../districts/district.entity.js";
@@ -892,14 +893,13 @@ export async function districtCharges(ds: DataSource, viewer: Viewer, f: { distr
     q.andWhere("c.status = :s", { s: f.status });
   }
   if (f.after) {
-    const [on, id] = Buffer.from(f.after, "base64url").toString().split("|");
-    if (!on || !isCalendarDate(on) || !id || !isUuid(id)) throw badInput({ after: "Not a valid cursor." });
+    const { key: on, id } = decodeCursor(f.after, isCalendarDate)!;
     q.andWhere("(c.billed_on, c.id) > (CAST(:on AS date), CAST(:id AS uuid))", { on, id });
   }
   const rows = await q.getMany();
   const page = rows.slice(0, first);
   const last = page[page.length - 1];
-  return { items: await withStatements(ds, page), nextCursor: rows.length > first && last ? Buffer.from(`${last.billedOn}|${last.id}`).toString("base64url") : null };
+  return { items: await withStatements(ds, page), nextCursor: rows.length > first && last ? encodeCursor(last.billedOn, last.id) : null };
 }
 
 /**
@@ -977,14 +977,13 @@ export async function districtActions(
     q.andWhere("a.respondent_organization_id = :ro", { ro: f.respondentOrganizationId });
   }
   if (f.after) {
-    const [on, id] = Buffer.from(f.after, "base64url").toString().split("|");
-    if (!on || !isCalendarDate(on) || !id || !isUuid(id)) throw badInput({ after: "Not a valid cursor." });
+    const { key: on, id } = decodeCursor(f.after, isCalendarDate)!;
     q.andWhere("(a.served_on, a.id) < (CAST(:on AS date), CAST(:id AS uuid))", { on, id });
   }
   const rows = await q.getMany();
   const items = rows.slice(0, first);
   const last = items[items.length - 1];
-  return { items, nextCursor: rows.length > first && last ? Buffer.from(`${last.servedOn}|${last.id}`).toString("base64url") : null };
+  return { items, nextCursor: rows.length > first && last ? encodeCursor(last.servedOn, last.id) : null };
 }
 
 export type DocketItem = {
@@ -1024,8 +1023,7 @@ export async function docket(ds: DataSource, viewer: Viewer, f: { districtId: st
   const params: unknown[] = [f.districtId, to, first + 1];
   let after = "";
   if (f.after) {
-    const [at, id] = Buffer.from(f.after, "base64url").toString().split("|");
-    if (!at || Number.isNaN(Date.parse(at)) || !id || !isUuid(id)) throw badInput({ after: "Not a valid cursor." });
+    const { key: at, id } = decodeCursor(f.after, isInstant)!;
     params.push(at, id);
     after = `AND (p.filed_at, p.id) > ($4::timestamptz, $5::uuid)`;
   }
@@ -1066,7 +1064,7 @@ export async function docket(ds: DataSource, viewer: Viewer, f: { districtId: st
     documentCount: r.document_count,
   }));
   const last = rows[first - 1];
-  return { items, nextCursor: rows.length > first && last ? Buffer.from(`${last.cursor_at}|${last.id}`).toString("base64url") : null };
+  return { items, nextCursor: rows.length > first && last ? encodeCursor(last.cursor_at, last.id) : null };
 }
 
 /** Hearings of the district from a date on (default: today), in order, for its staff. */

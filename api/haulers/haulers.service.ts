@@ -4,6 +4,7 @@ import { audit, type Actor } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
 import { addCalendarDays, dateIn, daysBetween, formatDate, isCalendarDate, endOfDay, zonedInstant, type CalendarDate } from "../common/dates.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
+import { decodeCursor, encodeCursor, isInstant } from "../common/paging.js";
 import { formatCents } from "../common/money.js";
 import { registerDashboardProvider, type DashboardItem } from "../dashboard/dashboard.js";
 import { District } from "../districts/district.entity.js";
@@ -1126,8 +1127,7 @@ export async function daySheet(
   if (!Number.isInteger(first) || first < 1 || first > 100) throw badInput({ first: "Ask for 1 to 100 loads at a time." });
   let cursor: [string, string] | null = null;
   if (page.after) {
-    const [at, id] = Buffer.from(page.after, "base64url").toString().split("|");
-    if (!at || !id || Number.isNaN(Date.parse(at)) || !isUuid(id)) throw badInput({ after: "Not a valid cursor." });
+    const { key: at, id } = decodeCursor(page.after, isInstant)!;
     cursor = [at, id];
   }
   // One page of the day by arrival (index hauler_load_day_sheet), with the whole day's count in the same statement.
@@ -1211,7 +1211,7 @@ export async function daySheet(
     timeZone: district.timeZone,
     rows,
     total,
-    nextCursor: more && last ? Buffer.from(`${last.cursor_at}|${last.id}`).toString("base64url") : null,
+    nextCursor: more && last ? encodeCursor(last.cursor_at, last.id) : null,
   };
 }
 

@@ -5,6 +5,7 @@ import { hasRole, isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit, type Actor } from "../audit/audit.service.js";
 import { addCalendarDays, dateIn, endOfDay, isCalendarDate, zonedInstant, type CalendarDate } from "../common/dates.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
+import { decodeCursor, encodeCursor, isInstant } from "../common/paging.js";
 import { formatCents } from "../common/money.js";
 import { isChoosable } from "../contractors/contractors.service.js";
 import { registerDashboardProvider, type DashboardItem } from "../dashboard/dashboard.js";
@@ -835,8 +836,7 @@ export async function queue(ds: DataSource, viewer: Viewer, input: QueueInput): 
   if (status) q.andWhere("p.status = :s", { s: status });
   else q.andWhere("p.status IN (:...open)", { open: OPEN_STATUSES });
   if (input.after) {
-    const [at, id] = Buffer.from(input.after, "base64url").toString().split("|");
-    if (!at || !id || Number.isNaN(Date.parse(at)) || !isUuid(id)) throw badInput({ after: "Not a valid cursor." });
+    const { key: at, id } = decodeCursor(input.after, isInstant)!;
     q.andWhere("(p.submitted_at, p.id) > (CAST(:at AS timestamptz), CAST(:id AS uuid))", { at, id });
   }
   const { entities, raw } = await q.getRawAndEntities();
@@ -844,7 +844,7 @@ export async function queue(ds: DataSource, viewer: Viewer, input: QueueInput): 
   const lastRaw = raw[items.length - 1];
   return {
     items,
-    nextCursor: entities.length > first && lastRaw ? Buffer.from(`${lastRaw.cursor_at}|${items[items.length - 1].id}`).toString("base64url") : null,
+    nextCursor: entities.length > first && lastRaw ? encodeCursor(lastRaw.cursor_at, items[items.length - 1].id) : null,
   };
 }
 

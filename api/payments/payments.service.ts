@@ -9,6 +9,7 @@ import { hasRole, isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit, type Actor } from "../audit/audit.service.js";
 import { dateIn } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
+import { decodeCursor, encodeCursor, isInstant } from "../common/paging.js";
 import { formatCents } from "../common/money.js";
 import { sha256 } from "../common/tokens.js";
 import type { Config } from "../config.js";
@@ -202,8 +203,7 @@ export async function districtPayments(
     q.andWhere("p.status = :s", { s: f.status });
   }
   if (f.before) {
-    const [at, id] = Buffer.from(f.before, "base64url").toString().split("|");
-    if (!at || !id || Number.isNaN(Date.parse(at)) || !isUuid(id)) throw badInput({ before: "Not a valid cursor." });
+    const { key: at, id } = decodeCursor(f.before, isInstant, "before")!;
     q.andWhere("(p.created_at, p.id) < (CAST(:at AS timestamptz), CAST(:id AS uuid))", { at, id });
   }
   const { entities, raw } = await q.getRawAndEntities();
@@ -211,7 +211,7 @@ export async function districtPayments(
   const lastRaw = raw[payments.length - 1];
   return {
     payments,
-    nextCursor: entities.length > first && lastRaw ? Buffer.from(`${lastRaw.cursor_at}|${payments[payments.length - 1].id}`).toString("base64url") : null,
+    nextCursor: entities.length > first && lastRaw ? encodeCursor(lastRaw.cursor_at, payments[payments.length - 1].id) : null,
   };
 }
 
