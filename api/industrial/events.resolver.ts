@@ -45,6 +45,32 @@ class SlugType {
   @Field(() => Date) filedAt: Date;
 }
 
+@ObjectType("IndustrialSlugDischargePage", { simpleResolvers: true })
+class SlugPageType {
+  @Field(() => [SlugType]) items: SlugView[];
+  @Field(() => String, { nullable: true, description: "Pass as `after` for the next page" }) nextCursor: string | null;
+}
+
+@ObjectType("IndustrialViolationNoticePage", { simpleResolvers: true })
+class NoticePageType {
+  @Field(() => [NoticeType]) items: events.NoticeRow[];
+  @Field(() => String, { nullable: true, description: "Pass as `after` for the next page" }) nextCursor: string | null;
+}
+
+/** A rulebook figure with its section, null when the district's law does not set it. */
+@ObjectType("IndustrialRuleFigure", { simpleResolvers: true })
+class RuleFigureType {
+  @Field(() => Int, { nullable: true }) value: number | null;
+  @Field(() => String, { description: "Where the law says it, e.g. SUL 1005(4)" }) section: string;
+}
+
+@ObjectType("IndustrialEventRules", { description: "The permit's rulebook figures for violations and accidental discharges, as the portal states them", simpleResolvers: true })
+class EventRulesType {
+  @Field(() => RuleFigureType, { description: "Hours to notify the District Operator of a violation (SUL 1005(4))" }) notifyHours: RuleFigureType;
+  @Field(() => RuleFigureType, { description: "Days to repeat the sampling and send the results (SUL 1005(4))" }) resampleDays: RuleFigureType;
+  @Field(() => RuleFigureType, { description: "Days to write the report of an accidental or slug discharge (SUL 1011)" }) slugWrittenReportDays: RuleFigureType;
+}
+
 @ObjectType("IndustrialNinetyDayStatement", { description: "The 90-day report's statement and the qualified professional's certification (SUL 1005(2))", simpleResolvers: true })
 class StatementType {
   @Field(() => ID) reportId: string;
@@ -161,6 +187,11 @@ export class IndustrialNoticesResolver {
   methodLabel(@Root() n: events.NoticeRow): string {
     return events.NOTICE_METHOD_LABELS[n.method] ?? n.method;
   }
+
+  @FieldResolver(() => Date, { description: "When the notification was due: the rulebook's hours after the exceedance was entered (SUL 1005(4))" })
+  async dueAt(@Root() n: events.NoticeRow, @Ctx() ctx: Context): Promise<Date> {
+    return (await industrialRows(ctx).duty.load(n.dutyId))!.dueAt;
+  }
 }
 
 @Resolver(() => DutyType)
@@ -216,6 +247,16 @@ export class IndustrialPermitEventsResolver {
     return events.milestonesOf(p, await L(ctx).progress.load(p.id), rb.require("industrial.progressReportDays").value, district!.timeZone);
   }
 
+  @FieldResolver(() => EventRulesType, { description: "The figures the permit's rulebook sets for violations and accidental discharges" })
+  async eventRules(@Root() p: PermitView, @Ctx() ctx: Context): Promise<EventRulesType> {
+    const rb = await permitRulebook(ctx.ds, p, (await ctx.loaders.district.load(p.districtId))!);
+    const figure = (key: "industrial.violationNotifyHours" | "industrial.resampleDays" | "industrial.slugWrittenReportDays") => {
+      const e = rb.entry(key);
+      return { value: typeof e.value === "number" ? e.value : null, section: e.section };
+    };
+    return { notifyHours: figure("industrial.violationNotifyHours"), resampleDays: figure("industrial.resampleDays"), slugWrittenReportDays: figure("industrial.slugWrittenReportDays") };
+  }
+
   @FieldResolver(() => [ProgressType], { description: "Every progress report filed, oldest first (members and staff only)" })
   async progressReports(@Root() p: PermitView, @Ctx() ctx: Context): Promise<events.ProgressRow[]> {
     if (!p.rel.role && !p.rel.staff) return [];
@@ -263,24 +304,25 @@ export class IndustrialSlugResolver {
   }
 
   @Access("CLERK", "OPERATOR", "BOARD", "ADMIN")
-  @Query(() => [SlugType], { description: "Staff: the district's accidental or slug discharges, newest first" })
+  @Query(() => SlugPageType, { description: "Staff: the district's accidental or slug discharges, newest first, a page at a time" })
   async industrialSlugDischarges(
     @Arg("districtId", () => ID) districtId: string,
     @Ctx() ctx: Context,
-    @Arg("first", () => Int, { nullable: true }) first?: number,
-    @Arg("after", () => String, { nullable: true, description: "The last row's occurredAt|id: the page after it" }) after?: string | null,
-  ): Promise<SlugView[]> {
-    return (await events.districtSlugs(ctx.ds, ctx.viewer!, districtId, first ?? 50, after ?? null)).map((s) => ({ ...s, member: false, staff: true }));
+    @Arg("first", () => Int, { nullable: true, description: "Page size, 1-200 (50)" }) first?: number,
+    @Arg("after", () => String, { nullable: true, description: "The previous page's nextCursor" }) after?: string | null,
+  ): Promise<SlugPageType> {
+    const page = await events.districtSlugs(ctx.ds, ctx.viewer!, districtId, first ?? 50, after ?? null);
+    return { items: page.items.map((s) => ({ ...s, member: false, staff: true })), nextCursor: page.nextCursor };
   }
 
   @Access("CLERK", "OPERATOR", "BOARD", "ADMIN")
-  @Query(() => [NoticeType], { description: "Staff: the district's violation notifications (SUL 1005(4)), newest first" })
+  @Query(() => NoticePageType, { description: "Staff: the district's violation notifications (SUL 1005(4)), newest first, a page at a time" })
   industrialViolationNotices(
     @Arg("districtId", () => ID) districtId: string,
     @Ctx() ctx: Context,
-    @Arg("first", () => Int, { nullable: true }) first?: number,
-    @Arg("after", () => String, { nullable: true, description: "The last row's filedAt|id: the page after it" }) after?: string | null,
-  ) {
+    @Arg("first", () => Int, { nullable: true, description: "Page size, 1-200 (50)" }) first?: number,
+    @Arg("after", () => String, { nullable: true, description: "The previous page's nextCursor" }) after?: string | null,
+  ): Promise<NoticePageType> {
     return events.districtNotices(ctx.ds, ctx.viewer!, districtId, first ?? 50, after ?? null);
   }
 

@@ -4,7 +4,7 @@ import { audit } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
 import { addCalendarDays, dateIn, daysLeft, formatDate, formatDateTime, isCalendarDate, zonedInstant, zonedWallTime } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
-import { isInstant, pageSize, splitCursor } from "../common/paging.js";
+import { decodeCursor, encodeCursor, isInstant, pageSize } from "../common/paging.js";
 import { isUuid } from "../documents/documents.service.js";
 import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
@@ -334,37 +334,36 @@ export async function slugsOfReports(db: Db, reportIds: readonly string[]): Prom
   return rows.map(slugOf);
 }
 
-/** A page's cursor: the last row's time (ISO) and id, "2026-11-30T15:00:00.000Z|<uuid>"; the next page starts after it. */
-function pageCursor(after: string | null | undefined): { at: Date; id: string } | null {
-  if (!after) return null;
-  const { key, id } = splitCursor(after, isInstant);
-  return { at: new Date(key), id };
-}
-
-/** Staff: the district's slug discharges, newest first, a page at a time (`after` the last row's occurredAt|id). */
-export async function districtSlugs(ds: DataSource, viewer: Viewer, districtId: string, first = 50, after: string | null = null): Promise<SlugRow[]> {
+/** Staff: the district's slug discharges, newest first, a page at a time (`after`: the last page's nextCursor). */
+export async function districtSlugs(ds: DataSource, viewer: Viewer, districtId: string, first = 50, after: string | null = null): Promise<{ items: SlugRow[]; nextCursor: string | null }> {
   if (!isUuid(districtId) || !isStaff(viewer, districtId)) throw forbidden("Only this district's staff see its reports.");
-  const c = pageCursor(after);
+  const c = decodeCursor(after, isInstant);
+  const size = pageSize(first);
   const rows = await ds.query(
     `SELECT s.* FROM industrial_slug_discharge s JOIN industrial_permit p ON p.id = s.permit_id
       WHERE p.district_id = $1 AND ($3::timestamptz IS NULL OR (s.occurred_at, s.id) < ($3::timestamptz, $4::uuid))
       ORDER BY s.occurred_at DESC, s.id DESC LIMIT $2`,
-    [districtId, pageSize(first), c?.at ?? null, c?.id ?? null],
+    [districtId, size + 1, c?.key ?? null, c?.id ?? null],
   );
-  return rows.map(slugOf);
+  const items: SlugRow[] = rows.slice(0, size).map(slugOf);
+  const last = items.at(-1);
+  return { items, nextCursor: rows.length > size && last ? encodeCursor(last.occurredAt.toISOString(), last.id) : null };
 }
 
-/** Staff: the district's violation notifications, newest first, a page at a time (`after` the last row's filedAt|id). */
-export async function districtNotices(ds: DataSource, viewer: Viewer, districtId: string, first = 50, after: string | null = null): Promise<NoticeRow[]> {
+/** Staff: the district's violation notifications, newest first, a page at a time (`after`: the last page's nextCursor). */
+export async function districtNotices(ds: DataSource, viewer: Viewer, districtId: string, first = 50, after: string | null = null): Promise<{ items: NoticeRow[]; nextCursor: string | null }> {
   if (!isUuid(districtId) || !isStaff(viewer, districtId)) throw forbidden("Only this district's staff see its reports.");
-  const c = pageCursor(after);
+  const c = decodeCursor(after, isInstant);
+  const size = pageSize(first);
   const rows = await ds.query(
     `SELECT n.* FROM industrial_violation_notice n JOIN industrial_permit p ON p.id = n.permit_id
       WHERE p.district_id = $1 AND ($3::timestamptz IS NULL OR (n.filed_at, n.id) < ($3::timestamptz, $4::uuid))
       ORDER BY n.filed_at DESC, n.id DESC LIMIT $2`,
-    [districtId, pageSize(first), c?.at ?? null, c?.id ?? null],
+    [districtId, size + 1, c?.key ?? null, c?.id ?? null],
   );
-  return rows.map((r: any) => rowOf<NoticeRow>(r));
+  const items = rows.slice(0, size).map((r: any) => rowOf<NoticeRow>(r));
+  const last = items.at(-1);
+  return { items, nextCursor: rows.length > size && last ? encodeCursor(last.filedAt.toISOString(), last.id) : null };
 }
 
 export async function noticesOfDuties(db: Db, dutyIds: readonly string[]): Promise<NoticeRow[]> {

@@ -1,7 +1,7 @@
 import DataLoader from "dataloader";
 import type { Context } from "../graphql/context.js";
 import { rowOf, type PermitRow } from "./common.js";
-import type { ReportRow } from "./reports.service.js";
+import type { DutyRow, ReportRow } from "./reports.service.js";
 
 /**
  * Per-request loaders shared by the industrial resolvers (permits, reports, events, lifecycle,
@@ -25,7 +25,7 @@ export function perRequest<T>(make: (ctx: Context) => T): (ctx: Context) => T {
   return (ctx) => made.get(ctx) ?? made.set(ctx, make(ctx)).get(ctx)!;
 }
 
-function byId<T>(ctx: Context, table: "industrial_permit" | "industrial_report"): DataLoader<string, T | null> {
+function byId<T>(ctx: Context, table: "industrial_permit" | "industrial_report" | "industrial_duty"): DataLoader<string, T | null> {
   return new DataLoader<string, T | null>(async (ids) => {
     const rows = await ctx.ds.query(`SELECT * FROM ${table} WHERE id = ANY($1::uuid[])`, [[...ids]]);
     const m = new Map(rows.map((r: Record<string, unknown>) => [r.id as string, rowOf<T>(r)]));
@@ -36,4 +36,5 @@ function byId<T>(ctx: Context, table: "industrial_permit" | "industrial_report")
 export const industrialRows = perRequest((ctx) => ({
   permit: byId<PermitRow>(ctx, "industrial_permit"),
   report: byId<ReportRow>(ctx, "industrial_report"),
+  duty: byId<DutyRow>(ctx, "industrial_duty"),
 }));

@@ -97,6 +97,14 @@ describe("violation report (SUL 1005(4))", () => {
     expect(await emails(f.memberEmail, "industrial.notify_reminder")).toEqual([]);
     const left = (await f.owner.ok(DUTIES, { id: permitId })).industrialPermit.duties.find((d: any) => d.id === notify[0].id).minutesLeft;
     expect([5 * 60 + 58, 5 * 60 + 59]).toContain(left); // 5 hours 59 minutes, less the milliseconds the clock ran on
+    // the portal states the duties in the permit's rulebook's figures, each with its section
+    const rules = (await f.owner.ok(`query($id: ID!) { industrialPermit(id: $id) { eventRules { notifyHours { value section } resampleDays { value section } slugWrittenReportDays { value section } } } }`, { id: permitId }))
+      .industrialPermit.eventRules;
+    expect(rules).toEqual({
+      notifyHours: { value: 24, section: "Sewer Use Law 1005(4)" },
+      resampleDays: { value: 30, section: "Sewer Use Law 1005(4)" },
+      slugWrittenReportDays: { value: 5, section: "Sewer Use Law 1011" },
+    });
     // the exceedance email gave the same time on the district's clock
     const [exceedance] = await emails(f.memberEmail, "industrial.exceedance");
     expect(exceedance.body_text).toMatch(/By December 4, 2026, 10:00: Notify the District Operator of the Zinc violation within 24 hours/);
@@ -113,9 +121,12 @@ describe("violation report (SUL 1005(4))", () => {
     const seen = (await operator.ok(DUTIES, { id: permitId })).industrialPermit.duties.filter((d: any) => d.kind === "NOTIFY");
     expect(seen.map((d: any) => d.onTime).sort()).toEqual([false, true]);
     expect(seen.find((d: any) => d.id === notify[0].id).notification).toMatchObject({ notifiedWhom: "Dana Ortiz, District Operator", methodLabel: "By telephone", onTime: true });
-    const { industrialViolationNotices } = await clerk.ok(`query($d: ID!) { industrialViolationNotices(districtId: $d) { dutyId onTime } }`, { d: lakeviewId });
-    expect(industrialViolationNotices).toHaveLength(2);
-    expect(errorCode(await f.owner.gql(`query($d: ID!) { industrialViolationNotices(districtId: $d) { id } }`, { d: lakeviewId }))).toBe("FORBIDDEN");
+    const { industrialViolationNotices } = await clerk.ok(`query($d: ID!) { industrialViolationNotices(districtId: $d) { nextCursor items { dutyId onTime dueAt } } }`, { d: lakeviewId });
+    expect(industrialViolationNotices.items).toHaveLength(2);
+    // each with the time it was due (the page's "Due by"), 24 hours after the exceedance was entered
+    expect(industrialViolationNotices.items.find((n: any) => n.dutyId === notify[0].id)).toMatchObject({ onTime: true, dueAt: expect.stringMatching(/^2026-12-04T15:00:00\.\d{3}Z$/) }); // less the milliseconds the clock ran on
+    expect(industrialViolationNotices.nextCursor).toBeNull();
+    expect(errorCode(await f.owner.gql(`query($d: ID!) { industrialViolationNotices(districtId: $d) { items { id } } }`, { d: lakeviewId }))).toBe("FORBIDDEN");
     // the public never sees duties
     expect((await anon.ok(DUTIES, { id: permitId })).industrialPermit.duties).toEqual([]);
   });
@@ -185,8 +196,8 @@ describe("accidental or slug discharge (SUL 1011)", () => {
     const pub = (await anon.ok(GET_SLUG, { id: slug.id })).industrialSlugDischarge;
     expect(pub).toMatchObject({ substance: "Chromic acid rinse", estimatedVolumeGallons: 300, causes: null });
     expect((await other.owner.ok(GET_SLUG, { id: slug.id })).industrialSlugDischarge.substance).toBe("Chromic acid rinse");
-    const { industrialSlugDischarges } = await clerk.ok(`query($d: ID!) { industrialSlugDischarges(districtId: $d) { id } }`, { d: lakeviewId });
-    expect(industrialSlugDischarges.map((x: any) => x.id)).toContain(slug.id);
+    const { industrialSlugDischarges } = await clerk.ok(`query($d: ID!) { industrialSlugDischarges(districtId: $d) { items { id } } }`, { d: lakeviewId });
+    expect(industrialSlugDischarges.items.map((x: any) => x.id)).toContain(slug.id);
     expect(errorCode(await other.owner.gql(WRITTEN, { i: { slugId: slug.id, causes: "x", measures: "y" } }))).toBe("NOT_FOUND");
   });
 

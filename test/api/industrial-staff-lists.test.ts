@@ -6,7 +6,7 @@ import { Client, DEMO, errorCode, startTestServer, type TestServer } from "../ha
 let srv: TestServer;
 let clerk: Client;
 const db = () => srv.running.ds;
-const LIST = `query($d: ID!, $a: String) { industrialSlugDischarges(districtId: $d, first: 2, after: $a) { id occurredAt substance } }`;
+const LIST = `query($d: ID!, $a: String) { industrialSlugDischarges(districtId: $d, first: 2, after: $a) { nextCursor items { id occurredAt substance } } }`;
 
 beforeAll(async () => {
   srv = await startTestServer();
@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(async () => srv?.close());
 
 describe("the district's slug discharges (SUL 1011)", () => {
-  it("pages newest first from the last row shown, with a bad cursor refused", async () => {
+  it("pages newest first from the cursor the API gave, with no cursor after the last page and a bad one refused", async () => {
     const [{ id: userId }] = await db().query(`SELECT id FROM app_user WHERE email = $1`, [DEMO.applicant]);
     const [{ id: districtId }] = await db().query(`SELECT id FROM district WHERE slug = 'lakeview'`);
     const [{ id: orgId }] = await db().query(`INSERT INTO organization (name, kind, created_by_id) VALUES ('Spill Co', 'INDUSTRIAL_USER', $1) RETURNING id`, [userId]);
@@ -37,10 +37,14 @@ describe("the district's slug discharges (SUL 1011)", () => {
       );
     }
     const first = (await clerk.ok(LIST, { d: districtId })).industrialSlugDischarges;
-    expect(first.map((s: { substance: string }) => s.substance)).toEqual(["oil", "acid"]);
-    const last = first.at(-1);
-    const next = (await clerk.ok(LIST, { d: districtId, a: `${last.occurredAt}|${last.id}` })).industrialSlugDischarges;
-    expect(next.map((s: { substance: string }) => s.substance)).toEqual(["caustic"]);
-    expect(errorCode(await clerk.gql(LIST, { d: districtId, a: "yesterday|nobody" }))).toBe("BAD_USER_INPUT");
+    expect(first.items.map((s: { substance: string }) => s.substance)).toEqual(["oil", "acid"]);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const next = (await clerk.ok(LIST, { d: districtId, a: first.nextCursor })).industrialSlugDischarges;
+    expect(next.items.map((s: { substance: string }) => s.substance)).toEqual(["caustic"]);
+    expect(next.nextCursor).toBeNull();
+    // A cursor written by hand (the old "time|id" form) or altered is refused with the list's message.
+    const bad = await clerk.gql(LIST, { d: districtId, a: `${first.items[1].occurredAt}|${first.items[1].id}` });
+    expect(errorCode(bad)).toBe("BAD_USER_INPUT");
+    expect(JSON.stringify(bad)).toContain("start from the first page");
   });
 });

@@ -58,13 +58,17 @@ describe("an accidental discharge, from the first call to the signed written rep
       await page.waitForURL((u) => u.pathname === `/industrial/${permitId}/events`);
       await settled(page);
       await expectNoAxeViolations(page);
+      // What the law asks, in the permit's rulebook's figures.
+      expect(await main(page)).toContain(
+        "tell the District Operator within 24 hours of learning of it, then repeat the sampling and send the results within 30 days (Sewer Use Law 1005(4)).",
+      );
       // The violation's notification, made by telephone 23 hours after the result was entered.
       await page.fill("#notifiedWhom", "Dana Ortiz, District Operator");
       await page.selectOption("#method", "PHONE");
       await page.fill("#notifiedAt", "2027-01-10T09:00");
       await page.getByLabel("What you told the district").fill("Zinc 1.3 mg/L on November 10; rinse valve replaced");
       await page.getByRole("button", { name: "Record the notification" }).click();
-      await page.getByText("The notification is recorded, within the 24 hours.").waitFor();
+      await page.getByText("The notification is recorded, on time.").waitFor();
       await settled(page);
       expect(await main(page)).toMatch(/Notified Dana Ortiz, District Operator, by telephone/);
       await page.getByRole("button", { name: /Start the repeat sampling report: Zinc, due February 8, 2027 \(29 days left\)/ }).waitFor();
@@ -84,7 +88,7 @@ describe("an accidental discharge, from the first call to the signed written rep
       await settled(page);
       const slugPath = new URL(page.url()).pathname;
       const text = await main(page);
-      expect(text).toContain("The discharge is recorded and the District Operator is told by email");
+      expect(text).toContain("The discharge is recorded and the District Operator is told by email. Write the report by January 15, 2027.");
       expect(text).toContain("Due January 15, 2027 (5 days left)");
       expect(text).toContain("May be appended until February 24, 2027 (45 days left)");
       await expectNoAxeViolations(page);
@@ -96,6 +100,10 @@ describe("an accidental discharge, from the first call to the signed written rep
       await op.goto(url("/staff/industrial/events"));
       await settled(op);
       expect(await main(op)).toContain("Chromic acid rinse");
+      // ... with the notification, the time it was due and whether it was made by then.
+      const notice = await op.getByRole("row", { name: /Dana Ortiz, District Operator, by telephone/ }).innerText();
+      expect(notice).toContain("Jan 10, 2027, 10:00 AM EST");
+      expect(notice).toMatch(/On time/i); // a tag, shown in capitals
       await expectNoAxeViolations(op);
       // ... and on the permit's own page, where the Operator also sets the 90-day report's date (SUL 1005(2)).
       await op.goto(url(`/staff/industrial/${permitId}/events`));

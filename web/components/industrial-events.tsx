@@ -70,9 +70,25 @@ export type EventsPermit = {
   duties: EventDuty[];
   slugDischarges: EventSlug[];
   milestones: EventMilestone[];
+  eventRules: { notifyHours: RuleFigure; resampleDays: RuleFigure; slugWrittenReportDays: RuleFigure };
 };
+/** A figure of the permit's rulebook with its section (null when the district's law sets none). */
+export type RuleFigure = { value: number | null; section: string };
 export const EVENTS_PERMIT_FIELDS = `id status permitNumber facilityName organizationName timeZone
-  duties { ${EVENT_DUTY_FIELDS} } slugDischarges { ${EVENT_SLUG_FIELDS} } milestones { ${EVENT_MILESTONE_FIELDS} }`;
+  duties { ${EVENT_DUTY_FIELDS} } slugDischarges { ${EVENT_SLUG_FIELDS} } milestones { ${EVENT_MILESTONE_FIELDS} }
+  eventRules { notifyHours { value section } resampleDays { value section } slugWrittenReportDays { value section } }`;
+
+/** What a violation asks of the permit holder, in the permit's rulebook's figures (SUL 1005(4)). */
+export function ViolationDuties({ rules }: { rules: EventsPermit["eventRules"] }) {
+  const { notifyHours: hours, resampleDays: days } = rules;
+  const notify = hours.value !== null ? `within ${hours.value} ${hours.value === 1 ? "hour" : "hours"} of learning of it` : "as soon as you learn of it";
+  const resample = days.value !== null ? ` within ${days.value} ${days.value === 1 ? "day" : "days"}` : "";
+  return (
+    <>
+      When your own sampling shows a violation, tell the District Operator {notify}, then repeat the sampling and send the results{resample} ({hours.section}).
+    </>
+  );
+}
 
 /** "N days left" / "N days late" / "due today". */
 export function daysText(n: number | null): string {
@@ -266,7 +282,7 @@ export function ReportKindPanel({
   return (
     <section aria-labelledby="kind-heading">
       <h2 id="kind-heading">{r.kindLabel}</h2>
-      {r.kind === "RESAMPLE" && <p>The repeat sampling after a violation. Signing it meets the duty to send the repeat results within 30 days.</p>}
+      {r.kind === "RESAMPLE" && <p>The repeat sampling after a violation. Signing it by its due date meets the duty to send the repeat results.</p>}
       {r.kind === "SLUG" && r.slugDischarge && (
         <p>
           The written report of an{" "}

@@ -9,6 +9,7 @@ import {
   DutyTable,
   EVENTS_PERMIT_FIELDS,
   MilestoneTable,
+  ViolationDuties,
   daysText,
   type EventsPermit,
 } from "~/components/industrial-events";
@@ -19,9 +20,9 @@ import { formValues } from "~/util";
 export const meta: MetaFunction = () => [{ title: "Violations, discharges and milestones | Tapline" }];
 
 /**
- * The industrial user's reports besides the periodic one: the notification of a violation within
- * 24 hours and the repeat sampling within 30 days (SUL 1005(4)), an accidental or slug discharge
- * (1011), and progress on the compliance schedule's milestones (1004 A(12)(c)).
+ * The industrial user's reports besides the periodic one: the notification of a violation and the
+ * repeat sampling (SUL 1005(4); 24 hours and 30 days, or the permit's rulebook's figures), an
+ * accidental or slug discharge (1011), and progress on the compliance schedule's milestones (1004 A(12)(c)).
  */
 
 type Page = EventsPermit & { viewerRole: string | null };
@@ -49,11 +50,11 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   let r;
   let next = here;
   if (intent === "notify") {
-    r = await gql(context, request, `mutation Notify($i: IndustrialViolationNoticeInput!) { fileViolationNotice(input: $i) { id onTime } }`, {
+    r = await gql<{ fileViolationNotice: { id: string; onTime: boolean } }>(context, request, `mutation Notify($i: IndustrialViolationNoticeInput!) { fileViolationNotice(input: $i) { id onTime } }`, {
       i: { dutyId: values.dutyId ?? "", notifiedWhom: values.notifiedWhom ?? "", method: values.method ?? "", notifiedAt: values.notifiedAt ?? "", text: values.text ?? "" },
     });
     if (r.ok)
-      next = `${here}?done=${encodeURIComponent((r.data as any).fileViolationNotice.onTime ? "The notification is recorded, within the 24 hours." : "The notification is recorded. It was made after the 24 hours (Sewer Use Law 1005(4)); it is shown as late.")}`;
+      next = `${here}?done=${encodeURIComponent(r.data.fileViolationNotice.onTime ? "The notification is recorded, on time." : "The notification is recorded. It was made after the time the law allows, so it is shown as late.")}`;
   } else if (intent === "resample") {
     r = await gql<{ startResampleReport: { id: string } }>(context, request, `mutation Resample($id: ID!) { startResampleReport(dutyId: $id) { id } }`, { id: values.dutyId ?? "" });
     if (r.ok) next = `/industrial/reports/${r.data.startResampleReport.id}?done=${encodeURIComponent("The repeat sampling report is started. Enter the repeat results; the Authorized Representative signs it.")}`;
@@ -61,7 +62,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     const volume = (values.estimatedVolumeGallons ?? "").replace(/,/g, "").trim();
     const n = volume === "" ? null : /^\d+(\.\d+)?$/.test(volume) ? Number(volume) : NaN;
     if (Number.isNaN(n)) return fail("Please correct the highlighted fields.", { estimatedVolumeGallons: "Enter the volume in gallons as a number." });
-    r = await gql<{ reportSlugDischarge: { id: string } }>(context, request, `mutation Slug($i: IndustrialSlugDischargeInput!) { reportSlugDischarge(input: $i) { id } }`, {
+    r = await gql<{ reportSlugDischarge: { id: string; writtenDueOn: string } }>(context, request, `mutation Slug($i: IndustrialSlugDischargeInput!) { reportSlugDischarge(input: $i) { id writtenDueOn } }`, {
       i: {
         permitId: params.id,
         occurredAt: values.occurredAt ?? "",
@@ -72,7 +73,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
         description: values.description ?? "",
       },
     });
-    if (r.ok) next = `/industrial/slug/${r.data.reportSlugDischarge.id}?done=${encodeURIComponent("The discharge is recorded and the District Operator is told by email. Write the report within 5 days (Sewer Use Law 1011).")}`;
+    if (r.ok)
+      next = `/industrial/slug/${r.data.reportSlugDischarge.id}?done=${encodeURIComponent(`The discharge is recorded and the District Operator is told by email. Write the report by ${formatCalendarDate(r.data.reportSlugDischarge.writtenDueOn)}.`)}`;
   } else if (intent === "progress") {
     const met = values.met === "yes" ? true : values.met === "no" ? false : null;
     if (met === null) return fail("Please correct the highlighted fields.", { met: "Say whether the milestone was met." });
@@ -143,7 +145,7 @@ export default function PermitEvents() {
       <section aria-labelledby="violations-heading">
         <h2 id="violations-heading">Violations (Sewer Use Law 1005(4))</h2>
         <p>
-          When your own sampling shows a violation, tell the District Operator within 24 hours of learning of it, then repeat the sampling and send the results within 30 days.
+          <ViolationDuties rules={p.eventRules} />
         </p>
         {p.duties.length === 0 ? <p>No result has exceeded a limit.</p> : <DutyTable duties={p.duties} reportHref={(id) => `/industrial/reports/${id}`} timeZone={p.timeZone} />}
 

@@ -8,7 +8,7 @@ import { requireStaff } from "~/components/staff.server";
 
 export const meta: MetaFunction = () => [{ title: "Violation notifications and accidental discharges | Staff | Tapline" }];
 
-type Notice = { id: string; dutyId: string; permitId: string; notifiedWhom: string; methodLabel: string; notifiedAt: string; text: string; onTime: boolean; filedAt: string };
+type Notice = { id: string; dutyId: string; permitId: string; notifiedWhom: string; methodLabel: string; notifiedAt: string; dueAt: string; text: string; onTime: boolean };
 type Slug = {
   id: string;
   permitId: string;
@@ -32,7 +32,7 @@ function pageHref(districtId: string, at: { slugsAfter?: string | null; noticesA
   return `?${q}`;
 }
 
-/** Back to a list's newest rows (when paged on) and on to its older ones (when the page was full). */
+/** Back to a list's newest rows (when paged on) and on to its older ones (when there are more). */
 function PageLinks({ newest, older, olderLabel }: { newest: string | null; older: string | null; olderLabel: string }) {
   return (
     <p>
@@ -54,14 +54,15 @@ export async function loader(args: LoaderFunctionArgs) {
   const url = new URL(args.request.url);
   const info = await requireStaff(args);
   const district = info.districts.find((d) => d.id === url.searchParams.get("districtId")) ?? info.districts[0];
-  // Each list pages on its own: ?slugsAfter= and ?noticesAfter= carry the last row shown (time|id).
+  // Each list pages on its own: ?slugsAfter= and ?noticesAfter= carry the API's cursor of the page shown.
   const slugsAfter = url.searchParams.get("slugsAfter");
   const noticesAfter = url.searchParams.get("noticesAfter");
-  const data = await requireSignedIn<{ industrialViolationNotices: Notice[]; industrialSlugDischarges: Slug[] }>(
+  type Page<T> = { items: T[]; nextCursor: string | null };
+  const data = await requireSignedIn<{ industrialViolationNotices: Page<Notice>; industrialSlugDischarges: Page<Slug> }>(
     args,
     `query Events($d: ID!, $na: String, $sa: String) {
-      industrialViolationNotices(districtId: $d, first: ${PAGE}, after: $na) { id dutyId permitId notifiedWhom methodLabel notifiedAt text onTime filedAt }
-      industrialSlugDischarges(districtId: $d, first: ${PAGE}, after: $sa) { id permitId permitNumber facilityName occurredAt substance estimatedVolumeGallons writtenDueOn writtenDaysLeft writtenStatus writtenLate } }`,
+      industrialViolationNotices(districtId: $d, first: ${PAGE}, after: $na) { nextCursor items { id dutyId permitId notifiedWhom methodLabel notifiedAt dueAt text onTime } }
+      industrialSlugDischarges(districtId: $d, first: ${PAGE}, after: $sa) { nextCursor items { id permitId permitNumber facilityName occurredAt substance estimatedVolumeGallons writtenDueOn writtenDaysLeft writtenStatus writtenLate } } }`,
     { d: district.id, na: noticesAfter, sa: slugsAfter },
   );
   return { districtId: district.id, districtName: district.name, timeZone: district.timeZone, slugsAfter, noticesAfter, ...data };
@@ -69,9 +70,9 @@ export async function loader(args: LoaderFunctionArgs) {
 
 /** Staff: the district's violation notifications (SUL 1005(4)) and accidental or slug discharges (1011), newest first. */
 export default function StaffEvents() {
-  const { districtId, districtName, timeZone, slugsAfter, noticesAfter, industrialViolationNotices: notices, industrialSlugDischarges: slugs } = useLoaderData<typeof loader>();
-  const lastSlug = slugs.at(-1);
-  const lastNotice = notices.at(-1);
+  const { districtId, districtName, timeZone, slugsAfter, noticesAfter, industrialViolationNotices, industrialSlugDischarges } = useLoaderData<typeof loader>();
+  const slugs = industrialSlugDischarges.items;
+  const notices = industrialViolationNotices.items;
   return (
     <>
       <h1>Violation notifications and accidental discharges</h1>
@@ -115,7 +116,7 @@ export default function StaffEvents() {
         )}
         <PageLinks
           newest={slugsAfter ? pageHref(districtId, { noticesAfter }) : null}
-          older={slugs.length === PAGE && lastSlug ? pageHref(districtId, { noticesAfter, slugsAfter: `${lastSlug.occurredAt}|${lastSlug.id}` }) : null}
+          older={industrialSlugDischarges.nextCursor ? pageHref(districtId, { noticesAfter, slugsAfter: industrialSlugDischarges.nextCursor }) : null}
           olderLabel="Older discharges"
         />
       </section>
@@ -130,7 +131,7 @@ export default function StaffEvents() {
               <tr>
                 <th scope="col">Notified</th>
                 <th scope="col">What was said</th>
-                <th scope="col">Within 24 hours</th>
+                <th scope="col">Due by</th>
               </tr>
             </thead>
             <tbody>
@@ -143,8 +144,8 @@ export default function StaffEvents() {
                     , {n.methodLabel.toLowerCase()}, <DateTime iso={n.notifiedAt} timeZone={timeZone} />
                   </th>
                   <td data-label="What was said">{n.text}</td>
-                  <td data-label="Within 24 hours">
-                    <OnTime onTime={n.onTime} />
+                  <td data-label="Due by">
+                    <DateTime iso={n.dueAt} timeZone={timeZone} /> <OnTime onTime={n.onTime} />
                   </td>
                 </tr>
               ))}
@@ -153,7 +154,7 @@ export default function StaffEvents() {
         )}
         <PageLinks
           newest={noticesAfter ? pageHref(districtId, { slugsAfter }) : null}
-          older={notices.length === PAGE && lastNotice ? pageHref(districtId, { slugsAfter, noticesAfter: `${lastNotice.filedAt}|${lastNotice.id}` }) : null}
+          older={industrialViolationNotices.nextCursor ? pageHref(districtId, { slugsAfter, noticesAfter: industrialViolationNotices.nextCursor }) : null}
           olderLabel="Older notifications"
         />
       </section>
