@@ -9,6 +9,7 @@ import { dollarsToCents, money } from "~/components/money";
 import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { formValues } from "~/util";
 
 export const meta: MetaFunction = () => [{ title: "Charges and delinquency | Staff | Tapline" }];
 
@@ -50,7 +51,7 @@ type ActionData = { error: string; fields: Record<string, string>; values: Recor
 export async function action({ request, context }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
-  const values = Object.fromEntries([...form.entries()].filter(([k]) => k !== "csrf").map(([k, v]) => [k, String(v)])) as Record<string, string>;
+  const values = formValues(form);
   if (values.intent === "counter") {
     // The payment of today's statement, for the Clerk to record at the counter (cash or check).
     const p = await gql<{ payCharge: { id: string } }>(context, request, `mutation PrepareCounterPayment($id: ID!) { payCharge(id: $id) { id } }`, { id: values.chargeId ?? "" });

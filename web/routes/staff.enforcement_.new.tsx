@@ -9,6 +9,7 @@ import { dollarsToCents, money } from "~/components/money";
 import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { formValues } from "~/util";
 
 export const meta: MetaFunction = () => [{ title: "Serve a notice, order or fine | Staff | Tapline" }];
 
@@ -44,7 +45,7 @@ type ActionData = { error: string; fields: Record<string, string>; values: Recor
 export async function action({ request, context }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
-  const values = Object.fromEntries([...form.entries()].filter(([k]) => k !== "csrf").map(([k, v]) => [k, String(v)])) as Record<string, string>;
+  const values = formValues(form);
   const fields: Record<string, string> = {};
   let fineDays: { date: string; amountCents: number }[] | null = null;
   if (values.kind === "FINE") {

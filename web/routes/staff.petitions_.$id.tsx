@@ -10,6 +10,7 @@ import { dollarsToCents, money } from "~/components/money";
 import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { formValues } from "~/util";
 
 export const meta: MetaFunction = () => [{ title: "Petition | Staff | Tapline" }];
 
@@ -33,7 +34,7 @@ export async function loader(args: LoaderFunctionArgs) {
 export async function action({ request, context, params }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
-  const values = Object.fromEntries([...form.entries()].filter(([k]) => k !== "csrf").map(([k, v]) => [k, String(v)])) as Record<string, string>;
+  const values = formValues(form);
   const intent = values.intent;
   const here = `/staff/petitions/${params.id}`;
   const amount = dollarsToCents(values.newAmount ?? "");

@@ -9,6 +9,7 @@ import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { formValues } from "~/util";
 
 export const meta: MetaFunction = () => [{ title: "Metered water requests | Staff | Tapline" }];
 
@@ -32,7 +33,7 @@ export async function loader(args: LoaderFunctionArgs) {
 export async function action({ request, context }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
-  const values = Object.fromEntries([...form.entries()].filter(([k]) => k !== "csrf").map(([k, v]) => [k, String(v)])) as Record<string, string>;
+  const values = formValues(form);
   const pct = values.sewerPercent?.trim() ? Number(values.sewerPercent) : null;
   const r = await gql(context, request, `mutation DecideFlow($i: DecideFlowDeductionInput!) { decideFlowDeductionRequest(input: $i) { id } }`, {
     i: { id: values.id, decision: values.decision ?? "", sewerPercent: pct !== null && Number.isInteger(pct) ? pct : null, reasons: values.reasons ?? "" },
