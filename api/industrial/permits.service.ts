@@ -11,7 +11,7 @@ import { rulebookOn, type Rulebook } from "../districts/districts.service.js";
 import { districtCode } from "../districts/district-code.js";
 import { isUuid, registerDocumentAccess } from "../documents/documents.service.js";
 import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
-import { enqueueEmail } from "../outbox/outbox.service.js";
+import { enqueueEmail, enqueueEmails } from "../outbox/outbox.service.js";
 import { createPayment, isPaid, registerPayable, type Payment } from "../payments/payments.service.js";
 import {
   NEVER_SECRET,
@@ -62,16 +62,27 @@ async function applicantEmail(tx: EntityManager, userId: string): Promise<{ emai
   return { email: u.email, displayName: u.display_name };
 }
 
-/** Emails the organization's owners and Authorized Representatives. */
 /** Emails an organization's owners and Authorized Representatives (who answer for its permits). */
-export async function notifyMembers(tx: EntityManager, organizationId: string, district: District, kind: string, subject: string, body: string) {
-  const people: { id: string; email: string; display_name: string }[] = await tx.query(
-    `SELECT u.id, u.email, u.display_name FROM membership m JOIN app_user u ON u.id = m.user_id
-      WHERE m.organization_id = $1 AND m.role IN ('OWNER', 'AUTHORIZED_REPRESENTATIVE') ORDER BY u.email`,
-    [organizationId],
+export function notifyMembers(tx: EntityManager, organizationId: string, district: District, kind: string, subject: string, body: string) {
+  return notifyMembersOfEach(tx, district, kind, [{ organizationId, subject, body }]);
+}
+
+/** Each organization's own message to its owners and Authorized Representatives, in two statements however many there are. */
+export async function notifyMembersOfEach(tx: EntityManager, district: District, kind: string, messages: { organizationId: string; subject: string; body: string }[]) {
+  if (!messages.length) return;
+  const people: { organization_id: string; id: string; email: string; display_name: string }[] = await tx.query(
+    `SELECT m.organization_id, u.id, u.email, u.display_name FROM membership m JOIN app_user u ON u.id = m.user_id
+      WHERE m.organization_id = ANY($1::uuid[]) AND m.role IN ('OWNER', 'AUTHORIZED_REPRESENTATIVE') ORDER BY u.email`,
+    [messages.map((m) => m.organizationId)],
   );
-  for (const u of people)
-    await enqueueEmail(tx, { to: u.email, recipientId: u.id, districtId: district.id, kind, subject, body: `Hello ${u.display_name},\n\n${body}\n\n${district.name}\n` });
+  await enqueueEmails(
+    tx,
+    messages.flatMap((m) =>
+      people
+        .filter((u) => u.organization_id === m.organizationId)
+        .map((u) => ({ to: u.email, recipientId: u.id, districtId: district.id, kind, subject: m.subject, body: `Hello ${u.display_name},\n\n${m.body}\n\n${district.name}\n` })),
+    ),
+  );
 }
 
 export function notifyOrganization(tx: EntityManager, p: PermitRow, district: District, kind: string, subject: string, body: string, publicUrl: string) {

@@ -7,7 +7,7 @@ import { isUuid } from "../documents/documents.service.js";
 import { rulebookById, rulebookOn, type Rulebook } from "../districts/districts.service.js";
 import { loadDistrict, loadPermit, permitRulebook } from "./common.js";
 import { chronicFromCounts, chronicViolation, isConventional, lateReport, missedMilestone, trcFactor, trcFromCounts, trcViolation, type Measurement } from "./limits.js";
-import { addMonths, notifyMembers } from "./permits.service.js";
+import { addMonths, notifyMembersOfEach } from "./permits.service.js";
 
 /**
  * Significant non-compliance of one permit over one period (SUL 201): (a) chronic and (b)
@@ -488,18 +488,20 @@ export async function publishSncList(ds: DataSource, viewer: Viewer, input: { di
     });
     // Each listed organization's owners and Authorized Representatives learn of it from the
     // district, not from the newspaper (SUL 1122), with the findings behind it.
-    for (const o of orgs)
-      await notifyMembers(
-        tx,
-        o.organizationId,
-        district,
-        "industrial.snc_listed",
-        `${o.organizationName} is on ${district.name}'s published list of significant non-compliance, ${formatDate(board.periodStart)} to ${formatDate(board.periodEnd)}`,
-        `${district.name} has published its list of industrial users in significant non-compliance for ${formatDate(board.periodStart)} to ` +
+    await notifyMembersOfEach(
+      tx,
+      district,
+      "industrial.snc_listed",
+      orgs.map((o) => ({
+        organizationId: o.organizationId,
+        subject: `${o.organizationName} is on ${district.name}'s published list of significant non-compliance, ${formatDate(board.periodStart)} to ${formatDate(board.periodEnd)}`,
+        body:
+          `${district.name} has published its list of industrial users in significant non-compliance for ${formatDate(board.periodStart)} to ` +
           `${formatDate(board.periodEnd)} (Sewer Use Law 201, 1122). ${o.organizationName} is on it, for permit${o.permitNumbers.length === 1 ? "" : "s"} ${o.permitNumbers.join(", ")}:\n` +
           o.findings.map((f) => `  ${f.permitNumber}: ${f.text} (${f.section})`).join("\n") +
           `\n\nThe published list: ${publicUrl}/public-records/snc\n\nTo discuss the findings, contact the District Operator.`,
-      );
+      })),
+    );
     return (await publicationsOf(tx, district.id, board.periodStart))[0];
   });
 }

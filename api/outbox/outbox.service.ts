@@ -23,6 +23,15 @@ export async function enqueueEmail(tx: EntityManager, draft: EmailDraft): Promis
   return r.identifiers[0].id as string;
 }
 
+/** Several emails in one statement (a notice to many recipients). */
+export async function enqueueEmails(tx: EntityManager, drafts: EmailDraft[]): Promise<void> {
+  if (!drafts.length) return;
+  await tx.insert(
+    OutboxEmail,
+    drafts.map((d) => ({ toAddress: d.to, recipientId: d.recipientId ?? null, districtId: d.districtId ?? null, subject: d.subject, bodyText: d.body, kind: d.kind })),
+  );
+}
+
 /** Emails that carry a one-time link: only the mailbox owner may read their text. */
 export const SECRET_LINK_KINDS = new Set(["account.verify_email", "account.password_reset", "organization.invitation"]);
 

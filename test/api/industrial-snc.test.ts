@@ -233,9 +233,17 @@ describe("the published list (SUL 1122)", () => {
       `INSERT INTO membership (organization_id, user_id, role) SELECT o.id, u.id, 'OWNER' FROM organization o, app_user u WHERE o.name = 'Tardy Tanning' AND u.email = $1`,
       [DEMO.applicant],
     );
+    // ... and another's Authorized Representative hears of its own listing only; a plain member is not written to
+    await db().query(
+      `INSERT INTO membership (organization_id, user_id, role) SELECT o.id, u.id, r.role FROM organization o, app_user u, (VALUES ($2, 'Copper Works'), ($3, 'Brewery Thirty-Three')) r(role, org)
+        WHERE o.name = r.org AND u.email = $1`,
+      [DEMO.huronClerk, "AUTHORIZED_REPRESENTATIVE", "MEMBER"],
+    );
     const { publishSncList: p } = await operator.ok(PUBLISH, { d: lakeview.id, s: "2026-01-01" });
     const mail = await db().query(`SELECT subject, body_text FROM outbox_email WHERE kind = 'industrial.snc_listed' AND to_address = $1`, [DEMO.applicant]);
     expect(mail).toHaveLength(1);
+    const other = await db().query(`SELECT subject FROM outbox_email WHERE kind = 'industrial.snc_listed' AND to_address = $1`, [DEMO.huronClerk]);
+    expect(other.map((m: { subject: string }) => m.subject.split(" is on ")[0])).toEqual(["Copper Works"]);
     expect(mail[0].subject).toMatch(/^Tardy Tanning is on .*'s published list of significant non-compliance, January 1, 2026 to June 30, 2026$/);
     expect(mail[0].body_text).toMatch(/Sewer Use Law 201, 1122/);
     expect(mail[0].body_text).toMatch(/\/public-records\/snc/);
