@@ -11,10 +11,10 @@ import { mountPortal } from "./web.js";
 export type Running = { url: string; server: Server; ds: DataSource; close(): Promise<void>; log: Logger };
 
 /** Connects, migrates, loads, and serves portal and API on one port. Used by main.ts and the tests. */
-export async function startTapline(config: Config, opts: { portal?: "build" | "dev" | "none"; workers?: boolean; log?: Logger } = {}): Promise<Running> {
+export async function startTapline(config: Config, opts: { portal?: "build" | "dev" | "none"; workers?: boolean; demoScenes?: boolean; log?: Logger } = {}): Promise<Running> {
   const log = opts.log ?? pino({ level: config.logLevel, redact: ["req.headers.cookie", "req.headers.authorization", "password", "*.password"] });
   const db = await connect(config);
-  await migrateAndLoad(db.ds, { demo: config.demo, log });
+  await migrateAndLoad(db.ds, { demo: config.demo, scenes: opts.demoScenes ? { publicUrl: config.publicUrl } : undefined, log });
   const api = await createApi({ ds: db.ds, config, log });
   const app = createApp({ ds: db.ds, config, log, api });
   const portal = opts.portal ?? "build";

@@ -11,7 +11,7 @@ try {
   }
   throw e;
 }
-const running = await startTapline(config, { portal: process.env.TAPLINE_DEV === "1" ? "dev" : "build" });
+const running = await startTapline(config, { portal: process.env.TAPLINE_DEV === "1" ? "dev" : "build", demoScenes: true });
 running.log.info(
   { port: config.port, database: config.databaseUrl ? "postgresql" : `embedded PGlite in ${config.dataDir}`, demo: config.demo },
   `Tapline is ready at ${config.publicUrl}`,

@@ -590,7 +590,7 @@ export function checkLimits(input: LimitInput[]): Limit[] {
   return limits;
 }
 
-async function nextPermitNumber(tx: EntityManager, district: District): Promise<string> {
+export async function nextPermitNumber(tx: EntityManager, district: District): Promise<string> {
   const year = dateIn(district.timeZone).slice(0, 4);
   const [row] = await tx.query(
     `INSERT INTO industrial_permit_counter (district_id, year, last) VALUES ($1, $2, 1)
