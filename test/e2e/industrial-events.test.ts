@@ -62,6 +62,14 @@ describe("an accidental discharge, from the first call to the signed written rep
       expect(await main(page)).toContain(
         "tell the District Operator within 24 hours of learning of it, then repeat the sampling and send the results within 30 days (Sewer Use Law 1005(4)).",
       );
+      // Earlier that morning the notification's row counted down to its time (due 10:00 in Lakeview, 15:00 UTC).
+      travelTo("2027-01-10T10:30:00Z");
+      await page.reload();
+      await settled(page);
+      expect(await page.getByRole("row", { name: /Notify the District Operator of the Zinc violation/ }).innerText()).toContain("Jan 10, 2027, 10:00 AM EST (4 hours left)");
+      travelTo("2027-01-10T15:00:00Z");
+      await page.reload();
+      await settled(page);
       // The violation's notification, made by telephone 23 hours after the result was entered.
       await page.fill("#notifiedWhom", "Dana Ortiz, District Operator");
       await page.selectOption("#method", "PHONE");
