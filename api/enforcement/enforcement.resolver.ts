@@ -6,6 +6,7 @@ import { forbidden, notFound } from "../common/errors.js";
 import { District } from "../districts/district.entity.js";
 import { rulebookOn } from "../districts/districts.service.js";
 import { Access } from "../graphql/access.js";
+import { PageOf } from "../graphql/page.js";
 import { microCached } from "../graphql/micro-cache.js";
 import { metaOf, type Context } from "../graphql/context.js";
 import { PaymentType } from "../payments/payments.resolver.js";
@@ -78,11 +79,7 @@ export class ChargeType {
 }
 const toCharge = (r: svc.ChargeRow): ChargeType => ({ ...r.charge, statement: toStatement(r.statement) });
 
-@ObjectType("ChargePage", { simpleResolvers: true })
-export class ChargePageType {
-  @Field(() => [ChargeType]) items: ChargeType[];
-  @Field(() => String, { nullable: true }) nextCursor: string | null;
-}
+export const ChargePageType = PageOf("ChargePage", () => ChargeType);
 
 @ObjectType("PetitionDocument", { simpleResolvers: true })
 export class PetitionDocumentType {
@@ -166,11 +163,7 @@ export class ActionType {
   finalOn: string | null;
 }
 
-@ObjectType("EnforcementActionPage", { simpleResolvers: true })
-export class ActionPageType {
-  @Field(() => [ActionType]) items: EnforcementAction[];
-  @Field(() => String, { nullable: true }) nextCursor: string | null;
-}
+export const ActionPageType = PageOf("EnforcementActionPage", () => ActionType);
 
 @ObjectType("DocketItem", { description: "An open petition on the docket", simpleResolvers: true })
 export class DocketItemType {

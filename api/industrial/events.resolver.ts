@@ -3,6 +3,7 @@ import { Arg, Ctx, Field, FieldResolver, Float, ID, InputType, Int, Mutation, Ob
 import { clock } from "../common/clock.js";
 import { daysLeft, dateIn } from "../common/dates.js";
 import { Access } from "../graphql/access.js";
+import { PageOf, type Page } from "../graphql/page.js";
 import type { Context } from "../graphql/context.js";
 import { type PermitRow, type Relation, permitRulebook } from "./common.js";
 import * as events from "./events.service.js";
@@ -45,17 +46,9 @@ class SlugType {
   @Field(() => Date) filedAt: Date;
 }
 
-@ObjectType("IndustrialSlugDischargePage", { simpleResolvers: true })
-class SlugPageType {
-  @Field(() => [SlugType]) items: SlugView[];
-  @Field(() => String, { nullable: true, description: "Pass as `after` for the next page" }) nextCursor: string | null;
-}
+const SlugPageType = PageOf("IndustrialSlugDischargePage", () => SlugType);
 
-@ObjectType("IndustrialViolationNoticePage", { simpleResolvers: true })
-class NoticePageType {
-  @Field(() => [NoticeType]) items: events.NoticeRow[];
-  @Field(() => String, { nullable: true, description: "Pass as `after` for the next page" }) nextCursor: string | null;
-}
+const NoticePageType = PageOf("IndustrialViolationNoticePage", () => NoticeType);
 
 /** A rulebook figure with its section, null when the district's law does not set it. */
 @ObjectType("IndustrialRuleFigure", { simpleResolvers: true })
@@ -310,7 +303,7 @@ export class IndustrialSlugResolver {
     @Ctx() ctx: Context,
     @Arg("first", () => Int, { nullable: true, description: "Page size, 1-200 (50)" }) first?: number,
     @Arg("after", () => String, { nullable: true, description: "The previous page's nextCursor" }) after?: string | null,
-  ): Promise<SlugPageType> {
+  ): Promise<Page<SlugView>> {
     const page = await events.districtSlugs(ctx.ds, ctx.viewer!, districtId, first ?? 50, after ?? null);
     return { items: page.items.map((s) => ({ ...s, member: false, staff: true })), nextCursor: page.nextCursor };
   }
@@ -322,7 +315,7 @@ export class IndustrialSlugResolver {
     @Ctx() ctx: Context,
     @Arg("first", () => Int, { nullable: true, description: "Page size, 1-200 (50)" }) first?: number,
     @Arg("after", () => String, { nullable: true, description: "The previous page's nextCursor" }) after?: string | null,
-  ): Promise<NoticePageType> {
+  ): Promise<Page<events.NoticeRow>> {
     return events.districtNotices(ctx.ds, ctx.viewer!, districtId, first ?? 50, after ?? null);
   }
 

@@ -5,6 +5,7 @@ import { addCalendarDays, daysLeft } from "../common/dates.js";
 import { notFound } from "../common/errors.js";
 import { getDistrict, rulebookById } from "../districts/districts.service.js";
 import { Access } from "../graphql/access.js";
+import { PageOf } from "../graphql/page.js";
 import type { Context } from "../graphql/context.js";
 import type { MembershipRole } from "../organizations/organization.entity.js";
 import {
@@ -163,17 +164,9 @@ export class ReportType {
   @Field(() => Date, { nullable: true }) signedAt: Date | null;
 }
 
-@ObjectType("IndustrialReportPage", { simpleResolvers: true })
-class ReportPageType {
-  @Field(() => [ReportType]) items: ReportView[];
-  @Field(() => String, { nullable: true, description: "Pass as `after` for the next page" }) nextCursor: string | null;
-}
+const ReportPageType = PageOf("IndustrialReportPage", () => ReportType);
 
-@ObjectType("IndustrialResultPage", { simpleResolvers: true })
-class ResultPageType {
-  @Field(() => [ResultType]) items: ResultRow[];
-  @Field(() => String, { nullable: true, description: "Pass as `after` for the next page" }) nextCursor: string | null;
-}
+const ResultPageType = PageOf("IndustrialResultPage", () => ResultType);
 
 @ObjectType("IndustrialSncMeasurement", { simpleResolvers: true })
 class SncMeasurementType {
@@ -287,11 +280,7 @@ export class PermitType {
   @Field(() => Date) createdAt: Date;
 }
 
-@ObjectType("IndustrialPermitPage", { simpleResolvers: true })
-export class PermitPageType {
-  @Field(() => [PermitType]) items: PermitView[];
-  @Field(() => String, { nullable: true, description: "Pass as `after` for the next page" }) nextCursor: string | null;
-}
+export const PermitPageType = PageOf("IndustrialPermitPage", () => PermitType);
 
 // ---------------------------------------------------------------------------------------------
 // Inputs

@@ -14,6 +14,7 @@ import { Document } from "../documents/document.entity.js";
 import { DocumentType } from "../documents/documents.resolver.js";
 import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
+import { PageOf } from "../graphql/page.js";
 import { PaymentType } from "../payments/payments.resolver.js";
 import { Payment, Refund, refundsFor } from "../payments/payments.service.js";
 import { LateralInspection, LateralPermit, SewerMoratorium, type InspectionKind } from "./lateral-permit.entity.js";
@@ -128,11 +129,7 @@ export class LateralPermitType {
   @Field(() => Date) updatedAt: Date;
 }
 
-@ObjectType("LateralPermitPage", { simpleResolvers: true })
-export class LateralPermitPageType {
-  @Field(() => [LateralPermitType]) items: LateralPermit[];
-  @Field(() => String, { nullable: true, description: "Pass as `after` for the next page" }) nextCursor: string | null;
-}
+export const LateralPermitPageType = PageOf("LateralPermitPage", () => LateralPermitType);
 
 @ObjectType("SewerMoratorium", { description: "A moratorium on new connections for a sewer segment (SUL 310)" })
 export class SewerMoratoriumType {
