@@ -30,4 +30,3 @@ export function decodeCursor(
 }
 
 export const isInstant = (key: string) => !Number.isNaN(Date.parse(key));
-export const isDay = (key: string) => /^\d{4}-\d{2}-\d{2}$/.test(key);

@@ -5,7 +5,7 @@ import { audit, type Actor } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
 import { addCalendarDays, dateIn, daysBetween, daysLeft, isCalendarDate, zonedWallTime, type CalendarDate } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound, AppError } from "../common/errors.js";
-import { decodeCursor, encodeCursor, isInstant } from "../common/paging.js";
+import { decodeCursor, encodeCursor, isInstant, pageSize } from "../common/paging.js";
 import { formatCents } from "../common/money.js";
 import { registerDashboardProvider, type DashboardItem } from "../dashboard/dashboard.js";
 import { District } from "../districts/district.entity.js";
@@ -886,7 +886,7 @@ export async function myCharges(ds: DataSource, viewer: Viewer): Promise<ChargeR
 export async function districtCharges(ds: DataSource, viewer: Viewer, f: { districtId: string; status?: string | null; first?: number | null; after?: string | null }) {
   const district = await loadDistrict(ds, f.districtId);
   if (!isStaff(viewer, district.id)) throw forbidden("You are not staff of that district.");
-  const first = Math.min(Math.max(f.first ?? 50, 1), 200);
+  const first = pageSize(f.first);
   const q = ds.getRepository(Charge).createQueryBuilder("c").where("c.district_id = :d", { d: district.id }).orderBy("c.billed_on", "ASC").addOrderBy("c.id", "ASC").limit(first + 1);
   if (f.status) {
     if (!["OPEN", "HELD", "PAID", "CANCELLED"].includes(f.status)) throw badInput({ status: "Use OPEN, HELD, PAID or CANCELLED." });
@@ -966,7 +966,7 @@ export async function districtActions(
 ) {
   const district = await loadDistrict(ds, f.districtId);
   if (!isStaff(viewer, district.id)) throw forbidden("You are not staff of that district.");
-  const first = Math.min(Math.max(f.first ?? 50, 1), 200);
+  const first = pageSize(f.first);
   const q = ds.getRepository(EnforcementAction).createQueryBuilder("a").where("a.district_id = :d", { d: district.id }).orderBy("a.served_on", "DESC").addOrderBy("a.id", "DESC").limit(first + 1);
   if (f.respondentUserId) {
     if (!isUuid(f.respondentUserId)) throw badInput({ respondentUserId: "Not a valid id." });
@@ -1019,7 +1019,7 @@ export async function docket(ds: DataSource, viewer: Viewer, f: { districtId: st
   if (hasRole(viewer, "BOARD", f.districtId)) to.push("TOWN_BOARD");
   if (hasRole(viewer, "OPERATOR", f.districtId)) to.push("DISTRICT_OPERATOR");
   if (!to.length) throw forbidden("The docket is for the Town Board (and the District Operator for water severances) of this district.");
-  const first = Math.min(Math.max(f.first ?? 50, 1), 200);
+  const first = pageSize(f.first);
   const params: unknown[] = [f.districtId, to, first + 1];
   let after = "";
   if (f.after) {

@@ -4,7 +4,7 @@ import { audit, type Actor } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
 import { addCalendarDays, dateIn, daysBetween, formatDate, isCalendarDate, endOfDay, zonedInstant, type CalendarDate } from "../common/dates.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
-import { decodeCursor, encodeCursor, isInstant } from "../common/paging.js";
+import { decodeCursor, encodeCursor, isInstant, pageSize } from "../common/paging.js";
 import { formatCents } from "../common/money.js";
 import { registerDashboardProvider, type DashboardItem } from "../dashboard/dashboard.js";
 import { District } from "../districts/district.entity.js";
@@ -1050,7 +1050,7 @@ export async function organizationPermissions(ds: DataSource, viewer: Viewer, or
 
 export async function organizationLoads(ds: DataSource, viewer: Viewer, organizationId: string, first = 50): Promise<HaulerLoad[]> {
   if (!(await roleIn(ds, viewer.userId, organizationId))) throw notFound("That organization");
-  return ds.getRepository(HaulerLoad).find({ where: { organizationId }, order: { plannedArrival: "DESC", id: "DESC" }, take: Math.min(Math.max(first, 1), 200) });
+  return ds.getRepository(HaulerLoad).find({ where: { organizationId }, order: { plannedArrival: "DESC", id: "DESC" }, take: pageSize(first) });
 }
 
 /** The Board's queue: submitted licence applications and renewals, paid ones first (the fee is paid before review). */

@@ -6,9 +6,9 @@ import { isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
 import { uuid7 } from "../common/uuid7.js";
-import { addCalendarDays, dateIn, formatDate, formatDateTime, zonedInstant, zonedWallTime } from "../common/dates.js";
+import { addCalendarDays, dateIn, formatDate, formatDateTime, isCalendarDate, zonedInstant, zonedWallTime } from "../common/dates.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
-import { decodeCursor, encodeCursor, isDay, isInstant, pageSize } from "../common/paging.js";
+import { decodeCursor, encodeCursor, isInstant, pageSize } from "../common/paging.js";
 import { isUuid } from "../documents/documents.service.js";
 import { enqueueJob } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
@@ -782,7 +782,7 @@ export async function reportInbox(
   if (!isUuid(input.districtId) || !isStaff(viewer, input.districtId)) throw forbidden("Only this district's staff see its reports.");
   if (!(INBOX_VIEWS as readonly string[]).includes(input.view)) throw badInput({ view: "Choose RECEIVED or LATE." });
   const first = pageSize(input.first);
-  const cursor = decodeCursor(input.after, input.view === "RECEIVED" ? isInstant : isDay);
+  const cursor = decodeCursor(input.after, input.view === "RECEIVED" ? isInstant : isCalendarDate);
   const district = await loadDistrict(ds, input.districtId);
   let rows: any[];
   if (input.view === "RECEIVED") {

@@ -9,7 +9,7 @@ import { hasRole, isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit, type Actor } from "../audit/audit.service.js";
 import { dateIn } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
-import { decodeCursor, encodeCursor, isInstant } from "../common/paging.js";
+import { decodeCursor, encodeCursor, isInstant, pageSize } from "../common/paging.js";
 import { formatCents } from "../common/money.js";
 import { sha256 } from "../common/tokens.js";
 import type { Config } from "../config.js";
@@ -176,7 +176,7 @@ export async function getPayment(ds: DataSource, viewer: Viewer, id: string): Pr
 }
 
 export async function myPayments(ds: DataSource, viewer: Viewer, first = 50): Promise<Payment[]> {
-  return ds.getRepository(Payment).find({ where: { payerId: viewer.userId }, order: { createdAt: "DESC", id: "DESC" }, take: Math.min(Math.max(first, 1), 200) });
+  return ds.getRepository(Payment).find({ where: { payerId: viewer.userId }, order: { createdAt: "DESC", id: "DESC" }, take: pageSize(first) });
 }
 
 /**
@@ -189,7 +189,7 @@ export async function districtPayments(
   f: { districtId: string; status?: string | null; first?: number | null; before?: string | null },
 ): Promise<{ payments: Payment[]; nextCursor: string | null }> {
   if (!hasRole(viewer, "CLERK", f.districtId) && !hasRole(viewer, "ADMIN", f.districtId)) throw forbidden("You are not the Clerk or an ADMIN of that district.");
-  const first = Math.min(Math.max(f.first ?? 50, 1), 200);
+  const first = pageSize(f.first);
   const q = ds
     .getRepository(Payment)
     .createQueryBuilder("p")
