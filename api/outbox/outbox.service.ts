@@ -12,25 +12,16 @@ export type EmailDraft = {
 
 /** Every email goes through the outbox, in the same transaction as the change that caused it. */
 export async function enqueueEmail(tx: EntityManager, draft: EmailDraft): Promise<string> {
-  const r = await tx.insert(OutboxEmail, {
-    toAddress: draft.to,
-    recipientId: draft.recipientId ?? null,
-    districtId: draft.districtId ?? null,
-    subject: draft.subject,
-    bodyText: draft.body,
-    kind: draft.kind,
-  });
+  const r = await tx.insert(OutboxEmail, outboxRow(draft));
   return r.identifiers[0].id as string;
 }
 
 /** Several emails in one statement (a notice to many recipients). */
 export async function enqueueEmails(tx: EntityManager, drafts: EmailDraft[]): Promise<void> {
-  if (!drafts.length) return;
-  await tx.insert(
-    OutboxEmail,
-    drafts.map((d) => ({ toAddress: d.to, recipientId: d.recipientId ?? null, districtId: d.districtId ?? null, subject: d.subject, bodyText: d.body, kind: d.kind })),
-  );
+  if (drafts.length) await tx.insert(OutboxEmail, drafts.map(outboxRow));
 }
+
+const outboxRow = (d: EmailDraft) => ({ toAddress: d.to, recipientId: d.recipientId ?? null, districtId: d.districtId ?? null, subject: d.subject, bodyText: d.body, kind: d.kind });
 
 /** Emails that carry a one-time link: only the mailbox owner may read their text. */
 export const SECRET_LINK_KINDS = new Set(["account.verify_email", "account.password_reset", "organization.invitation"]);
