@@ -503,6 +503,21 @@ export async function staffPermit(tx: EntityManager, viewer: Viewer, id: string)
   return p;
 }
 
+/** The notice of intent's text, published `on` a day: who, what, where, and the first day of issuance (SUL 1004 H). */
+export function noticeOfIntent(
+  district: District,
+  organizationName: string,
+  p: Pick<PermitRow, "facilityName" | "street" | "city" | "zip" | "sicCodes" | "averageFlowGpd">,
+  on: CalendarDate,
+  days: { value: number; section: string },
+): string {
+  return (
+    `${district.name} intends to issue a wastewater discharge permit to ${organizationName} for ${p.facilityName}, ${addressOf(p)} ` +
+    `(SIC ${p.sicCodes.join(", ")}; average flow ${Number(p.averageFlowGpd).toLocaleString("en-US")} gallons a day). ` +
+    `The permit will not be issued before ${formatDate(addCalendarDays(on, days.value))} (${days.section}).`
+  );
+}
+
 /** SUL 1004 H: the notice of intent, on the portal's public notices page. */
 export async function publishNotice(ds: DataSource, viewer: Viewer, input: { id: string; text?: string | null }, meta: { requestId?: string; publicUrl: string }): Promise<PermitRow> {
   const extra = (input.text ?? "").trim();
@@ -515,11 +530,7 @@ export async function publishNotice(ds: DataSource, viewer: Viewer, input: { id:
     const days = rb.require("industrial.publicNoticeDays");
     const today = dateIn(district.timeZone);
     const [org] = await tx.query(`SELECT name FROM organization WHERE id = $1`, [p.organizationId]);
-    const text =
-      `${district.name} intends to issue a wastewater discharge permit to ${org.name} for ${p.facilityName}, ${addressOf(p)} ` +
-      `(SIC ${p.sicCodes.join(", ")}; average flow ${Number(p.averageFlowGpd).toLocaleString("en-US")} gallons a day). ` +
-      `The permit will not be issued before ${formatDate(addCalendarDays(today, days.value))} (${days.section}).` +
-      (extra ? `\n\n${extra}` : "");
+    const text = noticeOfIntent(district, org.name, p, today, days) + (extra ? `\n\n${extra}` : "");
     await tx.query(
       `UPDATE industrial_permit SET status = 'NOTICE_PUBLISHED', notice_published_on = $2, notice_published_at = $3, notice_published_by_id = $4, notice_text = $5, updated_at = $3 WHERE id = $1`,
       [p.id, today, clock.now(), viewer.userId, text],
@@ -599,6 +610,9 @@ export async function nextPermitNumber(tx: EntityManager, district: District): P
   );
   return `${districtCode(district.slug)}-IU-${year}-${String(row.last).padStart(4, "0")}`;
 }
+
+/** The months the rulebook has periodic reports due in (SUL 1005(3)(a)); June and December when it names none. */
+export const rulebookReportingMonths = (rb: Rulebook): number[] => parseMonths(String(rb.entry("industrial.periodicReportMonths").value ?? "")) ?? [6, 12];
 
 /** "June, December" → [6, 12]; null when a name is not a month. */
 export function parseMonths(text: string): number[] | null {
@@ -711,7 +725,7 @@ export async function issuePermit(ds: DataSource, viewer: Viewer, input: IssueIn
       else if (input.expiresOn > addMonths(effectiveOn, term.value * 12))
         f.expiresOn = `A permit lasts at most ${term.value} years (${term.section}): it must expire by ${formatDate(addMonths(effectiveOn, term.value * 12))}.`;
     }
-    const defaults = parseMonths(String(rb.entry("industrial.periodicReportMonths").value ?? "")) ?? [6, 12];
+    const defaults = rulebookReportingMonths(rb);
     const months = checkMonths(rb, input.reportingMonths?.length ? input.reportingMonths : defaults, f);
     if (Object.keys(f).length) throw badInput(f);
     const limits = await limitsOf(tx, [p.id]);
