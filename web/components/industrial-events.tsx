@@ -70,16 +70,18 @@ export type EventsPermit = {
   duties: EventDuty[];
   slugDischarges: EventSlug[];
   milestones: EventMilestone[];
-  eventRules: { notifyHours: RuleFigure; resampleDays: RuleFigure; slugWrittenReportDays: RuleFigure };
 };
+export const EVENTS_PERMIT_FIELDS = `id status permitNumber facilityName organizationName timeZone
+  duties { ${EVENT_DUTY_FIELDS} } slugDischarges { ${EVENT_SLUG_FIELDS} } milestones { ${EVENT_MILESTONE_FIELDS} }`;
+
 /** A figure of the permit's rulebook with its section (null when the district's law sets none). */
 export type RuleFigure = { value: number | null; section: string };
-export const EVENTS_PERMIT_FIELDS = `id status permitNumber facilityName organizationName timeZone
-  duties { ${EVENT_DUTY_FIELDS} } slugDischarges { ${EVENT_SLUG_FIELDS} } milestones { ${EVENT_MILESTONE_FIELDS} }
-  eventRules { notifyHours { value section } resampleDays { value section } slugWrittenReportDays { value section } }`;
+/** The rulebook's figures the member's events page states (ViolationDuties). */
+export type EventRules = { notifyHours: RuleFigure; resampleDays: RuleFigure; slugWrittenReportDays: RuleFigure };
+export const EVENT_RULES_FIELDS = `eventRules { notifyHours { value section } resampleDays { value section } slugWrittenReportDays { value section } }`;
 
 /** What a violation asks of the permit holder, in the permit's rulebook's figures (SUL 1005(4)). */
-export function ViolationDuties({ rules }: { rules: EventsPermit["eventRules"] }) {
+export function ViolationDuties({ rules }: { rules: EventRules }) {
   const { notifyHours: hours, resampleDays: days } = rules;
   const notify = hours.value !== null ? `within ${hours.value} ${hours.value === 1 ? "hour" : "hours"} of learning of it` : "as soon as you learn of it";
   const resample = days.value !== null ? ` within ${days.value} ${days.value === 1 ? "day" : "days"}` : "";

@@ -8,9 +8,11 @@ import { TextArea } from "~/components/hauler";
 import {
   DutyTable,
   EVENTS_PERMIT_FIELDS,
+  EVENT_RULES_FIELDS,
   MilestoneTable,
   ViolationDuties,
   daysText,
+  type EventRules,
   type EventsPermit,
 } from "~/components/industrial-events";
 import { requireCsrf } from "~/csrf.server";
@@ -25,14 +27,14 @@ export const meta: MetaFunction = () => [{ title: "Violations, discharges and mi
  * accidental or slug discharge (1011), and progress on the compliance schedule's milestones (1004 A(12)(c)).
  */
 
-type Page = EventsPermit & { viewerRole: string | null };
+type Page = EventsPermit & { viewerRole: string | null; eventRules: EventRules };
 type ActionData = { intent: string; error: string; fields: Record<string, string>; values: Record<string, string> };
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const r = await gql<{ industrialPermit: Page }>(
     context,
     request,
-    `query PermitEvents($id: ID!) { industrialPermit(id: $id) { ${EVENTS_PERMIT_FIELDS} viewerRole } }`,
+    `query PermitEvents($id: ID!) { industrialPermit(id: $id) { ${EVENTS_PERMIT_FIELDS} ${EVENT_RULES_FIELDS} viewerRole } }`,
     { id: params.id },
   );
   if (!r.ok) throw new Response(r.error.message, { status: r.error.code === "NOT_FOUND" ? 404 : 500 });
