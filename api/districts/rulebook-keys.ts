@@ -32,6 +32,7 @@ export const RULEBOOK_KEYS = {
   "lateral.roadRestorationIncludedInFee": { kind: "boolean", topic: "Building laterals" }, // SUL 614; Huron III-11
   "lateral.asBuiltDepositPerSheet": { kind: "money", topic: "Building laterals" }, // cents; SUL 606 B; Huron Article III
   "lateral.asBuiltCopies": { kind: "integer", topic: "Building laterals" }, // copies; SUL 606 B; Huron Article III
+  "lateral.plansRequired": { kind: "boolean", topic: "Building laterals" }, // SUL 602, 606 B; Huron III-2
   "lateral.impactFee": { kind: "money", topic: "Building laterals" }, // cents; SUL 1212; Huron Article III
   "lateral.minDiameterInches": { kind: "number", topic: "Building laterals" }, // inches; SUL 605; Huron III-6
   "lateral.minSlopeInchesPerFoot": { kind: "number", topic: "Building laterals" }, // inches per foot; SUL 605; Huron III-6
