@@ -1,0 +1,103 @@
+import { clock } from "../common/clock.js";
+import { In, type DataSource, type EntityManager } from "typeorm";
+import { type Viewer } from "../accounts/viewer.js";
+import { audit } from "../audit/audit.service.js";
+import { registerDashboardProvider, type DashboardItem } from "../dashboard/dashboard.js";
+import { rulebookById } from "../districts/districts.service.js";
+import { isUuid, registerDocumentAccess } from "../documents/documents.service.js";
+import { registerPayable, type Payment } from "../payments/payments.service.js";
+import { LateralPermit, type PermitStatus } from "./lateral-permit.entity.js";
+import { FEE_CODES, STATUS_LABELS, nextStep, permitNumber, requiredKindsFromValues } from "./rules.js";
+import { PAYABLE_TYPE, addressOf } from "./common.js";
+
+/** Lateral permits plug into payments, documents and the dashboard here (imported once, for its effects). */
+
+// ---------------------------------------------------------------------------------------------
+// Registrations: payments, documents, dashboard
+
+registerPayable(PAYABLE_TYPE, {
+  /** Called in the transaction that marks the payment paid: the permit records when its fees were paid. */
+  async onPaid(tx: EntityManager, payment: Payment) {
+    const p = await tx.getRepository(LateralPermit).createQueryBuilder("p").setLock("pessimistic_write").where("p.id = :id", { id: payment.payableId }).getOne();
+    if (!p || p.paymentId !== payment.id || p.paidAt) return;
+    await tx.update(LateralPermit, { id: p.id }, { paidAt: payment.paidAt ?? clock.now(), updatedAt: clock.now() });
+    await audit(tx, { userId: null }, {
+      action: "lateral.fees_paid",
+      entityType: "LateralPermit",
+      entityId: p.id,
+      districtId: p.districtId,
+      details: { paymentId: payment.id, amountCents: payment.amountCents, receiptNumber: payment.receiptNumber },
+    });
+  },
+  async title(payableId: string, db: DataSource | EntityManager) {
+    return (await permitTitles(db, [payableId])).get(payableId) ?? "Building lateral permit application";
+  },
+  titles: (ids: string[], db: DataSource | EntityManager) => permitTitles(db, ids),
+  href: (payableId: string) => `/permits/${payableId}`,
+});
+
+async function permitTitles(db: DataSource | EntityManager, ids: string[]): Promise<Map<string, string>> {
+  const rows = ids.length ? await db.getRepository(LateralPermit).findBy({ id: In(ids.filter(isUuid)) }) : [];
+  return new Map(rows.map((p) => [p.id, p.permitNumber ? `Building lateral permit ${p.permitNumber}, ${addressOf(p)}` : `Building lateral permit application, ${addressOf(p)}`]));
+}
+
+// The district's operators and clerks read the plans filed with a submitted application.
+registerDocumentAccess(async (ds, viewer, doc) => {
+  const districts = viewer.staffRoles.filter((r) => r.role === "OPERATOR" || r.role === "CLERK").map((r) => r.districtId);
+  if (!districts.length) return false;
+  const rows = await ds.query(
+    `SELECT 1 FROM lateral_permit_document pd JOIN lateral_permit p ON p.id = pd.permit_id
+      WHERE pd.document_id = $1 AND p.submitted_at IS NOT NULL AND p.district_id = ANY($2::uuid[]) LIMIT 1`,
+    [doc.id, districts],
+  );
+  return rows.length > 0;
+});
+
+/** "My applications": each of the viewer's permits with what is due next, in one query. */
+registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<DashboardItem[]> => {
+  const rows: any[] = await ds.query(
+    `SELECT p.id, p.status, p.permit_number, p.street_number, p.street, p.city, p.zip, p.fee_total_cents, p.paid_at,
+            CASE WHEN p.deposit_refund_due_cents > 0 AND NOT EXISTS (
+                   SELECT 1 FROM refund r WHERE r.payment_id = p.payment_id AND r.line_codes ? '${FEE_CODES.deposit}')
+                 THEN p.deposit_refund_due_cents ELSE 0 END AS deposit_refund_due_cents, d.time_zone,
+            coalesce((SELECT json_agg(json_build_object('kind', i.kind, 'status', i.status, 'scheduledFor', i.scheduled_for, 'requestedAt', i.requested_at))
+                        FROM lateral_inspection i WHERE i.permit_id = p.id), '[]'::json) AS inspections,
+            p.rulebook_version_id
+       FROM lateral_permit p
+       JOIN district d ON d.id = p.district_id
+      WHERE p.applicant_id = $1 AND p.status <> 'WITHDRAWN'
+      ORDER BY p.created_at DESC`,
+    [viewer.userId],
+  );
+  // The inspection rules of each rulebook version used, from the in-process cache (no query once warm).
+  const versionIds = [...new Set(rows.map((r) => r.rulebook_version_id).filter(Boolean))] as string[];
+  const rulesByVersion = new Map<string, Record<string, unknown>>();
+  for (const id of versionIds) {
+    const rb = await rulebookById(ds, id);
+    rulesByVersion.set(
+      id,
+      Object.fromEntries(rb.entries.filter((e) => e.key.startsWith("lateral.")).map((e) => [e.key, e.value])),
+    );
+  }
+  return rows.map((r) => {
+    r.rules = r.rulebook_version_id ? rulesByVersion.get(r.rulebook_version_id) : {};
+    const inspections = (r.inspections as any[]).map((i) => ({ kind: i.kind, status: i.status, scheduledFor: i.scheduledFor ? new Date(i.scheduledFor) : null, requestedAt: new Date(i.requestedAt) }));
+    const step = nextStep(
+      { status: r.status, feeTotalCents: r.fee_total_cents, paid: r.paid_at !== null, depositRefundDueCents: r.deposit_refund_due_cents },
+      inspections,
+      requiredKindsFromValues(r.rules ?? {}),
+      r.time_zone,
+    );
+    const address = addressOf({ streetNumber: r.street_number, street: r.street, city: r.city, zip: r.zip });
+    return {
+      kind: PAYABLE_TYPE,
+      id: r.id,
+      title: r.permit_number ? `Lateral permit ${r.permit_number}, ${address}` : `Lateral permit application, ${address}`,
+      status: STATUS_LABELS[r.status as PermitStatus],
+      nextStep: step.text,
+      dueDate: step.dueDate,
+      daysLeft: step.daysLeft,
+      href: r.status === "DRAFT" ? `/permits/${r.id}/edit` : `/permits/${r.id}`,
+    };
+  });
+});
