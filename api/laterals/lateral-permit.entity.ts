@@ -37,6 +37,8 @@ export class LateralPermit {
   @Column("text", { name: "owner_name", nullable: true }) ownerName: string | null;
   @Column("text", { name: "agent_name", nullable: true }) agentName: string | null;
   @Column("uuid", { name: "contractor_id", nullable: true }) contractorId: string | null;
+  /** Who does the work, where the district keeps no list of approved contractors (Huron III-2) */
+  @Column("text", { name: "work_done_by", nullable: true }) workDoneBy: string | null;
   @Column("integer", { name: "as_built_sheets", nullable: true }) asBuiltSheets: number | null;
   @Column("uuid", { name: "rulebook_version_id", nullable: true }) rulebookVersionId: string | null;
   @Column("jsonb", { name: "fee_lines", default: () => "'[]'" }) feeLines: FeeLine[];
