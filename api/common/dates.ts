@@ -53,6 +53,38 @@ export function addCalendarDays(date: CalendarDate, days: number): CalendarDate 
   return new Date(Date.UTC(+m[1], +m[2] - 1, +m[3] + days)).toISOString().slice(0, 10);
 }
 
+/**
+ * The same day of the month `months` later (earlier when negative); when that month is shorter, its
+ * last day: Jan 31 + 1 month = Feb 28 (Feb 29 in a leap year), Feb 29 + 12 months = Feb 28, and
+ * Mar 31 less 1 month = Feb 28 or 29. Interest months (SUL 1118), compliance-schedule limits
+ * (SUL 1004 A(12)(b)), the permit term limit (SUL 1004 D) and SNC periods count months this way.
+ * Not for the last day of a term: see termLastDay.
+ */
+export function addMonths(date: CalendarDate, months: number): CalendarDate {
+  const m = DATE_RE.exec(date);
+  if (!m) throw new Error(`not a calendar date: ${date}`);
+  const first = new Date(Date.UTC(+m[1], +m[2] - 1 + months, 1));
+  const last = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
+  return new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth(), Math.min(+m[3], last))).toISOString().slice(0, 10);
+}
+
+/**
+ * The last day in force of a term of `months` months whose first day is `start` (both days count).
+ * The term covers every day from `start` up to, not including, the same day `months` later; where
+ * that month has no such day (29 February in a common year, the 31st of a 30-day month) it covers
+ * the whole of that month, and the next term would start on the 1st of the month after. So a
+ * one-year licence (SUL 802) from 29 Feb 2028 runs through 28 Feb 2029 (366 days, the leap day
+ * included); from 28 Feb 2028 through 27 Feb 2029; from 1 Mar 2028 through 28 Feb 2029 (365 days).
+ * Clamping first and then taking a day off (addMonths less a day) would end the 29 February licence
+ * on 27 February, a day short of its year. See docs/decisions/licence-term-full-year.md.
+ */
+export function termLastDay(start: CalendarDate, months: number): CalendarDate {
+  if (!Number.isInteger(months) || months < 1) throw new Error(`a term is a whole number of months, at least one: ${months}`);
+  const same = addMonths(start, months);
+  // addMonths clamped (the day does not exist that month): the term runs to that month's end.
+  return same.slice(8) === start.slice(8) ? addCalendarDays(same, -1) : same;
+}
+
 /** Whole calendar days from `from` to `to` (negative when `to` is earlier). */
 export function daysBetween(from: CalendarDate, to: CalendarDate): number {
   const a = Date.parse(`${from}T00:00:00Z`);

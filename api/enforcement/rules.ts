@@ -3,7 +3,7 @@
  * (no database, no clock): what each kind of action is, its deadlines, a fine's limits, and a
  * charge's statement (penalty and interest) on a given date. Figures come from the rulebook only.
  */
-import { addCalendarDays, daysBetween, type CalendarDate } from "../common/dates.js";
+import { addCalendarDays, addMonths, daysBetween, type CalendarDate } from "../common/dates.js";
 import type { Rulebook } from "../districts/districts.service.js";
 import type { ActionKind, PetitionTo, Relief } from "./enforcement.entity.js";
 
@@ -120,15 +120,7 @@ export function spreadOverDays(dates: string[], totalCents: number): { date: str
 // ---------------------------------------------------------------------------------------------
 // Delinquency (SUL 1118; Huron VI-3)
 
-/** Adds calendar months, keeping to the month's last day (Jan 31 + 1 month = Feb 28 or 29). */
-export function addMonths(date: CalendarDate, months: number): CalendarDate {
-  const [y, m, d] = date.split("-").map(Number);
-  const first = new Date(Date.UTC(y, m - 1 + months, 1));
-  const last = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
-  return new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth(), Math.min(d, last))).toISOString().slice(0, 10);
-}
-
-/** Whole months from `from` to `to`, and whether a part of a month is left over. */
+/** Whole months from `from` to `to` (addMonths: Jan 31 + 1 month = Feb 28), and whether a part of a month is left over. */
 export function monthsElapsed(from: CalendarDate, to: CalendarDate): { whole: number; part: boolean } {
   if (to <= from) return { whole: 0, part: false };
   let whole = 0;

@@ -463,6 +463,8 @@ export async function decideLicense(
       decidedById: viewer.userId,
       decisionReason: reason,
       validFrom,
+      // A full year from its own first day (SUL 802), 29 February included: a renewal starting the
+      // day after the old last day continues the chain with no gap and no overlap.
       validUntil: licenseEnd(validFrom, term.value),
       dumpingLocation: location,
       ...schedule,

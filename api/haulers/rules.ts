@@ -1,4 +1,4 @@
-import { addCalendarDays, daysBetween, formatDate, wallClock, type CalendarDate } from "../common/dates.js";
+import { addCalendarDays, daysBetween, formatDate, termLastDay, wallClock, type CalendarDate } from "../common/dates.js";
 import { formatCents } from "../common/money.js";
 import { districtCode } from "../districts/district-code.js";
 import type { HaulerLicense, HaulerPermission, LicenseStatus, SourceKind } from "./hauler.entity.js";
@@ -70,14 +70,12 @@ export function insideSchedule(s: Schedule, arrival: Date, timeZone: string): bo
   return (s.dumpingDays ?? []).includes(w.weekday) && from !== null && to !== null && w.minutes >= from && w.minutes < to;
 }
 
-/** The last day of a licence approved (or starting) on `from`: one term later, less a day (SUL 802: one year). */
-export function licenseEnd(from: CalendarDate, termMonths: number): CalendarDate {
-  const [y, m, d] = from.split("-").map(Number);
-  const target = new Date(Date.UTC(y, m - 1 + termMonths, 1));
-  const last = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
-  const end = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth(), Math.min(d, last)));
-  return addCalendarDays(end.toISOString().slice(0, 10), -1);
-}
+/**
+ * The last day in force of a licence starting on `from` (SUL 802: "shall be for one (1) year"):
+ * the day before the same date `termMonths` later, or the end of February for one starting on
+ * 29 February, so every licence is in force for a full year (docs/decisions/licence-term-full-year.md).
+ */
+export const licenseEnd = (from: CalendarDate, termMonths: number): CalendarDate => termLastDay(from, termMonths);
 
 export type Standing = {
   /** IN_FORCE, NOT_YET_IN_FORCE, EXPIRED, PART364_LAPSED, PART364_REVOKED, SUSPENDED, REVOKED, or the application's status */

@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from "typeorm";
 import { isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
-import { addCalendarDays, dateIn, daysBetween, formatDate, isCalendarDate, zonedWallTime, type CalendarDate } from "../common/dates.js";
+import { addCalendarDays, addMonths, dateIn, daysBetween, formatDate, isCalendarDate, zonedWallTime, type CalendarDate } from "../common/dates.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { decodeCursor, encodeCursor, isInstant, pageSize } from "../common/paging.js";
 import { formatCents } from "../common/money.js";
@@ -353,13 +353,9 @@ export async function documentsOf(db: Db, permitIds: readonly string[]): Promise
   return rows.map((r: any) => ({ permitId: r.permit_id, documentId: r.document_id, kind: r.kind }));
 }
 
-/** Whole months from a to b, as a schedule counts them: b is within n months of a when a + n months >= b. */
-export function addMonths(date: CalendarDate, months: number): CalendarDate {
-  const [y, m, d] = date.split("-").map(Number);
-  const first = new Date(Date.UTC(y, m - 1 + months, 1));
-  const last = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
-  return new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth(), Math.min(d, last))).toISOString().slice(0, 10);
-}
+// Month arithmetic lives in common/dates (same day, clamped to the month's end); still exported here
+// for the demo scene, which imports it from this file.
+export { addMonths };
 
 /**
  * SUL 1004 A(12)(b): each increment of a compliance schedule at most 9 months (from the

@@ -1,13 +1,13 @@
 import type { DataSource } from "typeorm";
 import { hasRole, isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
-import { addCalendarDays, dateIn, formatDate, isCalendarDate, zonedWallTime, type CalendarDate } from "../common/dates.js";
+import { addCalendarDays, addMonths, dateIn, formatDate, isCalendarDate, zonedWallTime, type CalendarDate } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { isUuid } from "../documents/documents.service.js";
 import { rulebookById, rulebookOn, type Rulebook } from "../districts/districts.service.js";
 import { loadDistrict, loadPermit, permitRulebook } from "./common.js";
 import { chronicFromCounts, chronicViolation, isConventional, lateReport, missedMilestone, trcFactor, trcFromCounts, trcViolation, type Measurement } from "./limits.js";
-import { addMonths, notifyMembersOfEach } from "./permits.service.js";
+import { notifyMembersOfEach } from "./permits.service.js";
 
 /**
  * Significant non-compliance of one permit over one period (SUL 201): (a) chronic and (b)

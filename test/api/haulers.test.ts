@@ -540,6 +540,23 @@ describe("expiry, reminders and renewal (SUL 802)", () => {
     const a = (await board.ok(DECIDE, { i: { id: r.id, decision: "APPROVE", ...WEEKDAYS } })).decideHaulerLicense;
     expect(a.validFrom).toBe(addCalendarDays(license.validUntil, 10));
   });
+
+  it("a licence approved on 29 February 2028 is in force through 28 February 2029, a full year; its renewal runs on from 1 March with no gap (SUL 802)", async () => {
+    travelTo(noonOn("2028-02-29"));
+    const { h, license } = await licensed({ part364ExpiresOn: "2030-06-30" });
+    expect(license).toMatchObject({ validFrom: "2028-02-29", validUntil: "2029-02-28" });
+    const standing = async (id: string) => (await h.c.ok(GET, { id })).haulerLicense.standing.state;
+    // Renewed in the window, approved before the old licence ends: it starts the day after.
+    travelTo(noonOn("2029-01-15"));
+    const r = (await h.c.ok(`mutation($id: ID!) { startHaulerLicenseRenewal(id: $id) { id } }`, { id: license.id })).startHaulerLicenseRenewal;
+    await pay(h.c, (await h.c.ok(SUBMIT, { id: r.id, c: true })).submitHaulerLicense.paymentId);
+    const a = (await board.ok(DECIDE, { i: { id: r.id, decision: "APPROVE", ...WEEKDAYS } })).decideHaulerLicense;
+    expect(a).toMatchObject({ validFrom: "2029-03-01", validUntil: "2030-02-28" });
+    travelTo(noonOn("2029-02-28"));
+    expect([await standing(license.id), await standing(r.id)]).toEqual(["IN_FORCE", "NOT_YET_IN_FORCE"]);
+    travelTo(noonOn("2029-03-01"));
+    expect([await standing(license.id), await standing(r.id)]).toEqual(["EXPIRED", "IN_FORCE"]);
+  });
 });
 
 describe("Huron: special permission (Huron IV-8)", () => {
