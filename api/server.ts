@@ -20,6 +20,7 @@ import type { Context } from "./graphql/context.js";
 import { makeFormatError } from "./graphql/errors.js";
 import { buildContext } from "./graphql/request-context.js";
 import { getSchema } from "./graphql/schema.js";
+import { storableStringsPlugin } from "./graphql/string-hygiene.js";
 
 /**
  * The largest /graphql request body: a base64-encoded upload of config.uploadMaxBytes (4 characters
@@ -61,6 +62,8 @@ export async function createApi(opts: { ds: DataSource; config: Config; log: Log
     includeStacktraceInErrorResponses: false,
     plugins: [
       ...protection.plugins,
+      // NUL and lone surrogates in any argument: BAD_USER_INPUT before anything resolves.
+      storableStringsPlugin<Context>(),
       // Apollo's cache-control plugin, without its per-field hook for operations with a signed-in root field.
       cacheControlPlugin<Context>(),
       // Any mutation may change what a cached dashboard or queue shows: clear them.

@@ -1,5 +1,5 @@
 import { unwrapResolverError } from "@apollo/server/errors";
-import type { GraphQLFormattedError } from "graphql";
+import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { AppError } from "../common/errors.js";
@@ -10,7 +10,9 @@ import { AppError } from "../common/errors.js";
  */
 export function makeFormatError(log: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const original = unwrapResolverError(error) as any;
+    let original = unwrapResolverError(error) as any;
+    // An AppError a plugin throws before execution (api/graphql/string-hygiene.ts) arrives wrapped, without a path.
+    if (original instanceof GraphQLError && original.originalError instanceof AppError) original = original.originalError;
     if (original instanceof AppError) {
       return {
         message: original.message,
