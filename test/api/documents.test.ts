@@ -148,7 +148,7 @@ describe("document uploads", () => {
   it("cleans the file name: no path, no control characters, at most 200 characters", async () => {
     const c = await signedUp("names@example.org");
     const name = async (filename: string) => (await c.ok(UPLOAD, { i: { filename, contentBase64: PDF.toString("base64") } })).uploadDocument.filename;
-    expect(await name("../../etc/pass\u0000wd\r\n.pdf")).toBe("passwd.pdf");
+    expect(await name("../../etc/pass\u0001wd\r\n.pdf")).toBe("passwd.pdf");
     expect(await name("C:\\fakepath\\report.pdf")).toBe("report.pdf");
     expect(await name("invoice\u202Efdp.exe")).toBe("invoicefdp.exe");
     expect(await name("..")).toBe("document.pdf");
