@@ -105,6 +105,7 @@ export const DEMO = {
   lakeviewAdmin: "admin@lakeview.demo.tapline.local",
   huronAdmin: "admin@huron.demo.tapline.local",
   huronClerk: "clerk@huron.demo.tapline.local",
+  huronOperator: "operator@huron.demo.tapline.local",
 };
 
 export function errorCode(r: GqlResponse): string | undefined {

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import type { DataSource } from "typeorm";
+import type { DataSource, EntityManager } from "typeorm";
 import type { Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { badInput, notFound } from "../common/errors.js";
@@ -84,16 +84,19 @@ function decodedLength(input: string): number {
 
 export type StoreDocumentInput = { filename: string; contentBase64: string; organizationId?: string | null };
 
-export async function storeDocument(ds: DataSource, config: Config, viewer: Viewer, input: StoreDocumentInput, requestId?: string): Promise<Document> {
+type CheckedUpload = { bytes: Buffer; contentType: DocumentContentType; filename: string; organizationId: string | null; sha256: string };
+
+/** Everything about an upload that can be refused is refused here, before anything is written. */
+async function checkUpload(ds: DataSource, config: Config, viewer: Viewer, input: StoreDocumentInput, field: string): Promise<CheckedUpload> {
   const limit = `The file is larger than the ${formatMegabytes(config.uploadMaxBytes)} limit. Upload a smaller file.`;
   // Refuse an obviously oversize upload before decoding it.
-  if (decodedLength(input.contentBase64) > config.uploadMaxBytes) throw badInput({ content: limit }, limit);
+  if (decodedLength(input.contentBase64) > config.uploadMaxBytes) throw badInput({ [field]: limit }, limit);
   const bytes = decodeBase64(input.contentBase64);
-  if (!bytes) throw badInput({ content: "The file could not be read: its content must be base64-encoded." });
-  if (bytes.length === 0) throw badInput({ content: "The file is empty. Choose a file that has content." });
-  if (bytes.length > config.uploadMaxBytes) throw badInput({ content: limit }, limit);
+  if (!bytes) throw badInput({ [field]: "The file could not be read: its content must be base64-encoded." });
+  if (bytes.length === 0) throw badInput({ [field]: "The file is empty. Choose a file that has content." });
+  if (bytes.length > config.uploadMaxBytes) throw badInput({ [field]: limit }, limit);
   const contentType = detectContentType(bytes);
-  if (!contentType) throw badInput({ content: `${UNSUPPORTED_TYPE_MESSAGE}.` }, `${UNSUPPORTED_TYPE_MESSAGE}.`);
+  if (!contentType) throw badInput({ [field]: `${UNSUPPORTED_TYPE_MESSAGE}.` }, `${UNSUPPORTED_TYPE_MESSAGE}.`);
   const filename = sanitizeFilename(String(input.filename ?? ""), contentType);
 
   const organizationId = input.organizationId?.trim() || null;
@@ -102,32 +105,62 @@ export async function storeDocument(ds: DataSource, config: Config, viewer: View
     const member = isUuid(organizationId) ? await membershipOf(ds, viewer.userId, organizationId) : null;
     if (!member) throw badInput({ organizationId: "Choose one of your organizations, or none." });
   }
+  return { bytes, contentType, filename, organizationId, sha256: createHash("sha256").update(bytes).digest("hex") };
+}
 
-  const sha256 = createHash("sha256").update(bytes).digest("hex");
-  const storageId = randomUUID();
-  const storageKey = `${storageId.slice(0, 2)}/${storageId}`;
-  const finalPath = await writeFileAtomically(config.uploadDir, storageKey, bytes);
+export async function storeDocument(ds: DataSource, config: Config, viewer: Viewer, input: StoreDocumentInput, requestId?: string): Promise<Document> {
+  return storeDocumentsWith(ds, config, viewer, [input], requestId, async (_tx, [doc]) => doc, "content");
+}
 
+/**
+ * Stores uploads and, in the same transaction as their rows, whatever uses them (a form that
+ * attaches them): when the form is refused, no document is left behind unattached. Every upload is
+ * checked before any file is written; the files are removed again if the transaction fails.
+ * Errors name `field` (the form's upload field), or `field.N` when there are several.
+ */
+export async function storeDocumentsWith<T>(
+  ds: DataSource,
+  config: Config,
+  viewer: Viewer,
+  inputs: StoreDocumentInput[],
+  requestId: string | undefined,
+  work: (tx: EntityManager, docs: Document[]) => Promise<T>,
+  field = "content",
+): Promise<T> {
+  const checked: CheckedUpload[] = [];
+  for (const [i, input] of inputs.entries()) checked.push(await checkUpload(ds, config, viewer, input, inputs.length > 1 ? `${field}.${i}` : field));
+  const written: string[] = [];
   try {
+    const keys: string[] = [];
+    for (const u of checked) {
+      const storageId = randomUUID();
+      const storageKey = `${storageId.slice(0, 2)}/${storageId}`;
+      written.push(await writeFileAtomically(config.uploadDir, storageKey, u.bytes));
+      keys.push(storageKey);
+    }
     return await ds.transaction(async (tx) => {
-      const doc = await tx.save(
-        tx.create(Document, { ownerId: viewer.userId, organizationId, filename, contentType, sizeBytes: bytes.length, sha256, storageKey }),
-      );
-      await audit(
-        tx,
-        { userId: viewer.userId, requestId },
-        {
-          action: "document.uploaded",
-          entityType: "Document",
-          entityId: doc.id,
-          details: { filename, contentType, sizeBytes: bytes.length, sha256, organizationId },
-        },
-      );
-      return doc;
+      const docs: Document[] = [];
+      for (const [i, u] of checked.entries()) {
+        const doc = await tx.save(
+          tx.create(Document, { ownerId: viewer.userId, organizationId: u.organizationId, filename: u.filename, contentType: u.contentType, sizeBytes: u.bytes.length, sha256: u.sha256, storageKey: keys[i] }),
+        );
+        await audit(
+          tx,
+          { userId: viewer.userId, requestId },
+          {
+            action: "document.uploaded",
+            entityType: "Document",
+            entityId: doc.id,
+            details: { filename: u.filename, contentType: u.contentType, sizeBytes: u.bytes.length, sha256: u.sha256, organizationId: u.organizationId },
+          },
+        );
+        docs.push(doc);
+      }
+      return work(tx, docs);
     });
   } catch (e) {
-    // No row, no file: a failed upload leaves nothing behind.
-    await fs.promises.rm(finalPath, { force: true }).catch(() => {});
+    // No row, no file: a refused upload or form leaves nothing behind.
+    for (const f of written) await fs.promises.rm(f, { force: true }).catch(() => {});
     throw e;
   }
 }

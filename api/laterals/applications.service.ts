@@ -7,11 +7,11 @@ import { AppError, badInput, conflict } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
 import { isChoosable } from "../contractors/contractors.service.js";
 import { District } from "../districts/district.entity.js";
-import { rulebookOn } from "../districts/districts.service.js";
-import { isUuid } from "../documents/documents.service.js";
+import type { Config } from "../config.js";
+import { isUuid, storeDocumentsWith, type StoreDocumentInput } from "../documents/documents.service.js";
 import { createPayment, isPaid } from "../payments/payments.service.js";
 import { BUILDING_USES, LateralPermit, LateralPermitDocument, PERMIT_CLASSES, WORK_KINDS, type BuildingUse, type PermitClass, type WorkKind } from "./lateral-permit.entity.js";
-import { computeFees, permitNumber, requiredInspections } from "./rules.js";
+import { MAX_FLOOR_AREA_SQFT, MAX_SHEETS, applicationRequirements, computeFees, permitNumber, requiredInspections } from "./rules.js";
 import { PAYABLE_TYPE, actorOf, clean, permitRulebook, getPermit, requireApplicant, requireOperator, requireStatus, loadDistrict, addressOf, notify } from "./common.js";
 import { activeMoratoriumOn } from "./moratoria.service.js";
 
@@ -37,11 +37,14 @@ export type DraftInput = {
   ownerName?: string | null;
   agentName?: string | null;
   contractorId?: string | null;
+  workDoneBy?: string | null;
   asBuiltSheets?: number | null;
   documentIds?: string[] | null;
+  /** Plans uploaded with the form: stored in the draft's transaction, so a refused form leaves none behind */
+  newPlans?: StoreDocumentInput[] | null;
 };
 
-const LIMITS: Record<string, number> = { streetNumber: 20, street: 200, city: 100, taxParcel: 50, ownerName: 200, agentName: 200 };
+const LIMITS: Record<string, number> = { streetNumber: 20, street: 200, city: 100, taxParcel: 50, ownerName: 200, agentName: 200, workDoneBy: 200 };
 const FEE_FIELDS = ["buildingUse", "floorAreaSqft", "asBuiltSheets"] as const;
 
 /**
@@ -49,7 +52,7 @@ const FEE_FIELDS = ["buildingUse", "floorAreaSqft", "asBuiltSheets"] as const;
  * application sent back for changes). Only what cannot be stored is refused here; completeness
  * is checked on submission.
  */
-export async function saveDraft(ds: DataSource, viewer: Viewer, input: DraftInput, requestId?: string): Promise<LateralPermit> {
+export async function saveDraft(ds: DataSource, config: Config, viewer: Viewer, input: DraftInput, requestId?: string): Promise<LateralPermit> {
   const fields: Record<string, string> = {};
   const text: Record<string, string | null> = {};
   for (const k of Object.keys(LIMITS) as (keyof typeof LIMITS)[]) {
@@ -66,18 +69,25 @@ export async function saveDraft(ds: DataSource, viewer: Viewer, input: DraftInpu
   const workKind = clean(input.workKind);
   if (workKind && !WORK_KINDS.includes(workKind as WorkKind)) fields.workKind = "Choose a new building or an existing lateral.";
   const floor = input.floorAreaSqft ?? null;
-  if (floor !== null && (!Number.isInteger(floor) || floor <= 0 || floor > 10_000_000))
-    fields.floorAreaSqft = floor !== null && Number.isFinite(floor) && floor <= 0 ? "The floor area must be more than zero square feet." : "Enter the floor area as a whole number of square feet.";
+  if (floor !== null) {
+    if (!Number.isInteger(floor)) fields.floorAreaSqft = "Enter the floor area as a whole number of square feet.";
+    else if (floor <= 0) fields.floorAreaSqft = "The floor area must be more than zero square feet.";
+    else if (floor > MAX_FLOOR_AREA_SQFT) fields.floorAreaSqft = `Enter a floor area of at most ${MAX_FLOOR_AREA_SQFT.toLocaleString("en-US")} square feet; for a larger building, ask the District Operator.`;
+  }
   const sheets = input.asBuiltSheets ?? null;
-  if (sheets !== null && (!Number.isInteger(sheets) || sheets < 0 || sheets > 500)) fields.asBuiltSheets = "Enter the number of sheets as a whole number (1 or more).";
+  if (sheets !== null) {
+    if (!Number.isInteger(sheets) || sheets < 0) fields.asBuiltSheets = "Enter the number of sheets as a whole number (1 or more).";
+    else if (sheets > MAX_SHEETS) fields.asBuiltSheets = `Enter at most ${MAX_SHEETS} sheets; for a larger set of plans, ask the District Operator.`;
+  }
   const documentIds = [...new Set((input.documentIds ?? []).map((d) => d.trim()).filter(Boolean))];
-  if (documentIds.length > MAX_DOCUMENTS) fields.documentIds = `Attach at most ${MAX_DOCUMENTS} documents.`;
+  const newPlans = input.newPlans ?? [];
+  if (documentIds.length + newPlans.length > MAX_DOCUMENTS) fields.documentIds = `Attach at most ${MAX_DOCUMENTS} documents.`;
   if (documentIds.some((d) => !isUuid(d))) fields.documentIds = "Choose plans from your uploaded documents.";
   const contractorId = clean(input.contractorId);
   if (contractorId && !isUuid(contractorId)) fields.contractorId = "Choose a contractor from the list of approved contractors.";
   if (Object.keys(fields).length) throw badInput(fields);
 
-  return ds.transaction(async (tx) => {
+  return storeDocumentsWith(ds, config, viewer, newPlans, requestId, async (tx, uploaded) => {
     let p: LateralPermit;
     const creating = !input.id;
     if (creating) {
@@ -106,6 +116,7 @@ export async function saveDraft(ds: DataSource, viewer: Viewer, input: DraftInpu
       ownerName: text.ownerName,
       agentName: text.agentName,
       contractorId,
+      workDoneBy: text.workDoneBy,
       asBuiltSheets: sheets,
     };
     // The fee was computed when the application was first submitted: what it rests on stays.
@@ -115,6 +126,18 @@ export async function saveDraft(ds: DataSource, viewer: Viewer, input: DraftInpu
         if ((next as any)[k] !== (p as any)[k]) locked[k] = "The fee was computed from this when you submitted; to change it, withdraw the application and apply again.";
       if (Object.keys(locked).length) throw badInput(locked, "The building use, floor area and number of sheets set the fee and cannot change after submission.");
     }
+    // What the application carries comes from the district's rulebook: the version its fees used once
+    // submitted, else today's.
+    const district = await loadDistrict(tx, p.districtId);
+    const needs = applicationRequirements(await permitRulebook(tx, p, district));
+    const misplaced: Record<string, string> = {};
+    if (contractorId && !needs.contractor.fromApprovedList)
+      misplaced.contractorId = `${district.name} keeps no list of approved contractors (${needs.contractor.section}): name who will do the work instead.`;
+    if (next.workDoneBy && needs.contractor.fromApprovedList)
+      misplaced.workDoneBy = `The work is done by a contractor from ${district.name}'s list of approved contractors (${needs.contractor.section}): choose one instead.`;
+    if (sheets !== null && !needs.asBuiltDrawings.required)
+      misplaced.asBuiltSheets = `${district.name}'s law asks for no as-built drawings (${needs.asBuiltDrawings.section}), so sheets are not counted.`;
+    if (Object.keys(misplaced).length) throw badInput(misplaced);
     if (contractorId) {
       const found = await tx.query(`SELECT 1 FROM contractor WHERE id = $1 AND district_id = $2`, [contractorId, p.districtId]);
       if (!found.length) throw badInput({ contractorId: "Choose a contractor from the district's list of approved contractors." });
@@ -126,15 +149,16 @@ export async function saveDraft(ds: DataSource, viewer: Viewer, input: DraftInpu
     const before = creating ? null : { ...p };
     Object.assign(p, next, { updatedAt: clock.now() });
     p = await tx.save(p);
+    const attached = [...documentIds, ...uploaded.map((d) => d.id)];
     await tx.delete(LateralPermitDocument, { permitId: p.id });
-    if (documentIds.length) await tx.insert(LateralPermitDocument, documentIds.map((documentId, position) => ({ permitId: p.id, documentId, position })));
+    if (attached.length) await tx.insert(LateralPermitDocument, attached.map((documentId, position) => ({ permitId: p.id, documentId, position })));
     const changed = before ? Object.keys(next).filter((k) => (before as any)[k] !== (next as any)[k]) : Object.keys(next).filter((k) => (next as any)[k] !== null);
     await audit(tx, actorOf(viewer, requestId), {
       action: creating ? "lateral.draft_created" : "lateral.draft_saved",
       entityType: "LateralPermit",
       entityId: p.id,
       districtId: p.districtId,
-      details: { changed, documents: documentIds.length },
+      details: { changed, documents: attached.length, uploaded: uploaded.map((d) => d.id) },
     });
     return p;
   });
@@ -161,6 +185,9 @@ export async function submit(ds: DataSource, viewer: Viewer, id: string, meta: {
     const district = await loadDistrict(tx, p.districtId);
     const today = dateIn(district.timeZone);
     const documentIds = await documentIdsOf(tx, p.id);
+    // A first submission is judged by the rulebook in force today; a resubmission by the version its fees used.
+    const rb = await permitRulebook(tx, p, district);
+    const needs = applicationRequirements(rb);
 
     const fields: Record<string, string> = {};
     if (!p.permitClass) fields.permitClass = "Choose the class of permit.";
@@ -170,7 +197,7 @@ export async function submit(ds: DataSource, viewer: Viewer, id: string, meta: {
         p.buildingUse === "INDUSTRIAL"
           ? "A building producing industrial wastes takes the industrial class (class 2)."
           : "Residential, commercial and institutional buildings take class 1; class 2 is for industrial wastes.";
-    if (p.buildingUse && p.buildingUse !== "RESIDENTIAL" && p.floorAreaSqft === null)
+    if (needs.floorAreaFee && p.buildingUse && p.buildingUse !== "RESIDENTIAL" && p.floorAreaSqft === null)
       fields.floorAreaSqft = `Enter the floor area of the ${p.buildingUse.toLowerCase()} building: the fee is charged per square foot.`;
     if (!p.workKind) fields.workKind = "Say whether this is a new building or an existing lateral.";
     if (!p.streetNumber) fields.streetNumber = "Enter the house number.";
@@ -179,16 +206,20 @@ export async function submit(ds: DataSource, viewer: Viewer, id: string, meta: {
     if (!p.zip) fields.zip = "Enter the ZIP code.";
     if (!p.taxParcel) fields.taxParcel = "Enter the tax parcel (section-block-lot) number.";
     if (!p.ownerName) fields.ownerName = "Enter the owner's name.";
-    if (p.asBuiltSheets === null || p.asBuiltSheets < 1) fields.asBuiltSheets = "Enter the number of sheets of plans showing lateral connections (1 or more).";
-    if (!documentIds.length) fields.documentIds = "Attach the plans and specifications (PDF, PNG or JPEG).";
-    else {
+    if (needs.asBuiltDrawings.required && (p.asBuiltSheets === null || p.asBuiltSheets < 1))
+      fields.asBuiltSheets = `Enter the number of sheets of plans showing lateral connections (1 or more; ${needs.asBuiltDrawings.section}).`;
+    if (!documentIds.length) {
+      if (needs.plans.required) fields.documentIds = `Attach the plans and specifications (PDF, PNG or JPEG; ${needs.plans.section}).`;
+    } else {
       const docs: { n: number }[] = await tx.query(
         `SELECT count(*)::int AS n FROM document WHERE id = ANY($1::uuid[]) AND owner_id = $2 AND content_type IN ('application/pdf', 'image/png', 'image/jpeg')`,
         [documentIds, p.applicantId],
       );
       if (docs[0].n !== documentIds.length) fields.documentIds = "Attach plans from your own uploaded documents (PDF, PNG or JPEG).";
     }
-    if (!p.contractorId) fields.contractorId = "Choose the contractor who will do the work, from the district's list of approved contractors.";
+    if (!needs.contractor.fromApprovedList) {
+      if (!p.workDoneBy) fields.workDoneBy = "Name who will do the work: the owner, or the plumber or contractor the owner hires.";
+    } else if (!p.contractorId) fields.contractorId = `Choose the contractor who will do the work, from the district's list of approved contractors (${needs.contractor.section}).`;
     else {
       const standing = await isChoosable(tx, p.contractorId, p.districtId, today);
       if (!standing.choosable) fields.contractorId = `This contractor cannot be chosen: ${standing.reasons.join(" ")}`;
@@ -208,22 +239,24 @@ export async function submit(ds: DataSource, viewer: Viewer, id: string, meta: {
 
     const first = !p.submittedAt;
     if (first) {
-      const rb = await rulebookOn(tx, district, today);
-      const lines = computeFees(rb, { buildingUse: p.buildingUse!, floorAreaSqft: p.floorAreaSqft, asBuiltSheets: p.asBuiltSheets! });
+      const lines = computeFees(rb, { buildingUse: p.buildingUse!, floorAreaSqft: p.floorAreaSqft, asBuiltSheets: p.asBuiltSheets });
       const total = lines.reduce((s, l) => s + l.amountCents, 0);
       p.feeLines = lines;
       p.feeTotalCents = total;
       p.rulebookVersionId = rb.version.id;
       p.submittedAt = clock.now();
-      const payment = await createPayment(tx, actorOf(viewer, meta.requestId), {
-        districtId: p.districtId,
-        payerId: p.applicantId,
-        payableType: PAYABLE_TYPE,
-        payableId: p.id,
-        lines,
-        rulebookVersionId: rb.version.id,
-      });
-      p.paymentId = payment.id;
+      // No fee, no payment step (Huron III-3: the owner bears the costs of the work; no fee is stated).
+      if (total > 0) {
+        const payment = await createPayment(tx, actorOf(viewer, meta.requestId), {
+          districtId: p.districtId,
+          payerId: p.applicantId,
+          payableType: PAYABLE_TYPE,
+          payableId: p.id,
+          lines,
+          rulebookVersionId: rb.version.id,
+        });
+        p.paymentId = payment.id;
+      }
     }
     p.status = "SUBMITTED";
     p.updatedAt = clock.now();
@@ -235,7 +268,9 @@ export async function submit(ds: DataSource, viewer: Viewer, id: string, meta: {
       districtId: p.districtId,
       details: first ? { feeTotalCents: p.feeTotalCents, feeLines: p.feeLines, rulebookVersionId: p.rulebookVersionId, paymentId: p.paymentId } : {},
     });
-    const feeText = p.feeLines.map((l) => `  ${l.label}: ${formatCents(l.amountCents)} (${l.section})`).join("\n");
+    const feeText = p.feeTotalCents
+      ? `Fees:\n${p.feeLines.map((l) => `  ${l.label}: ${formatCents(l.amountCents)} (${l.section})`).join("\n")}\n  Total: ${formatCents(p.feeTotalCents)}\n\nPay online: ${meta.publicUrl}/payments/${p.paymentId}\nThe District Operator reviews the application; no permit is issued before the fees are paid.`
+      : `${district.name} charges no fee for this permit. The District Operator reviews the application and tells you when the permit is issued.`;
     await notify(
       tx,
       p,
@@ -243,7 +278,7 @@ export async function submit(ds: DataSource, viewer: Viewer, id: string, meta: {
       first ? "lateral.submitted" : "lateral.resubmitted",
       first ? `Lateral permit application received: ${addressOf(p)}` : `Lateral permit application resubmitted: ${addressOf(p)}`,
       first
-        ? `We received your application for a building lateral permit at ${addressOf(p)}.\n\nFees:\n${feeText}\n  Total: ${formatCents(p.feeTotalCents)}\n\nPay online: ${meta.publicUrl}/payments/${p.paymentId}\nThe District Operator reviews the application; no permit is issued before the fees are paid.`
+        ? `We received your application for a building lateral permit at ${addressOf(p)}.\n\n${feeText}`
         : `We received the changes to your application for ${addressOf(p)}. The District Operator reviews it again. The fees stay as they were; you do not pay twice.`,
       meta.publicUrl,
     );
@@ -331,7 +366,7 @@ export async function approve(ds: DataSource, viewer: Viewer, id: string, meta: 
     const p = await getPermit(tx, viewer, id, true);
     requireOperator(viewer, p.districtId);
     requireStatus(p, ["SUBMITTED"], "Only a submitted application can be approved");
-    if (!(await isPaid(tx, PAYABLE_TYPE, p.id)))
+    if (p.feeTotalCents > 0 && !(await isPaid(tx, PAYABLE_TYPE, p.id)))
       throw new AppError("PAYMENT_REQUIRED", `The fees of ${formatCents(p.feeTotalCents)} are not paid yet; no permit is issued before they are.`);
     const district = await loadDistrict(tx, p.districtId);
     if (p.contractorId) {

@@ -8,7 +8,7 @@ import { formatCents } from "../common/money.js";
 import { District } from "../districts/district.entity.js";
 import { isUuid } from "../documents/documents.service.js";
 import { INSPECTION_KINDS, LateralInspection, LateralPermit, type InspectionKind } from "./lateral-permit.entity.js";
-import { FEE_CODES, INSPECTION_LABELS, inspectionName, permitNumber, requiredInspections } from "./rules.js";
+import { FEE_CODES, INSPECTION_LABELS, inspectionName, requiredInspections } from "./rules.js";
 import { actorOf, clean, permitRulebook, getPermit, requireApplicant, requireOperator, requireStatus, loadDistrict, addressOf, notify } from "./common.js";
 
 /** Inspections of the work (SUL 612-613; Huron III-10): requested by the applicant, scheduled and recorded by the District Operator. */

@@ -1,25 +1,26 @@
 import { forbidden } from "../common/errors.js";
 import { microCached } from "../graphql/micro-cache.js";
 import DataLoader from "dataloader";
-import { Arg, Ctx, Field, FieldResolver, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root } from "type-graphql";
+import { Arg, Ctx, Directive, Field, FieldResolver, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root } from "type-graphql";
 import { In } from "typeorm";
 import { hasRole, isStaff } from "../accounts/viewer.js";
 import { dateIn, daysBetween } from "../common/dates.js";
 import { ContractorStandingType } from "../contractors/contractors.resolver.js";
 import { contractorStandings } from "../contractors/contractors.service.js";
 import { District } from "../districts/district.entity.js";
-import { Rulebook, rulebookOn } from "../districts/districts.service.js";
+import { Rulebook, getDistrict, rulebookOn } from "../districts/districts.service.js";
 import { RulebookVersion } from "../districts/rulebook-version.entity.js";
 import { Document } from "../documents/document.entity.js";
-import { DocumentType } from "../documents/documents.resolver.js";
+import { DocumentType, UploadDocumentInput } from "../documents/documents.resolver.js";
 import { Access } from "../graphql/access.js";
+import { CACHE_PUBLIC } from "../graphql/cache.js";
 import type { Context } from "../graphql/context.js";
 import { PageOf } from "../graphql/page.js";
 import { PaymentType } from "../payments/payments.resolver.js";
 import { Payment, Refund, refundsFor } from "../payments/payments.service.js";
 import { LateralInspection, LateralPermit, SewerMoratorium, type InspectionKind } from "./lateral-permit.entity.js";
 import * as laterals from "./laterals.service.js";
-import { FEE_CODES, INSPECTION_LABELS, STATUS_LABELS, latestByKind, nextStep, requestableKinds, requiredInspections, reviewChecklist } from "./rules.js";
+import { FEE_CODES, INSPECTION_LABELS, STATUS_LABELS, applicationRequirements, depositHeldCents, latestByKind, nextStep, requestableKinds, requiredInspections, reviewChecklist } from "./rules.js";
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -109,6 +110,7 @@ export class LateralPermitType {
   @Field(() => String, { nullable: true }) ownerName: string | null;
   @Field(() => String, { nullable: true }) agentName: string | null;
   @Field(() => ID, { nullable: true }) contractorId: string | null;
+  @Field(() => String, { nullable: true, description: "Who does the work, where the district keeps no list of approved contractors (Huron III-2)" }) workDoneBy: string | null;
   @Field(() => Int, { nullable: true, description: "Sheets of plans showing lateral connections (the deposit is per sheet, SUL 606 B)" })
   asBuiltSheets: number | null;
   @Field(() => ID, { nullable: true, description: "The rulebook version the fees were computed from" }) rulebookVersionId: string | null;
@@ -143,6 +145,41 @@ export class SewerMoratoriumType {
   @Field(() => Date, { nullable: true }) liftedAt: Date | null;
   @Field(() => String, { nullable: true }) liftReason: string | null;
 }
+
+@ObjectType("LateralRequirement")
+@Directive(CACHE_PUBLIC)
+export class LateralRequirementType {
+  @Field(() => Boolean) required: boolean;
+  @Field(() => String, { description: 'The section it rests on, e.g. "Sewer Use Law 602"' }) section: string;
+}
+
+@ObjectType("LateralAsBuiltRequirement")
+@Directive(CACHE_PUBLIC)
+export class LateralAsBuiltRequirementType extends LateralRequirementType {
+  @Field(() => Int, { nullable: true, description: "Copies of the as-built drawing to file" }) copies: number | null;
+  @Field(() => Int, { nullable: true, description: "Refundable deposit per sheet of plans, integer cents" }) depositPerSheetCents: number | null;
+}
+
+@ObjectType("LateralApplicationRequirements", { description: "What a lateral permit application carries in a district, from its rulebook (SUL 601 A, 602, 606 B, 1212; Huron III-2, III-3)" })
+@Directive(CACHE_PUBLIC)
+export class LateralApplicationRequirementsType {
+  @Field(() => LateralRequirementType, { description: "Plans and specifications filed with the application" }) plans: LateralRequirementType;
+  @Field(() => LateralRequirementType, { description: "required: the contractor comes from the district's approved list; otherwise the applicant names who does the work" })
+  approvedContractor: LateralRequirementType;
+  @Field(() => LateralAsBuiltRequirementType, { description: "As-built (record) drawings after the connection, and sheets of plans counted for their deposit" })
+  asBuiltDrawings: LateralAsBuiltRequirementType;
+  @Field(() => Boolean, { description: "Commercial, institutional and industrial buildings state their floor area (their fee is per square foot)" }) floorArea: boolean;
+}
+
+const requirementsType = (rb: Rulebook): LateralApplicationRequirementsType => {
+  const r = applicationRequirements(rb);
+  return {
+    plans: r.plans,
+    approvedContractor: { required: r.contractor.fromApprovedList, section: r.contractor.section },
+    asBuiltDrawings: { required: r.asBuiltDrawings.required, section: r.asBuiltDrawings.section, copies: r.asBuiltDrawings.copies, depositPerSheetCents: r.asBuiltDrawings.depositPerSheetCents },
+    floorArea: r.floorAreaFee,
+  };
+};
 
 @ObjectType("CalendarInspection", { description: "An inspection on the operator's calendar" })
 export class CalendarInspectionType {
@@ -193,9 +230,13 @@ export class LateralPermitDraftInput {
   @Field(() => String, { nullable: true }) taxParcel?: string | null;
   @Field(() => String, { nullable: true }) ownerName?: string | null;
   @Field(() => String, { nullable: true, description: "The owner's agent, if the applicant is not the owner (SUL 201)" }) agentName?: string | null;
-  @Field(() => ID, { nullable: true, description: "From approvedContractors(districtSlug)" }) contractorId?: string | null;
-  @Field(() => Int, { nullable: true }) asBuiltSheets?: number | null;
+  @Field(() => ID, { nullable: true, description: "From approvedContractors(districtSlug), where the district keeps a list (SUL 601 A)" }) contractorId?: string | null;
+  @Field(() => String, { nullable: true, description: "Who does the work (the owner, or the plumber or contractor the owner hires), where the district keeps no list of approved contractors (Huron III-2)" })
+  workDoneBy?: string | null;
+  @Field(() => Int, { nullable: true, description: "Sheets of plans showing lateral connections, where the district counts them for the as-built deposit (SUL 606 B)" }) asBuiltSheets?: number | null;
   @Field(() => [ID], { nullable: true, description: "Plans and specifications: documents I uploaded" }) documentIds?: string[] | null;
+  @Field(() => [UploadDocumentInput], { nullable: true, description: "Plans uploaded with the form: stored and attached in one transaction, so a refused form leaves none behind" })
+  newPlans?: UploadDocumentInput[] | null;
 }
 
 @InputType()
@@ -333,6 +374,12 @@ export class LateralPermitsResolver {
   }
 
   @Access("PUBLIC")
+  @Query(() => LateralApplicationRequirementsType, { description: "What a lateral permit application carries in the district today, from its rulebook" })
+  async lateralApplicationRequirements(@Arg("districtSlug", () => String) districtSlug: string, @Ctx() ctx: Context): Promise<LateralApplicationRequirementsType> {
+    return requirementsType(await rulebookOn(ctx.ds, await getDistrict(ctx.ds, { slug: districtSlug })));
+  }
+
+  @Access("PUBLIC")
   @Query(() => [SewerMoratoriumType], { description: "Moratoria on new connections in force in a district (SUL 310); with includeLifted, past ones too" })
   moratoria(
     @Arg("districtSlug", () => String) districtSlug: string,
@@ -347,7 +394,7 @@ export class LateralPermitsResolver {
   @Access("SIGNED_IN")
   @Mutation(() => LateralPermitType, { description: "Starts an application (no id) or saves my draft, or my application sent back for changes" })
   saveLateralPermitDraft(@Arg("input", () => LateralPermitDraftInput) input: LateralPermitDraftInput, @Ctx() ctx: Context) {
-    return laterals.saveDraft(ctx.ds, ctx.viewer!, input, ctx.requestId);
+    return laterals.saveDraft(ctx.ds, ctx.config, ctx.viewer!, input, ctx.requestId);
   }
 
   @Access("SIGNED_IN")
@@ -496,6 +543,11 @@ export class LateralPermitsResolver {
     }));
   }
 
+  @FieldResolver(() => LateralApplicationRequirementsType, { description: "What this application carries, from its rulebook (the version its fees used once submitted)" })
+  async requirements(@Root() p: LateralPermit, @Ctx() ctx: Context): Promise<LateralApplicationRequirementsType> {
+    return requirementsType(await rulebookOf(ctx, p));
+  }
+
   @FieldResolver(() => [LateralChecklistItemType], { description: "The reviewer's checklist: physical minimums from the rulebook, with sections" })
   async checklist(@Root() p: LateralPermit, @Ctx() ctx: Context): Promise<LateralChecklistItemType[]> {
     return reviewChecklist(await rulebookOf(ctx, p));
@@ -511,7 +563,14 @@ export class LateralPermitsResolver {
     ]);
     const refunded = refunds.some((r) => r.lineCodes.includes(FEE_CODES.deposit));
     const s = nextStep(
-      { status: p.status, feeTotalCents: p.feeTotalCents, paid: p.paidAt !== null, depositRefundDueCents: refunded ? 0 : p.depositRefundDueCents },
+      {
+        status: p.status,
+        feeTotalCents: p.feeTotalCents,
+        paid: p.paidAt !== null,
+        depositRefundDueCents: refunded ? 0 : p.depositRefundDueCents,
+        asBuiltRequired: applicationRequirements(rb).asBuiltDrawings.required,
+        depositHeldCents: depositHeldCents(p.feeLines),
+      },
       inspections,
       requiredInspections(rb).map((r) => r.kind),
       district.timeZone,

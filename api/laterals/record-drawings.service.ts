@@ -2,12 +2,12 @@ import { clock } from "../common/clock.js";
 import { type DataSource, type EntityManager } from "typeorm";
 import { type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
+import { conflict } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
-import { District } from "../districts/district.entity.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
 import { LateralPermit } from "./lateral-permit.entity.js";
-import { FEE_CODES, permitNumber } from "./rules.js";
-import { actorOf, getPermit, requireOperator, requireStatus, loadDistrict, addressOf, notify } from "./common.js";
+import { FEE_CODES, applicationRequirements } from "./rules.js";
+import { actorOf, addressOf, getPermit, loadDistrict, notify, permitRulebook, requireOperator, requireStatus } from "./common.js";
 
 /** As-built (record) drawings and the refund of their deposit (SUL 606 B). */
 
@@ -27,6 +27,8 @@ export async function approveRecordDrawings(ds: DataSource, viewer: Viewer, id: 
     requireOperator(viewer, p.districtId);
     requireStatus(p, ["CONNECTED"], "Record drawings are approved once the connection is accepted");
     const district = await loadDistrict(tx, p.districtId);
+    const needs = applicationRequirements(await permitRulebook(tx, p, district));
+    if (!needs.asBuiltDrawings.required) throw conflict(`${district.name}'s law asks for no as-built drawings (${needs.asBuiltDrawings.section}): the accepted connection completes the permit.`);
     const deposit = p.feeLines.filter((l) => l.refundable).reduce((s, l) => s + l.amountCents, 0);
     p.status = "CLOSED";
     p.asBuiltApprovedAt = clock.now();

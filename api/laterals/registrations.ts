@@ -3,11 +3,11 @@ import { In, type DataSource, type EntityManager } from "typeorm";
 import { type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { registerDashboardProvider, type DashboardItem } from "../dashboard/dashboard.js";
-import { rulebookById } from "../districts/districts.service.js";
+import { rulebookById, type Rulebook } from "../districts/districts.service.js";
 import { isUuid, registerDocumentAccess } from "../documents/documents.service.js";
 import { registerPayable, type Payment } from "../payments/payments.service.js";
 import { LateralPermit, type PermitStatus } from "./lateral-permit.entity.js";
-import { FEE_CODES, STATUS_LABELS, nextStep, permitNumber, requiredKindsFromValues } from "./rules.js";
+import { FEE_CODES, STATUS_LABELS, applicationRequirements, depositHeldCents, nextStep, requiredInspections } from "./rules.js";
 import { PAYABLE_TYPE, addressOf } from "./common.js";
 
 /** Lateral permits plug into payments, documents and the dashboard here (imported once, for its effects). */
@@ -56,7 +56,7 @@ registerDocumentAccess(async (ds, viewer, doc) => {
 /** "My applications": each of the viewer's permits with what is due next, in one query. */
 registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<DashboardItem[]> => {
   const rows: any[] = await ds.query(
-    `SELECT p.id, p.status, p.permit_number, p.street_number, p.street, p.city, p.zip, p.fee_total_cents, p.paid_at,
+    `SELECT p.id, p.status, p.permit_number, p.street_number, p.street, p.city, p.zip, p.fee_total_cents, p.fee_lines, p.paid_at,
             CASE WHEN p.deposit_refund_due_cents > 0 AND NOT EXISTS (
                    SELECT 1 FROM refund r WHERE r.payment_id = p.payment_id AND r.line_codes ? '${FEE_CODES.deposit}')
                  THEN p.deposit_refund_due_cents ELSE 0 END AS deposit_refund_due_cents, d.time_zone,
@@ -69,23 +69,24 @@ registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<Dashbo
       ORDER BY p.created_at DESC`,
     [viewer.userId],
   );
-  // The inspection rules of each rulebook version used, from the in-process cache (no query once warm).
+  // The rules of each rulebook version used, from the in-process cache (no query once warm).
   const versionIds = [...new Set(rows.map((r) => r.rulebook_version_id).filter(Boolean))] as string[];
-  const rulesByVersion = new Map<string, Record<string, unknown>>();
-  for (const id of versionIds) {
-    const rb = await rulebookById(ds, id);
-    rulesByVersion.set(
-      id,
-      Object.fromEntries(rb.entries.filter((e) => e.key.startsWith("lateral.")).map((e) => [e.key, e.value])),
-    );
-  }
+  const rulebooks = new Map<string, Rulebook>();
+  for (const id of versionIds) rulebooks.set(id, await rulebookById(ds, id));
   return rows.map((r) => {
-    r.rules = r.rulebook_version_id ? rulesByVersion.get(r.rulebook_version_id) : {};
+    const rb = r.rulebook_version_id ? rulebooks.get(r.rulebook_version_id) : undefined;
     const inspections = (r.inspections as any[]).map((i) => ({ kind: i.kind, status: i.status, scheduledFor: i.scheduledFor ? new Date(i.scheduledFor) : null, requestedAt: new Date(i.requestedAt) }));
     const step = nextStep(
-      { status: r.status, feeTotalCents: r.fee_total_cents, paid: r.paid_at !== null, depositRefundDueCents: r.deposit_refund_due_cents },
+      {
+        status: r.status,
+        feeTotalCents: r.fee_total_cents,
+        paid: r.paid_at !== null,
+        depositRefundDueCents: r.deposit_refund_due_cents,
+        asBuiltRequired: rb ? applicationRequirements(rb).asBuiltDrawings.required : false,
+        depositHeldCents: depositHeldCents(r.fee_lines),
+      },
       inspections,
-      requiredKindsFromValues(r.rules ?? {}),
+      rb ? requiredInspections(rb).map((k) => k.kind) : [],
       r.time_zone,
     );
     const address = addressOf({ streetNumber: r.street_number, street: r.street, city: r.city, zip: r.zip });

@@ -35,15 +35,6 @@ export function requiredInspections(rb: Rulebook): { kind: InspectionKind; secti
   return out;
 }
 
-/** Same as requiredInspections, from the few rulebook values the dashboard query selects. */
-export function requiredKindsFromValues(values: Record<string, unknown>): InspectionKind[] {
-  const kinds: InspectionKind[] = [];
-  if (values["lateral.trenchInspectionRequired"] === true) kinds.push("TRENCH");
-  kinds.push("CONNECTION");
-  if (values["lateral.leakageTestRequired"] === true) kinds.push("LEAKAGE_TEST");
-  return kinds;
-}
-
 export const FEE_CODES = {
   residential: "LATERAL_FEE_RESIDENTIAL",
   floorArea: "LATERAL_FEE_FLOOR_AREA",
@@ -53,61 +44,85 @@ export const FEE_CODES = {
 
 const USE_WORDS: Record<BuildingUse, string> = { RESIDENTIAL: "residential", COMMERCIAL: "commercial", INSTITUTIONAL: "institutional", INDUSTRIAL: "industrial" };
 
-function feeNotSet(rb: Rulebook, key: RulebookKey): AppError {
-  const e = rb.entry(key);
-  const note = e.note ? ` ${e.note}` : "";
-  return new AppError(
-    "CONFLICT",
-    `The Town Board has not set the ${e.label.charAt(0).toLowerCase()}${e.label.slice(1)} in this district's rulebook (${e.section}), so the application cannot be submitted yet.${note} Ask the Town Clerk.`,
-  );
-}
-
 function moneyOf(rb: Rulebook, key: RulebookKey): { value: number; section: string; label: string } | null {
   const e = rb.entry(key);
   return typeof e.value === "number" ? { value: e.value, section: e.section, label: e.label } : null;
 }
 
 const sqft = (n: number) => n.toLocaleString("en-US");
-function rate(cents: number): string {
-  // Money rates may be fractions of a dollar: 50 → "$0.50".
-  return formatCents(cents);
+
+/** Bounds of what an application can state (not the law's figures: a typing error's guard). */
+export const MAX_FLOOR_AREA_SQFT = 10_000_000;
+export const MAX_SHEETS = 500;
+
+/**
+ * What an application must carry in this district, from its rulebook: whether plans are filed with
+ * it (SUL 602, 606 B; Huron III-2), whether the contractor comes from the district's approved list
+ * (SUL 601 A) or the applicant names who does the work (Huron keeps no list), whether sheets of
+ * plans are counted for the as-built deposit (SUL 606 B), whether a floor area is needed for a fee.
+ */
+export type ApplicationRequirements = {
+  plans: { required: boolean; section: string };
+  contractor: { fromApprovedList: boolean; section: string };
+  asBuiltDrawings: { required: boolean; copies: number | null; depositPerSheetCents: number | null; section: string };
+  floorAreaFee: boolean;
+};
+export function applicationRequirements(rb: Rulebook): ApplicationRequirements {
+  const copies = rb.entry("lateral.asBuiltCopies");
+  const deposit = moneyOf(rb, "lateral.asBuiltDepositPerSheet");
+  return {
+    plans: { required: rb.enabled("lateral.plansRequired"), section: rb.entry("lateral.plansRequired").section },
+    contractor: { fromApprovedList: rb.enabled("contractor.approvedListEnabled"), section: rb.entry("contractor.approvedListEnabled").section },
+    asBuiltDrawings: {
+      required: typeof copies.value === "number" && copies.value > 0,
+      copies: typeof copies.value === "number" ? copies.value : null,
+      depositPerSheetCents: deposit?.value ?? null,
+      section: copies.section,
+    },
+    floorAreaFee: moneyOf(rb, "lateral.fee.commercialPerSquareFoot") !== null,
+  };
 }
 
 /**
  * The fee lines of an application, computed from the rulebook in force on the submission date
- * (SUL 1212, 606 B): never from anything the browser sends. Throws CONFLICT when the district has
- * not set the fee (Huron's law states none).
+ * (SUL 1212, 606 B): never from anything the browser sends. A fee the district's law states no
+ * figure for, and its Board has not set, is no fee (Huron III-3: the owner bears the costs of the
+ * work): the application then has no lines and no payment step (docs/decisions/no-fee-means-no-fee.md).
  */
-export function computeFees(rb: Rulebook, a: { buildingUse: BuildingUse; floorAreaSqft: number | null; asBuiltSheets: number }): FeeLine[] {
+export function computeFees(rb: Rulebook, a: { buildingUse: BuildingUse; floorAreaSqft: number | null; asBuiltSheets: number | null }): FeeLine[] {
   const lines: FeeLine[] = [];
   if (a.buildingUse === "RESIDENTIAL") {
     const fee = moneyOf(rb, "lateral.fee.residential");
-    if (!fee) throw feeNotSet(rb, "lateral.fee.residential");
-    lines.push({ code: FEE_CODES.residential, label: fee.label, section: fee.section, amountCents: fee.value });
+    if (fee && fee.value > 0) lines.push({ code: FEE_CODES.residential, label: fee.label, section: fee.section, amountCents: fee.value });
   } else {
     const perFoot = moneyOf(rb, "lateral.fee.commercialPerSquareFoot");
-    if (!perFoot) throw feeNotSet(rb, "lateral.fee.commercialPerSquareFoot");
-    if (!a.floorAreaSqft || a.floorAreaSqft <= 0) throw new AppError("BAD_USER_INPUT", "Enter the building's floor area.", { floorAreaSqft: "Enter the floor area in square feet." });
-    lines.push({
-      code: FEE_CODES.floorArea,
-      label: `Inspection and administration fee, ${USE_WORDS[a.buildingUse]}: ${sqft(a.floorAreaSqft)} sq ft × ${rate(perFoot.value)}`,
-      section: perFoot.section,
-      amountCents: a.floorAreaSqft * perFoot.value,
-    });
+    if (perFoot && perFoot.value > 0) {
+      if (!a.floorAreaSqft || a.floorAreaSqft <= 0) throw new AppError("BAD_USER_INPUT", "Enter the building's floor area.", { floorAreaSqft: "Enter the floor area in square feet." });
+      lines.push({
+        code: FEE_CODES.floorArea,
+        label: `Inspection and administration fee, ${USE_WORDS[a.buildingUse]}: ${sqft(a.floorAreaSqft)} sq ft × ${formatCents(perFoot.value)}`,
+        section: perFoot.section,
+        amountCents: a.floorAreaSqft * perFoot.value,
+      });
+    }
   }
   const impact = moneyOf(rb, "lateral.impactFee");
   if (impact && impact.value > 0) lines.push({ code: FEE_CODES.impact, label: impact.label, section: impact.section, amountCents: impact.value });
   const deposit = moneyOf(rb, "lateral.asBuiltDepositPerSheet");
-  if (deposit && deposit.value > 0 && a.asBuiltSheets > 0)
+  const sheets = a.asBuiltSheets ?? 0;
+  if (applicationRequirements(rb).asBuiltDrawings.required && deposit && deposit.value > 0 && sheets > 0)
     lines.push({
       code: FEE_CODES.deposit,
-      label: `As-built drawing deposit, ${a.asBuiltSheets} ${a.asBuiltSheets === 1 ? "sheet" : "sheets"} × ${formatCents(deposit.value)} (refundable)`,
+      label: `As-built drawing deposit, ${sheets} ${sheets === 1 ? "sheet" : "sheets"} × ${formatCents(deposit.value)} (refundable)`,
       section: deposit.section,
-      amountCents: a.asBuiltSheets * deposit.value,
+      amountCents: sheets * deposit.value,
       refundable: true,
     });
   return lines;
 }
+
+/** The refundable part of the fees paid (the as-built deposit, SUL 606 B). */
+export const depositHeldCents = (lines: FeeLine[]): number => lines.filter((l) => l.refundable).reduce((sum, l) => sum + l.amountCents, 0);
 
 export type ChecklistItem = { key: string; label: string; requirement: string; section: string };
 
@@ -187,7 +202,7 @@ export function requestableKinds(required: InspectionKind[], inspections: Inspec
 
 /** What is due next on a permit, and by when, in the district's time zone. */
 export function nextStep(
-  p: { status: PermitStatus; feeTotalCents: number; paid: boolean; depositRefundDueCents: number },
+  p: { status: PermitStatus; feeTotalCents: number; paid: boolean; depositRefundDueCents: number; asBuiltRequired: boolean; depositHeldCents: number },
   inspections: InspectionLike[],
   required: InspectionKind[],
   timeZone: string,
@@ -198,7 +213,7 @@ export function nextStep(
     case "DRAFT":
       return { text: "Finish the application and submit it", ...none };
     case "SUBMITTED":
-      return p.paid
+      return p.paid || p.feeTotalCents === 0
         ? { text: "The District Operator reviews the application", ...none }
         : { text: `Pay the fees of ${formatCents(p.feeTotalCents)}; the permit is issued only once they are paid`, ...none };
     case "CHANGES_REQUESTED":
@@ -227,7 +242,9 @@ export function nextStep(
       return { text: "The District Operator accepts the connection", ...none };
     }
     case "CONNECTED":
-      return { text: "File the as-built (record) drawings; the deposit is refunded once they are approved", ...none };
+      // Where the law asks for no as-built drawings (Huron), an accepted connection is the end of the work.
+      if (!p.asBuiltRequired) return { text: null, ...none };
+      return { text: p.depositHeldCents > 0 ? "File the as-built (record) drawings; the deposit is refunded once they are approved" : "File the as-built (record) drawings", ...none };
     case "CLOSED":
       return p.depositRefundDueCents > 0 ? { text: `The Town Clerk refunds the as-built deposit of ${formatCents(p.depositRefundDueCents)}`, ...none } : { text: null, ...none };
     case "WITHDRAWN":

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clearMicroCache } from "../../api/graphql/micro-cache.js";
 import { addCalendarDays, dateIn } from "../../api/common/dates.js";
+import { resetClock, travelTo } from "../../api/common/clock.js";
 import { Client, DEMO, errorCode, startTestServer, type GqlResponse, type TestServer, isSessionBookkeeping } from "../harness.js";
 
 /**
@@ -209,7 +210,7 @@ describe("applying for a residential lateral permit (Lakeview, Sewer Use Law)", 
 
   it("adds the impact fee the Board sets, from the date it takes effect", async () => {
     const { changeRulebook } = await admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { id version } }`, {
-      i: { districtId: lakeview.id, changes: [{ key: "lateral.impactFee", value: 75000 }], effectiveDate: addCalendarDays(dateIn(TZ), 1), reason: "Board resolution 2026-12: impact fee" },
+      i: { districtId: lakeview.id, changes: [{ key: "lateral.impactFee", value: 75000 }], effectiveDate: addCalendarDays(dateIn(TZ), 1), reason: "Board resolution 2026-12: impact fee", resolutionNumber: "2026-12", resolutionAdoptedOn: dateIn(TZ) },
     });
     const a = await applicant();
     const today = (await a.c.ok(SUBMIT, { id: (await draft(a)).id })).submitLateralPermit;
@@ -224,7 +225,7 @@ describe("applying for a residential lateral permit (Lakeview, Sewer Use Law)", 
     // The earlier application keeps the fee and the version it was submitted under.
     expect((await a.c.ok(GET, { id: today.id })).lateralPermit.feeTotalCents).toBe(45000);
     await admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { id } }`, {
-      i: { districtId: lakeview.id, changes: [{ key: "lateral.impactFee", value: null }], effectiveDate: dateIn(TZ), reason: "Board rescinded the impact fee" },
+      i: { districtId: lakeview.id, changes: [{ key: "lateral.impactFee", value: null }], effectiveDate: dateIn(TZ), reason: "Board rescinded the impact fee", resolutionNumber: "2026-13", resolutionAdoptedOn: dateIn(TZ) },
     });
   });
 
@@ -319,13 +320,39 @@ describe("bad inputs", () => {
     expect(fields(r)).toEqual({ floorAreaSqft: "Enter the floor area of the commercial building: the fee is charged per square foot." });
   });
 
+  it("says what the limit is when a floor area or a count of sheets is too large, and accepts the limit itself", async () => {
+    const a = await applicant();
+    const big = fields(await a.c.gql(SAVE, { i: residential(a, { buildingUse: "COMMERCIAL", floorAreaSqft: 10_000_001, asBuiltSheets: 501 }) }));
+    expect(big.floorAreaSqft).toBe("Enter a floor area of at most 10,000,000 square feet; for a larger building, ask the District Operator.");
+    expect(big.asBuiltSheets).toBe("Enter at most 500 sheets; for a larger set of plans, ask the District Operator.");
+    const atLimit = await draft(a, { buildingUse: "COMMERCIAL", floorAreaSqft: 10_000_000, asBuiltSheets: 500 });
+    expect(atLimit).toMatchObject({ floorAreaSqft: 10_000_000, asBuiltSheets: 500 });
+  });
+
+  it("a plan uploaded with a form that is refused is not kept; with a form that is saved it is attached in the same step", async () => {
+    const a = await applicant();
+    const docs = async () => (await db().query(`SELECT count(*)::int AS n FROM document d JOIN app_user u ON u.id = d.owner_id WHERE u.email = $1`, [a.email]))[0].n;
+    const before = await docs();
+    const refused = await a.c.gql(SAVE, { i: residential(a, { zip: "1360", documentIds: [], newPlans: [{ filename: "plan.pdf", contentBase64: PDF }] }) });
+    expect(fields(refused)).toEqual({ zip: "Enter a ZIP code like 13600 or 13600-1234." });
+    // Refused inside the transaction too (another district's contractor is checked there): nothing kept.
+    const refusedLater = await a.c.gql(SAVE, { i: residential(a, { contractorId: "00000000-0000-4000-8000-000000000000", documentIds: [], newPlans: [{ filename: "plan.pdf", contentBase64: PDF }] }) });
+    expect(errorCode(refusedLater)).toBe("BAD_USER_INPUT");
+    expect(await docs()).toBe(before);
+    const notAFile = fields(await a.c.gql(SAVE, { i: residential(a, { documentIds: [], newPlans: [{ filename: "plan.pdf", contentBase64: Buffer.from("hello").toString("base64") }] }) }));
+    expect(notAFile).toEqual({ content: "Upload a PDF, PNG or JPEG file." });
+    const saved = await draft(a, { documentIds: [a.planId], newPlans: [{ filename: "second-sheet.pdf", contentBase64: PDF }] });
+    expect(saved.documents.map((d: any) => d.filename)).toEqual(["site-plan.pdf", "second-sheet.pdf"]);
+    expect(await docs()).toBe(before + 1);
+  });
+
   it("refuses the wrong class for the building, no plans, another person's plans, zero sheets, a bad ZIP", async () => {
     const a = await applicant();
     const other = await applicant();
     const mismatch = await a.c.gql(SUBMIT, { id: (await draft(a, { permitClass: "INDUSTRIAL" })).id });
     expect(Object.keys(fields(mismatch))).toEqual(["permitClass"]);
     const noPlans = await a.c.gql(SUBMIT, { id: (await draft(a, { documentIds: [] })).id });
-    expect(fields(noPlans)).toEqual({ documentIds: "Attach the plans and specifications (PDF, PNG or JPEG)." });
+    expect(fields(noPlans)).toEqual({ documentIds: "Attach the plans and specifications (PDF, PNG or JPEG; Sewer Use Law 602, 606 B)." });
     expect(fields(await a.c.gql(SAVE, { i: residential(a, { documentIds: [other.planId] }) }))).toEqual({ documentIds: "Attach plans from your own uploaded documents." });
     expect(Object.keys(fields(await a.c.gql(SUBMIT, { id: (await draft(a, { asBuiltSheets: 0 })).id })))).toEqual(["asBuiltSheets"]);
     expect(Object.keys(fields(await a.c.gql(SAVE, { i: residential(a, { zip: "1360" }) })))).toEqual(["zip"]);
@@ -341,8 +368,8 @@ describe("bad inputs", () => {
     expect(fields(r1).contractorId).toBe("This contractor cannot be chosen: The contractor is suspended: Worked without a permit on Lake Street");
     expect(fields(await a.c.gql(SUBMIT, { id: (await draft(a, { contractorId: applied })).id })).contractorId).toContain("waiting for the Clerk's decision");
     expect(fields(await a.c.gql(SUBMIT, { id: (await draft(a, { contractorId: expired })).id })).contractorId).toContain("The bond expired on");
-    const huronFirm = await contractor(huron.id, "Huron Drains");
-    expect(fields(await a.c.gql(SAVE, { i: residential(a, { contractorId: huronFirm }) })).contractorId).toContain("district's list");
+    const unknownFirm = "00000000-0000-4000-8000-000000000000";
+    expect(fields(await a.c.gql(SAVE, { i: residential(a, { contractorId: unknownFirm }) })).contractorId).toContain("district's list");
 
     // Suspended between submission and approval: the permit is not issued naming it.
     const lapsing = await contractor(lakeview.id, "Lapsing Diggers");
@@ -385,35 +412,122 @@ describe("bad inputs", () => {
   });
 });
 
-describe("Huron's rulebook", () => {
-  it("refuses submission while the Town Board has set no fee, citing the section", async () => {
-    const a = await applicant();
-    const huronFirm = await contractor(huron.id, "Bay Shore Plumbing");
-    const d = (await a.c.ok(SAVE, { i: residential(a, { districtId: huron.id, contractorId: huronFirm, city: "Huron", zip: "14500" }) })).saveLateralPermitDraft;
-    const r = await a.c.gql(SUBMIT, { id: d.id });
-    expect(errorCode(r)).toBe("CONFLICT");
-    expect(r.errors![0].message).toContain("The Town Board has not set the inspection and administration fee, residential");
-    expect(r.errors![0].message).toContain("(Huron III-2)");
-    expect((await a.c.ok(GET, { id: d.id })).lateralPermit).toMatchObject({ status: "DRAFT", paymentId: null });
+describe("Huron's homeowner (Huron III-1 to III-11): no fee, no contractor list, no as-built drawings", () => {
+  const huronHome = (over: Record<string, unknown> = {}) => ({
+    districtId: huron.id,
+    permitClass: "RESIDENTIAL_COMMERCIAL_INSTITUTIONAL",
+    buildingUse: "RESIDENTIAL",
+    workKind: "NEW_BUILDING",
+    streetNumber: "8",
+    street: "Bay Shore Road",
+    city: "Huron",
+    zip: "14500",
+    taxParcel: "55.1-2-3",
+    ownerName: "Robin Owner",
+    workDoneBy: "The owner, with Bay Shore Plumbing",
+    ...over,
   });
 
-  it("once the Board sets a fee: one line, no as-built deposit, and only the connection inspection", async () => {
-    const huronAdmin = await signedIn(DEMO.huronAdmin);
-    await huronAdmin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { id } }`, {
-      i: { districtId: huron.id, changes: [{ key: "lateral.fee.residential", value: 10000 }], effectiveDate: dateIn(TZ), reason: "Town Board resolution 2026-7 sets the permit fee" },
+  it("states what an application carries in each district, from the rulebook", async () => {
+    const Q = `query($s: String!) { lateralApplicationRequirements(districtSlug: $s) { plans { required section } approvedContractor { required section } asBuiltDrawings { required section copies depositPerSheetCents } floorArea } }`;
+    const anyone = new Client(srv.url);
+    expect((await anyone.ok(Q, { s: "huron" })).lateralApplicationRequirements).toEqual({
+      plans: { required: false, section: "Huron III-2" },
+      approvedContractor: { required: false, section: "Huron Article III" },
+      asBuiltDrawings: { required: false, section: "Huron Article III", copies: null, depositPerSheetCents: null },
+      floorArea: false,
     });
+    expect((await anyone.ok(Q, { s: "lakeview" })).lateralApplicationRequirements).toEqual({
+      plans: { required: true, section: "Sewer Use Law 602, 606 B" },
+      approvedContractor: { required: true, section: "Sewer Use Law 601 A" },
+      asBuiltDrawings: { required: true, section: "Sewer Use Law 606 B", copies: 4, depositPerSheetCents: 10000 },
+      floorArea: true,
+    });
+  });
+
+  it("applies with no plans, no contractor from a list and no sheets; the permit is issued with no payment step; the connection under supervision ends it", async () => {
     const a = await applicant();
-    const huronFirm = await contractor(huron.id, "Huron Sewer & Drain");
-    const d = (await a.c.ok(SAVE, { i: residential(a, { districtId: huron.id, contractorId: huronFirm, city: "Huron", zip: "14500" }) })).saveLateralPermitDraft;
+    const huronOperator = await signedIn(DEMO.huronOperator);
+    // What Huron's law does not ask for is refused, with the section, rather than silently kept.
+    const wrong = fields(await a.c.gql(SAVE, { i: huronHome({ contractorId: goodContractor, asBuiltSheets: 2 }) }));
+    expect(wrong.contractorId).toBe("Town of Huron Sewer District No. 1 keeps no list of approved contractors (Huron Article III): name who will do the work instead.");
+    expect(wrong.asBuiltSheets).toBe("Town of Huron Sewer District No. 1's law asks for no as-built drawings (Huron Article III), so sheets are not counted.");
+    // Who does the work is named by the owner or the owner's agent.
+    const unnamed = (await a.c.ok(SAVE, { i: huronHome({ workDoneBy: null }) })).saveLateralPermitDraft;
+    expect(fields(await a.c.gql(SUBMIT, { id: unnamed.id }))).toEqual({ workDoneBy: "Name who will do the work: the owner, or the plumber or contractor the owner hires." });
+
+    const d = (await a.c.ok(SAVE, { i: huronHome() })).saveLateralPermitDraft;
     const s = (await a.c.ok(SUBMIT, { id: d.id })).submitLateralPermit;
-    expect(s.feeLines).toEqual([{ code: "LATERAL_FEE_RESIDENTIAL", label: "Inspection and administration fee, residential", section: "Huron III-2", amountCents: 10000, refundable: false }]);
-    expect(s.requiredInspections.map((r: any) => [r.kind, r.section])).toEqual([["CONNECTION", "Huron III-10"]]);
-    expect(s.checklist.map((c: any) => [c.requirement, c.section])).toEqual([
+    expect(s).toMatchObject({ status: "SUBMITTED", feeLines: [], feeTotalCents: 0, paymentId: null, payment: null, documents: [], asBuiltSheets: null });
+    expect(s.nextStep.text).toBe("The District Operator reviews the application");
+    const [mail] = await emails(a.email, "lateral.submitted");
+    expect(mail.body_text).toContain("Town of Huron Sewer District No. 1 charges no fee for this permit.");
+    expect(mail.body_text).not.toContain("Pay online");
+    expect(await db().query(`SELECT 1 FROM payment WHERE payable_id = $1`, [d.id])).toEqual([]);
+
+    const issuedPermit = (await huronOperator.ok(APPROVE, { id: d.id })).approveLateralPermit;
+    expect(issuedPermit.status).toBe("APPROVED");
+    expect(issuedPermit.permitNumber).toMatch(/^HRN-LP-\d{4}-\d{4}$/);
+    expect(issuedPermit.requiredInspections.map((r: any) => [r.kind, r.section, r.requestable])).toEqual([["CONNECTION", "Huron III-10", true]]);
+    expect(issuedPermit.checklist.map((c: any) => [c.requirement, c.section])).toEqual([
       ["Inside diameter at least 4 inches", "Huron III-6"],
       ["Slope at least 1/4 inch per foot", "Huron III-6"],
       ["Cast iron soil pipe through the building wall and for at least 5 feet out", "Huron III-9"],
     ]);
-    expect(errorCode(await a.c.gql(REQUEST, { id: d.id, k: "TRENCH" }))).toBe("CONFLICT"); // not issued yet
+    expect(errorCode(await a.c.gql(REQUEST, { id: d.id, k: "TRENCH" }))).toBe("BAD_USER_INPUT");
+
+    // The applicant tells the Superintendent the building sewer is ready; the connection is made under supervision (Huron III-10).
+    const asked = (await a.c.ok(REQUEST, { id: d.id, k: "CONNECTION" })).requestInspection;
+    await huronOperator.ok(SCHEDULE, { i: { inspectionId: asked.id, scheduledFor: nextWeekday(10) } });
+    const done = (await huronOperator.ok(RECORD, { i: { inspectionId: asked.id, result: "PASSED" } })).recordInspectionResult;
+    expect(done.permit.status).toBe("CONNECTED");
+    const connected = (await a.c.ok(GET, { id: d.id })).lateralPermit;
+    expect(connected.nextStep.text).toBeNull();
+    const [accepted] = await emails(a.email, "lateral.connected");
+    expect(accepted.body_text).not.toContain("as-built");
+    const drawings = await huronOperator.gql(DRAWINGS, { id: d.id });
+    expect(errorCode(drawings)).toBe("CONFLICT");
+    expect(drawings.errors![0].message).toContain("asks for no as-built drawings (Huron Article III)");
+  });
+
+  it("a commercial building states no floor area where no fee is charged per square foot", async () => {
+    const a = await applicant();
+    const d = (await a.c.ok(SAVE, { i: huronHome({ buildingUse: "COMMERCIAL", floorAreaSqft: null }) })).saveLateralPermitDraft;
+    expect((await a.c.ok(SUBMIT, { id: d.id })).submitLateralPermit).toMatchObject({ feeTotalCents: 0, paymentId: null });
+  });
+
+  it("once the Board sets a fee, applications submitted from its effective date pay it; one submitted the day before does not", async () => {
+    const huronAdmin = await signedIn(DEMO.huronAdmin);
+    const today = dateIn(TZ);
+    const from = addCalendarDays(today, 10);
+    await huronAdmin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { id } }`, {
+      i: { districtId: huron.id, changes: [{ key: "lateral.fee.residential", value: 10000 }], effectiveDate: from, reason: "Town Board resolution 2026-7 sets the permit fee", resolutionNumber: "2026-7", resolutionAdoptedOn: today },
+    });
+    const noon = (day: string) => new Date(`${day}T17:00:00Z`); // noon in New York, standard or daylight time
+    try {
+      const before = await applicant();
+      travelTo(noon(addCalendarDays(from, -1)));
+      const dayBefore = (await before.c.ok(SUBMIT, { id: (await before.c.ok(SAVE, { i: huronHome() })).saveLateralPermitDraft.id })).submitLateralPermit;
+      expect(dayBefore).toMatchObject({ feeTotalCents: 0, paymentId: null });
+
+      travelTo(noon(from));
+      const after = await applicant();
+      const onTheDay = (await after.c.ok(SUBMIT, { id: (await after.c.ok(SAVE, { i: huronHome() })).saveLateralPermitDraft.id })).submitLateralPermit;
+      expect(onTheDay.feeLines).toEqual([{ code: "LATERAL_FEE_RESIDENTIAL", label: "Inspection and administration fee, residential", section: "Huron III-2", amountCents: 10000, refundable: false }]);
+      expect(onTheDay.payment).toMatchObject({ status: "PENDING", amountCents: 10000 });
+      expect(onTheDay.nextStep.text).toBe("Pay the fees of $100.00; the permit is issued only once they are paid");
+      // Still no as-built deposit: Huron's law asks for no drawings.
+      expect(errorCode(await (await signedIn(DEMO.huronOperator)).gql(APPROVE, { id: onTheDay.id }))).toBe("PAYMENT_REQUIRED");
+      await pay(after, onTheDay.paymentId);
+      expect((await (await signedIn(DEMO.huronOperator)).ok(APPROVE, { id: onTheDay.id })).approveLateralPermit.status).toBe("APPROVED");
+
+      // The application submitted before the fee stays without one, even when sent back and resubmitted.
+      const huronOperator = await signedIn(DEMO.huronOperator);
+      await huronOperator.ok(CHANGES, { id: dayBefore.id, n: "Show where the building sewer meets the street sewer." });
+      expect((await before.c.ok(SUBMIT, { id: dayBefore.id })).submitLateralPermit).toMatchObject({ feeTotalCents: 0, paymentId: null });
+    } finally {
+      resetClock();
+    }
   });
 });
 
