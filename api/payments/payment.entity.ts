@@ -11,6 +11,10 @@ export type PaymentLine = { code: string; label: string; section: string; amount
 /** Statuses in which money was received (a receipt exists). */
 export const RECEIVED_STATUSES: readonly PaymentStatus[] = ["PAID", "PARTIALLY_REFUNDED", "REFUNDED"];
 
+/** Money that arrived for a payment already cancelled (a checkout completed in the race), not yet all returned. */
+export const refundDue = (p: Pick<Payment, "cancelledAt" | "paidAt" | "refundedCents" | "amountCents">): boolean =>
+  p.cancelledAt !== null && p.paidAt !== null && p.refundedCents < p.amountCents;
+
 @Entity("payment")
 export class Payment {
   @PrimaryGeneratedColumn("uuid") id: string;
@@ -32,6 +36,9 @@ export class Payment {
   @Column("text", { name: "check_number", nullable: true }) checkNumber: string | null;
   @Column("text", { name: "receipt_number", nullable: true }) receiptNumber: string | null;
   @Column("timestamptz", { name: "paid_at", nullable: true }) paidAt: Date | null;
+  /** set when the payment was cancelled while pending; kept if a card payment completes after it (then refund due) */
+  @Column("timestamptz", { name: "cancelled_at", nullable: true }) cancelledAt: Date | null;
+  @Column("text", { name: "cancel_reason", nullable: true }) cancelReason: string | null;
   @Column("timestamptz", { name: "created_at", default: () => "now()" }) createdAt: Date;
   @Column("timestamptz", { name: "updated_at", default: () => "now()" }) updatedAt: Date;
 }
