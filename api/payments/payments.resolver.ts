@@ -45,6 +45,8 @@ export class PaymentType {
   @Field(() => ID) districtId: string;
   @Field(() => ID, { description: "The rulebook version the amounts came from" }) rulebookVersionId: string;
   @Field(() => Date) createdAt: Date;
+  @Field(() => Date, { nullable: true, description: "When it was cancelled while pending (kept if a card payment arrived after it)" }) cancelledAt: Date | null;
+  @Field(() => String, { nullable: true, description: 'Why it was cancelled, e.g. "The application was withdrawn."' }) cancelReason: string | null;
 }
 
 @ObjectType("PaymentPage")
@@ -120,7 +122,7 @@ export class PaymentsResolver {
   }
 
   @Access("CLERK", "ADMIN")
-  @Query(() => PaymentPage, { description: "Clerk or ADMIN: the district's payments, newest first" })
+  @Query(() => PaymentPage, { description: "Clerk or ADMIN: the district's payments, newest first; status filters by status, or REFUND_DUE for money received after cancellation" })
   districtPayments(
     @Arg("districtId", () => ID) districtId: string,
     @Ctx() ctx: Context,
@@ -208,6 +210,11 @@ export class PaymentsResolver {
   @FieldResolver(() => String, { description: "The payer's name" })
   async payerName(@Root() p: Payment, @Ctx() ctx: Context): Promise<string> {
     return (await ctx.loaders.user.load(p.payerId))?.displayName ?? "";
+  }
+
+  @FieldResolver(() => Boolean, { description: "Money arrived after the payment was cancelled and is not yet all returned: the Clerk refunds it" })
+  refundDue(@Root() p: Payment): boolean {
+    return payments.refundDue(p);
   }
 
   @FieldResolver(() => String, { nullable: true, description: "How it was paid, in words" })

@@ -15,10 +15,11 @@ import { sha256 } from "../common/tokens.js";
 import type { Config } from "../config.js";
 import { District } from "../districts/district.entity.js";
 import { isUuid } from "../documents/documents.service.js";
-import { enqueueEmail } from "../outbox/outbox.service.js";
-import { PAYMENT_STATUSES, Payment, RECEIVED_STATUSES, Refund, type PaymentLine, type PaymentMethod, type PaymentStatus } from "./payment.entity.js";
+import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
+import { enqueueEmail, enqueueEmails } from "../outbox/outbox.service.js";
+import { PAYMENT_STATUSES, Payment, RECEIVED_STATUSES, Refund, refundDue, type PaymentLine, type PaymentMethod, type PaymentStatus } from "./payment.entity.js";
 
-export { Payment, Refund };
+export { Payment, Refund, refundDue };
 export type { PaymentLine, PaymentStatus };
 
 /**
@@ -145,6 +146,94 @@ export async function createPayment(
 }
 
 // ---------------------------------------------------------------------------------------------
+// Cancelling (called by features when what was to be paid for is abandoned)
+
+/**
+ * Cancels the payable's PENDING payments inside the caller's transaction, with a reason kept on
+ * each (the payer reads it on the payment's page) and an audit entry each: a withdrawn or denied
+ * application, a cancelled load, a charge held or voided. A cancelled payment can no longer be
+ * paid (online, in the test checkout or at the counter). Paid payments are left as they are:
+ * whether their money goes back is the feature's decision.
+ *
+ * An open Stripe Checkout Session is closed by a job queued here, not by calling Stripe now: the
+ * caller's transaction may still roll back (the session would be closed for a payment still due)
+ * and Stripe's answer must not hold the row locks. Until the job runs the payer may still finish
+ * Stripe's page; the webhook then records the money as paid after cancellation and flags it for
+ * refund (settleCheckout), so a payment is never lost. The built-in test checkout is closed by the
+ * status change itself. Returns the payments cancelled.
+ */
+export async function cancelPendingPayments(
+  tx: EntityManager,
+  actor: Actor,
+  input: { payableType: string; payableId: string; reason: string },
+): Promise<Payment[]> {
+  const reason = String(input.reason ?? "").trim();
+  if (!reason || reason.length > 1000) throw new Error("a payment is cancelled with a reason of 1 to 1,000 characters");
+  const pending = await tx
+    .createQueryBuilder(Payment, "p")
+    .setLock("pessimistic_write")
+    .where("p.payable_type = :t AND p.payable_id = :id AND p.status = 'PENDING'", { t: input.payableType, id: input.payableId })
+    .orderBy("p.created_at", "ASC")
+    .getMany();
+  const now = clock.now();
+  const out: Payment[] = [];
+  for (const p of pending) {
+    await tx.update(Payment, { id: p.id }, { status: "CANCELLED", cancelledAt: now, cancelReason: reason, updatedAt: now });
+    const closeSession = p.provider === "stripe" && p.providerSessionId ? p.providerSessionId : null;
+    if (closeSession) await enqueueCheckoutExpiry(tx, p, closeSession);
+    await audit(tx, actor, {
+      action: "payment.cancelled",
+      entityType: "Payment",
+      entityId: p.id,
+      districtId: p.districtId,
+      reason,
+      details: { payableType: p.payableType, payableId: p.payableId, amountCents: p.amountCents, provider: p.provider, sessionId: p.providerSessionId, closeStripeSession: closeSession !== null },
+    });
+    out.push(await tx.findOneByOrFail(Payment, { id: p.id }));
+  }
+  return out;
+}
+
+export const EXPIRE_CHECKOUT_JOB = "payments.expire-checkout";
+
+/** Each server's configuration by its data source: the job below needs the Stripe keys (several servers may share a process in tests). */
+const jobConfigs = new WeakMap<DataSource, Config>();
+export function configurePaymentJobs(ds: DataSource, config: Config): void {
+  jobConfigs.set(ds, config);
+}
+
+async function enqueueCheckoutExpiry(tx: EntityManager, p: Payment, sessionId: string): Promise<void> {
+  await enqueueJob(tx, { name: EXPIRE_CHECKOUT_JOB, payload: { paymentId: p.id, sessionId }, singletonKey: `${EXPIRE_CHECKOUT_JOB}:${sessionId}`, maxAttempts: 10 });
+}
+
+/**
+ * Closes the Stripe Checkout Session of a cancelled payment (checkout.sessions.expire), after the
+ * cancelling transaction committed. A session no longer open was paid meanwhile (the webhook
+ * records that as paid after cancellation) or had lapsed; either way there is nothing to close.
+ * Network and Stripe server errors throw, so the queue retries with backoff.
+ */
+registerJobHandler(EXPIRE_CHECKOUT_JOB, async (ds, payload: { paymentId: string; sessionId: string }, log) => {
+  const config = jobConfigs.get(ds);
+  if (!config?.stripe) {
+    log.warn({ ...payload }, "Stripe is not configured: the cancelled payment's checkout session is left to lapse (24 hours); a payment on it is still recorded");
+    return;
+  }
+  const stripe = stripeClient(config);
+  let status: string | null;
+  try {
+    status = (await stripe.checkout.sessions.expire(payload.sessionId)).status;
+  } catch (e) {
+    if (!(e instanceof Stripe.errors.StripeInvalidRequestError)) throw e;
+    status = (await stripe.checkout.sessions.retrieve(payload.sessionId)).status;
+  }
+  if (status === "complete") log.warn({ ...payload }, "the payer completed the checkout before it could be closed; the webhook records it as paid after cancellation");
+  const [p] = await ds.query(`SELECT district_id FROM payment WHERE id = $1`, [payload.paymentId]);
+  await ds.transaction((tx) =>
+    audit(tx, { userId: null }, { action: "payment.checkout_closed", entityType: "Payment", entityId: payload.paymentId, districtId: p?.district_id ?? null, details: { sessionId: payload.sessionId, sessionStatus: status } }),
+  );
+});
+
+// ---------------------------------------------------------------------------------------------
 // Reading
 
 export async function paymentsFor(ds: DataSource | EntityManager, payableType: string, payableId: string): Promise<Payment[]> {
@@ -154,11 +243,12 @@ export async function paymentsFor(ds: DataSource | EntityManager, payableType: s
 /**
  * Whether everything charged for the payable is paid: at least one payment received and none still
  * pending. Every line of a payment, non-refundable and refundable, is paid together; a deposit later
- * returned (SUL 606 B) still counts as paid.
+ * returned (SUL 606 B) still counts as paid. Money that arrived after its payment was cancelled
+ * does not count: it is owed back to the payer (see cancelPendingPayments).
  */
 export async function isPaid(ds: DataSource | EntityManager, payableType: string, payableId: string): Promise<boolean> {
   const [row] = await ds.query(
-    `SELECT count(*) FILTER (WHERE status IN ('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED'))::int AS received,
+    `SELECT count(*) FILTER (WHERE status IN ('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED') AND cancelled_at IS NULL)::int AS received,
             count(*) FILTER (WHERE status = 'PENDING')::int AS pending
        FROM payment WHERE payable_type = $1 AND payable_id = $2`,
     [payableType, payableId],
@@ -179,6 +269,9 @@ export async function myPayments(ds: DataSource, viewer: Viewer, first = 50): Pr
   return ds.getRepository(Payment).find({ where: { payerId: viewer.userId }, order: { createdAt: "DESC", id: "DESC" }, take: pageSize(first) });
 }
 
+/** The ledger's filter for money received after its payment was cancelled and not yet returned. */
+export const REFUND_DUE = "REFUND_DUE";
+
 /**
  * The district's ledger for its CLERK or ADMIN, newest first, keyset-paginated on (created_at, id)
  * with the cursor kept to the microsecond (the index payment_district_created serves it).
@@ -198,8 +291,9 @@ export async function districtPayments(
     .orderBy("p.created_at", "DESC")
     .addOrderBy("p.id", "DESC")
     .limit(first + 1);
-  if (f.status) {
-    if (!PAYMENT_STATUSES.includes(f.status as PaymentStatus)) throw badInput({ status: `Use one of ${PAYMENT_STATUSES.join(", ")}.` });
+  if (f.status === REFUND_DUE) q.andWhere("p.cancelled_at IS NOT NULL AND p.paid_at IS NOT NULL AND p.refunded_cents < p.amount_cents");
+  else if (f.status) {
+    if (!PAYMENT_STATUSES.includes(f.status as PaymentStatus)) throw badInput({ status: `Use one of ${PAYMENT_STATUSES.join(", ")} or ${REFUND_DUE}.` });
     q.andWhere("p.status = :s", { s: f.status });
   }
   if (f.before) {
@@ -253,9 +347,12 @@ async function lockPayment(tx: EntityManager, id: string): Promise<Payment | nul
 
 function requirePending(p: Payment) {
   if (p.status === "PENDING") return;
-  if (p.status === "CANCELLED") throw conflict("This payment was cancelled; nothing is due.");
+  if (p.status === "CANCELLED") throw cancelledError(p);
   throw conflict(`This payment is already paid (receipt ${p.receiptNumber}).`);
 }
+
+const cancelledError = (p: Pick<Payment, "cancelReason">) =>
+  conflict(`This payment was cancelled: ${(p.cancelReason ?? "").replace(/[\s.]+$/, "") || "no reason was given"}. Nothing is due.`);
 
 const testCheckoutUrl = (sessionId: string) => `/payments/test-checkout/${sessionId}`;
 
@@ -311,14 +408,18 @@ async function startStripeCheckout(ds: DataSource, config: Config, actor: Actor,
   // 2. A session already exists: send the browser back to it while it is open.
   if (state.sessionId) {
     const existing = await stripe.checkout.sessions.retrieve(state.sessionId);
-    if (existing.status === "open" && existing.url) return { url: existing.url, provider: "stripe" };
+    if (existing.status === "open" && existing.url) {
+      // Cancelled while Stripe answered: the cancellation's job closes this session; do not send the payer to it.
+      const now = await ds.getRepository(Payment).findOneByOrFail({ id: paymentId });
+      if (now.status === "CANCELLED") throw cancelledError(now);
+      return { url: existing.url, provider: "stripe" };
+    }
     if (existing.status === "complete") return { url: `${config.publicUrl}/payments/${paymentId}/done`, provider: "stripe" };
     if (attempt > 0) throw new Error(`Stripe checkout session ${state.sessionId} is ${existing.status} right after being made`);
     // Expired (Stripe sessions last 24 hours): forget it and make a new one under a new key.
     await ds.transaction(async (tx) => {
       const p = (await lockPayment(tx, paymentId))!;
-      if (p.status === "PENDING" && p.providerSessionId === state.sessionId)
-        await tx.update(Payment, { id: p.id }, { providerSessionId: null, idempotencyKey: nextCheckoutKey(p.id, p.idempotencyKey), updatedAt: clock.now() });
+      await forgetExpiredSession(tx, p, state.sessionId!, actor, { noticedBy: "startCheckout" });
     });
     return startStripeCheckout(ds, config, actor, paymentId, attempt + 1);
   }
@@ -343,13 +444,34 @@ async function startStripeCheckout(ds: DataSource, config: Config, actor: Actor,
   if (!session.url) throw new Error(`Stripe checkout session ${session.id} has no url`);
 
   // 4. Remember the session (the webhook finds the payment by it).
-  await ds.transaction(async (tx) => {
+  const cancelled = await ds.transaction(async (tx) => {
     const cur = (await lockPayment(tx, paymentId))!;
-    if (cur.providerSessionId === session.id || cur.status !== "PENDING" || cur.idempotencyKey !== state.key || cur.providerSessionId) return;
+    if (cur.status === "CANCELLED") {
+      // Cancelled while the session was being made (its id was not stored, so the cancellation
+      // could not close it): close it now, through the same job.
+      await enqueueCheckoutExpiry(tx, cur, session.id);
+      return cur;
+    }
+    if (cur.providerSessionId === session.id || cur.status !== "PENDING" || cur.idempotencyKey !== state.key || cur.providerSessionId) return null;
     await tx.update(Payment, { id: cur.id }, { providerSessionId: session.id, updatedAt: clock.now() });
     await audit(tx, actor, { action: "payment.checkout_started", entityType: "Payment", entityId: cur.id, districtId: cur.districtId, details: { provider: "stripe", sessionId: session.id } });
+    return null;
   });
+  if (cancelled) throw cancelledError(cancelled);
   return { url: session.url, provider: "stripe" };
+}
+
+/**
+ * A Stripe session of a pending payment has expired (after 24 hours, or closed by us): forget it
+ * and move the idempotency key on, so the next Pay makes a fresh session instead of Stripe
+ * replaying the expired one. Nothing changes when the payment holds another session or is no
+ * longer pending. The caller holds the payment's row lock.
+ */
+async function forgetExpiredSession(tx: EntityManager, p: Payment, sessionId: string, actor: Actor, details: Record<string, unknown>): Promise<boolean> {
+  if (p.status !== "PENDING" || p.provider !== "stripe" || p.providerSessionId !== sessionId) return false;
+  await tx.update(Payment, { id: p.id }, { providerSessionId: null, idempotencyKey: nextCheckoutKey(p.id, p.idempotencyKey), updatedAt: clock.now() });
+  await audit(tx, actor, { action: "payment.checkout_expired", entityType: "Payment", entityId: p.id, districtId: p.districtId, details: { ...details, sessionId } });
+  return true;
 }
 
 export type SettleInput = {
@@ -371,7 +493,7 @@ export type SettleInput = {
   publicUrl?: string;
   log?: Logger;
 };
-export type SettleOutcome = "duplicate_event" | "unknown_session" | "amount_mismatch" | "already_settled" | "paid";
+export type SettleOutcome = "duplicate_event" | "unknown_session" | "amount_mismatch" | "already_settled" | "paid" | "paid_after_cancel" | "cancelled";
 
 /**
  * Applies a completed checkout: the one path by which a card payment becomes PAID, used by the
@@ -379,7 +501,8 @@ export type SettleOutcome = "duplicate_event" | "unknown_session" | "amount_mism
  *   1. locks the payment by its checkout session (FOR UPDATE);
  *   2. records the provider event in payment_event (a repeated event stops here);
  *   3. refuses an amount or currency that differs from the payment's (audited, status unchanged);
- *   4. ignores a payment that is no longer PENDING (repeated or out-of-order events);
+ *   4. ignores a payment that is no longer PENDING (repeated or out-of-order events), except a
+ *      CANCELLED one paid at Stripe after all: that money is receipted and flagged for refund;
  *   5. marks it PAID with a receipt number, calls the payable's onPaid, audits, and queues the receipt.
  */
 export async function settleCheckout(tx: EntityManager, input: SettleInput): Promise<{ outcome: SettleOutcome; paymentId: string | null }> {
@@ -400,6 +523,30 @@ export async function settleCheckout(tx: EntityManager, input: SettleInput): Pro
   }
   const actor = input.actor ?? { userId: null };
   const details = { provider: input.provider, eventId: input.eventId, sessionId: input.sessionId, amountTotal: input.amountTotal, currency: input.currency };
+  const amountMatches = input.amountTotal === p.amountCents && (input.currency ?? "").toLowerCase() === p.currency;
+
+  if (p.status === "CANCELLED") {
+    // The test checkout is ours and closed with the cancellation, in its transaction: nothing was paid.
+    if (input.provider === "test") return { outcome: "cancelled", paymentId: p.id };
+    // The payer finished Stripe's page while the payable was abandoned (the session could not be
+    // closed inside that transaction, and may have been paid before the job closed it). The money
+    // is real: it gets a receipt like any payment and is flagged for the Clerk to refund in full;
+    // the payable is not told (its onPaid is not called), as it was withdrawn or cancelled.
+    if (!amountMatches) return amountMismatch(tx, p, actor, details, log);
+    log?.error({ paymentId: p.id, ...details }, "a checkout completed for a cancelled payment; recorded as paid after cancellation, the Clerk should refund it");
+    await markPaid(tx, p, {
+      provider: input.provider,
+      method: "card",
+      checkNumber: null,
+      sessionId: input.sessionId,
+      paymentIntent: input.paymentIntent,
+      actor,
+      publicUrl: input.publicUrl,
+      details: { eventId: input.eventId, sessionId: input.sessionId },
+      afterCancel: true,
+    });
+    return { outcome: "paid_after_cancel", paymentId: p.id };
+  }
 
   if (p.status !== "PENDING") {
     // The same checkout again (or an older event after a newer one): nothing to do. A different
@@ -411,17 +558,7 @@ export async function settleCheckout(tx: EntityManager, input: SettleInput): Pro
     return { outcome: "already_settled", paymentId: p.id };
   }
 
-  if (input.amountTotal !== p.amountCents || (input.currency ?? "").toLowerCase() !== p.currency) {
-    log?.error({ paymentId: p.id, expected: p.amountCents, ...details }, "checkout amount differs from the payment; not marked paid");
-    await audit(tx, actor, {
-      action: "payment.amount_mismatch",
-      entityType: "Payment",
-      entityId: p.id,
-      districtId: p.districtId,
-      details: { ...details, expectedCents: p.amountCents, expectedCurrency: p.currency },
-    });
-    return { outcome: "amount_mismatch", paymentId: p.id };
-  }
+  if (!amountMatches) return amountMismatch(tx, p, actor, details, log);
 
   await markPaid(tx, p, {
     provider: input.provider,
@@ -434,6 +571,38 @@ export async function settleCheckout(tx: EntityManager, input: SettleInput): Pro
     details: { eventId: input.eventId, sessionId: input.sessionId },
   });
   return { outcome: "paid", paymentId: p.id };
+}
+
+async function amountMismatch(tx: EntityManager, p: Payment, actor: Actor, details: Record<string, unknown>, log?: Logger): Promise<{ outcome: "amount_mismatch"; paymentId: string }> {
+  log?.error({ paymentId: p.id, expected: p.amountCents, ...details }, "checkout amount differs from the payment; not marked paid");
+  await audit(tx, actor, {
+    action: "payment.amount_mismatch",
+    entityType: "Payment",
+    entityId: p.id,
+    districtId: p.districtId,
+    details: { ...details, expectedCents: p.amountCents, expectedCurrency: p.currency },
+  });
+  return { outcome: "amount_mismatch", paymentId: p.id };
+}
+
+/**
+ * Stripe's checkout.session.expired: the payer left the session unpaid until it lapsed (24 hours),
+ * or we closed it. A pending payment stays PENDING (the payer may still pay) and forgets the
+ * session, so the next Pay makes a fresh one. A cancelled or paid payment, or a session the
+ * payment no longer holds, changes nothing. Deduplicated like settleCheckout, in the caller's
+ * transaction.
+ */
+export async function expireCheckout(
+  tx: EntityManager,
+  input: { eventId: string; type?: string; sessionId: string; log?: Logger },
+): Promise<{ outcome: "duplicate_event" | "unknown_session" | "checkout_expired" | "unchanged"; paymentId: string | null }> {
+  const p = await tx.createQueryBuilder(Payment, "p").setLock("pessimistic_write").where("p.provider_session_id = :s", { s: input.sessionId }).getOne();
+  const fresh = await recordProviderEvent(tx, input.eventId, input.type ?? "checkout.session.expired", input.sessionId, p?.id ?? null);
+  if (!fresh) return { outcome: "duplicate_event", paymentId: p?.id ?? null };
+  if (!p) return { outcome: "unknown_session", paymentId: null };
+  const changed = await forgetExpiredSession(tx, p, input.sessionId, { userId: null }, { eventId: input.eventId, noticedBy: "webhook" });
+  if (changed) input.log?.info({ paymentId: p.id, sessionId: input.sessionId }, "checkout session expired unpaid; the payment stays pending and the next Pay makes a new session");
+  return { outcome: changed ? "checkout_expired" : "unchanged", paymentId: p.id };
 }
 
 /**
@@ -474,7 +643,8 @@ export async function completeTestCheckout(
   const p = await testCheckoutSession(ds, config, viewer, sessionId);
   if (outcome !== "PAY" && outcome !== "CANCEL") throw badInput({ outcome: 'Use "PAY" or "CANCEL".' });
   if (outcome === "PAY") {
-    await ds.transaction((tx) =>
+    if (p.status === "CANCELLED") throw cancelledError(p);
+    const r = await ds.transaction((tx) =>
       settleCheckout(tx, {
         provider: "test",
         eventId: `test_evt_${randomBytes(16).toString("hex")}`,
@@ -487,6 +657,8 @@ export async function completeTestCheckout(
         log: meta.log,
       }),
     );
+    // Cancelled between the check above and the row lock.
+    if (r.outcome === "cancelled") throw cancelledError(await ds.getRepository(Payment).findOneByOrFail({ id: p.id }));
   }
   return ds.getRepository(Payment).findOneOrFail({ where: { id: p.id } });
 }
@@ -524,6 +696,8 @@ async function markPaid(
     actor: Actor;
     publicUrl?: string;
     details: Record<string, unknown>;
+    /** the payment was cancelled before this money arrived: receipt it, do not apply it to the payable, flag it for refund */
+    afterCancel?: boolean;
   },
 ): Promise<Payment> {
   const district = await tx.findOneOrFail(District, { where: { id: p.districtId } });
@@ -545,16 +719,51 @@ async function markPaid(
     },
   );
   const paid = await tx.findOneOrFail(Payment, { where: { id: p.id } });
-  await payableHandler(paid.payableType).onPaid(tx, paid);
+  if (!how.afterCancel) await payableHandler(paid.payableType).onPaid(tx, paid);
   await audit(tx, how.actor, {
-    action: "payment.paid",
+    action: how.afterCancel ? "payment.paid_after_cancel" : "payment.paid",
     entityType: "Payment",
     entityId: paid.id,
     districtId: paid.districtId,
-    details: { ...how.details, provider: how.provider, method: how.method, checkNumber: how.checkNumber, amountCents: paid.amountCents, receiptNumber },
+    reason: how.afterCancel ? paid.cancelReason : null,
+    details: {
+      ...how.details,
+      provider: how.provider,
+      method: how.method,
+      checkNumber: how.checkNumber,
+      amountCents: paid.amountCents,
+      receiptNumber,
+      ...(how.afterCancel ? { cancelledAt: paid.cancelledAt, refundDue: true } : {}),
+    },
   });
   await enqueueReceiptEmail(tx, paid, district, how.publicUrl);
+  if (how.afterCancel) await tellClerksRefundDue(tx, paid, district, how.publicUrl);
   return paid;
+}
+
+/** The district's Clerks learn that money arrived for a cancelled payment and is to be returned. */
+async function tellClerksRefundDue(tx: EntityManager, p: Payment, district: District, publicUrl?: string): Promise<void> {
+  const clerks: { id: string; email: string }[] = await tx.query(
+    `SELECT u.id, u.email FROM staff_role s JOIN app_user u ON u.id = s.user_id WHERE s.district_id = $1 AND s.role = 'CLERK' ORDER BY u.email`,
+    [p.districtId],
+  );
+  const title = await payableHandler(p.payableType).title(p.payableId, tx);
+  await enqueueEmails(
+    tx,
+    clerks.map((c) => ({
+      to: c.email,
+      recipientId: c.id,
+      districtId: p.districtId,
+      kind: "payment.refund_due",
+      subject: `Refund due: ${formatCents(p.amountCents)} paid after cancellation (receipt ${p.receiptNumber})`,
+      body: [
+        `A card payment of ${formatCents(p.amountCents)} to ${district.name} for ${title} arrived after the payment was cancelled (${p.cancelReason}).`,
+        `It has receipt ${p.receiptNumber} and was not applied to the application. Refund it in full from the payments ledger.`,
+        ...(publicUrl ? ["", `${publicUrl}/staff/payments?districtId=${p.districtId}&status=${REFUND_DUE}`] : []),
+        "",
+      ].join("\n"),
+    })),
+  );
 }
 
 /** "April 3, 2026" in the district's time zone. */
@@ -587,6 +796,9 @@ async function enqueueReceiptEmail(tx: EntityManager, p: Payment, district: Dist
     ...p.lines.map(receiptLine),
     `Total paid: ${formatCents(p.amountCents)}`,
     `${describeMethod(p)}.`,
+    ...(p.cancelledAt
+      ? ["", `This payment was cancelled before your card payment reached us (${p.cancelReason}). Nothing was due, so ${district.name} returns the full amount; you will receive a refund receipt.`]
+      : []),
     "",
     `${district.name}`,
     `${district.address}`,
@@ -670,10 +882,12 @@ function checkRefund(p: Payment, refunds: Refund[], codes: string[]): { amountCe
   const refunded = new Map<string, string>();
   for (const r of refunds) for (const c of r.lineCodes) refunded.set(c, r.receiptNumber);
   const lines: PaymentLine[] = [];
+  // Money paid after its payment was cancelled was never due: every line of it goes back.
+  const allLines = p.cancelledAt !== null;
   for (const code of codes) {
     const line = p.lines.find((l) => l.code === code);
     if (!line) throw badInput({ lineCodes: `This payment has no line "${code}".` });
-    if (!line.refundable)
+    if (!line.refundable && !allLines)
       throw badInput({ lineCodes: `${line.label} (${line.section}) is not refundable; only a deposit is returned.` }, "Only refundable lines can be refunded.");
     if (refunded.has(code)) throw conflict(`${line.label} was already refunded (receipt ${refunded.get(code)}).`, { lineCodes: "Already refunded." });
     lines.push(line);

@@ -4,16 +4,22 @@ import type Stripe from "stripe";
 import type { DataSource } from "typeorm";
 import type { Config } from "../config.js";
 import { clearMicroCache } from "../graphql/micro-cache.js";
-import { recordProviderEvent, settleCheckout, stripeClient, type SettleOutcome } from "./payments.service.js";
+import { configurePaymentJobs, expireCheckout, recordProviderEvent, settleCheckout, stripeClient, type SettleOutcome } from "./payments.service.js";
 
 /** Session events that mean the money is in: card payments complete at once, others later. */
 const PAID_EVENTS = new Set(["checkout.session.completed", "checkout.session.async_payment_succeeded"]);
 
 /**
- * What an event does. Completed and paid checkout sessions are applied by settleCheckout; every
- * other event is only remembered (so a repeat is recognised) and otherwise ignored.
+ * What an event does. Completed and paid checkout sessions are applied by settleCheckout; an
+ * expired session (the payer abandoned the checkout) is forgotten by expireCheckout, the payment
+ * staying due; every other event is only remembered (so a repeat is recognised) and otherwise ignored.
  */
-export async function handleStripeEvent(ds: DataSource, config: Config, log: Logger, event: Stripe.Event): Promise<SettleOutcome | "ignored" | "duplicate_event"> {
+export async function handleStripeEvent(
+  ds: DataSource,
+  config: Config,
+  log: Logger,
+  event: Stripe.Event,
+): Promise<SettleOutcome | "ignored" | "duplicate_event" | "checkout_expired" | "unchanged"> {
   if (PAID_EVENTS.has(event.type)) {
     const s = event.data.object as Stripe.Checkout.Session;
     if (s.object === "checkout.session" && s.payment_status === "paid") {
@@ -34,6 +40,13 @@ export async function handleStripeEvent(ds: DataSource, config: Config, log: Log
       return r.outcome;
     }
   }
+  if (event.type === "checkout.session.expired") {
+    const s = event.data.object as Stripe.Checkout.Session;
+    if (s.object === "checkout.session" && typeof s.id === "string") {
+      const r = await ds.transaction((tx) => expireCheckout(tx, { eventId: event.id, type: event.type, sessionId: s.id, log }));
+      return r.outcome === "unknown_session" ? "ignored" : r.outcome;
+    }
+  }
   const obj = event.data?.object as { object?: string; id?: string } | undefined;
   const sessionId = obj?.object === "checkout.session" && typeof obj.id === "string" ? obj.id : null;
   const fresh = await ds.transaction((tx) => recordProviderEvent(tx, event.id, event.type, sessionId));
@@ -47,6 +60,8 @@ export async function handleStripeEvent(ds: DataSource, config: Config, log: Log
  */
 export function registerStripeWebhook(app: express.Express, opts: { ds: DataSource; config: Config; log: Logger }) {
   const { ds, config, log } = opts;
+  // The job that closes a cancelled payment's checkout calls Stripe with this server's keys.
+  configurePaymentJobs(ds, config);
   app.post("/webhooks/stripe", express.raw({ type: "application/json", limit: "512kb" }), async (req, res) => {
     res.set("Cache-Control", "no-store");
     if (!config.stripe) return res.status(404).type("text/plain").send("Stripe is not configured on this portal.");
