@@ -14,7 +14,7 @@ import { rulebookById, rulebookOn, type Rulebook } from "../districts/districts.
 import { isUuid, registerDocumentAccess } from "../documents/documents.service.js";
 import { Organization } from "../organizations/organization.entity.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
-import { Payment, createPayment, registerPayable } from "../payments/payments.service.js";
+import { Payment, cancelPendingPayments, createPayment, registerPayable } from "../payments/payments.service.js";
 import {
   ACTION_KINDS,
   Charge,
@@ -477,7 +477,7 @@ export async function filePetition(
     // The fine is not collected while the petition is decided: hold its charge, cancel a checkout not yet paid.
     const charge = await tx.findOneBy(Charge, { actionId: a.id });
     if (charge?.status === "OPEN") {
-      await cancelPendingPayment(tx, viewer, charge, meta.requestId);
+      await cancelPendingPayment(tx, viewer, charge, "A petition against the fine was filed; nothing is due until it is decided.", meta.requestId);
       await tx.update(Charge, { id: charge.id }, { status: "HELD", paymentId: null, updatedAt: clock.now() });
     }
     await audit(tx, actorOf(viewer, meta.requestId), {
@@ -531,11 +531,9 @@ function requireDecider(viewer: Viewer, p: Petition) {
   if (p.addressedTo === "DISTRICT_OPERATOR" && !hasRole(viewer, "OPERATOR", p.districtId)) throw forbidden("Only the District Operator decides a petition about a water severance (Sewer Use Law 1108).");
 }
 
-async function cancelPendingPayment(tx: EntityManager, viewer: Viewer | null, charge: Charge, requestId?: string) {
-  if (!charge.paymentId) return;
-  const r = await tx.update(Payment, { id: charge.paymentId, status: "PENDING" }, { status: "CANCELLED", updatedAt: clock.now() });
-  if (r.affected)
-    await audit(tx, { userId: viewer?.userId ?? null, requestId }, { action: "payment.cancelled", entityType: "Payment", entityId: charge.paymentId, districtId: charge.districtId, reason: "The charge changed before it was paid." });
+/** Cancels the charge's payment not yet paid (payments closes its card checkout and audits it). */
+async function cancelPendingPayment(tx: EntityManager, viewer: Viewer | null, charge: Charge, reason: string, requestId?: string) {
+  await cancelPendingPayments(tx, { userId: viewer?.userId ?? null, requestId }, { payableType: CHARGE_PAYABLE, payableId: charge.id, reason });
 }
 
 /**
@@ -572,8 +570,19 @@ async function applyOutcome(
   }
   await tx.update(EnforcementAction, { id: a.id }, patch as any);
   if (charge && charge.status !== "PAID" && charge.status !== "CANCELLED") {
-    await cancelPendingPayment(tx, viewer, charge, requestId);
-    if (outcome === "FINAL" || outcome === "MODIFIED")
+    const billedAnew = outcome === "FINAL" || outcome === "MODIFIED";
+    await cancelPendingPayment(
+      tx,
+      viewer,
+      charge,
+      billedAnew
+        ? "The decision on the petition bills the charge anew; a new payment replaces this one."
+        : outcome === "RECONNECTED"
+          ? "The decision on the petition ended the charge; nothing is due."
+          : `The fine was ${outcome.toLowerCase()} on petition; nothing is due.`,
+      requestId,
+    );
+    if (billedAnew)
       await tx.update(Charge, { id: charge.id }, { status: "OPEN", amountCents: patch.fineTotalCents ?? charge.amountCents, billedOn: today, paymentId: null, updatedAt: clock.now() });
     else await tx.update(Charge, { id: charge.id }, { status: "CANCELLED", paymentId: null, updatedAt: clock.now() });
   }
@@ -845,7 +854,8 @@ export async function payCharge(ds: DataSource, viewer: Viewer, chargeId: string
     if (c.paymentId) {
       const existing = await tx.findOneBy(Payment, { id: c.paymentId });
       if (existing?.status === "PENDING" && existing.amountCents === s.totalCents && existing.payerId === payerId) return existing;
-      await cancelPendingPayment(tx, viewer, c, meta.requestId);
+      const why = existing && existing.amountCents !== s.totalCents ? "The amount due changed (penalty and interest to date)" : "The charge is to be paid by another person";
+      await cancelPendingPayment(tx, viewer, c, `${why}; a new payment replaces this one.`, meta.requestId);
     }
     const payment = await createPayment(tx, actorOf(viewer, meta.requestId), {
       districtId: c.districtId,

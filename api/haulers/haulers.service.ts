@@ -14,7 +14,7 @@ import { registerJobHandler } from "../jobs/queue.js";
 import { Organization } from "../organizations/organization.entity.js";
 import { roleIn } from "../organizations/organizations.service.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
-import { createPayment, isPaid, registerPayable, type Payment } from "../payments/payments.service.js";
+import { cancelPendingPayments, createPayment, isPaid, registerPayable, type Payment } from "../payments/payments.service.js";
 import {
   HaulerLicense,
   HaulerLoad,
@@ -946,6 +946,9 @@ export async function decideLoad(
     const refundDue = load.feeCents > 0 && paid && input.refund !== false;
     Object.assign(load, { status: "REFUSED", refusalReason: reason, refundDue, decidedAt: clock.now(), decidedById: viewer.userId, updatedAt: clock.now() });
     await tx.save(load);
+    // A refused load is not dumped: its dumping fee, if not paid yet, is no longer due.
+    if (load.paymentId && !paid)
+      await cancelPendingPayments(tx, actorOf(viewer, meta.requestId), { payableType: LOAD_PAYABLE, payableId: load.id, reason: `The District Operator refused the load: ${reason}` });
     await audit(tx, actorOf(viewer, meta.requestId), {
       action: "hauler.load_refused",
       entityType: "HaulerLoad",
@@ -983,6 +986,12 @@ export async function cancelLoad(ds: DataSource, viewer: Viewer, input: { id: st
     const refundDue = load.feeCents > 0 && paid;
     Object.assign(load, { status: "CANCELLED", refusalReason: reason ? `Cancelled by the hauler: ${reason}` : "Cancelled by the hauler.", refundDue, updatedAt: clock.now() });
     await tx.save(load);
+    if (load.paymentId && !paid)
+      await cancelPendingPayments(tx, actorOf(viewer, meta.requestId), {
+        payableType: LOAD_PAYABLE,
+        payableId: load.id,
+        reason: `The hauling company cancelled the load${reason ? `: ${reason}` : "."}`,
+      });
     await audit(tx, actorOf(viewer, meta.requestId), {
       action: "hauler.load_cancelled",
       entityType: "HaulerLoad",

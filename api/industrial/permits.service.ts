@@ -12,7 +12,7 @@ import { districtCode } from "../districts/district-code.js";
 import { isUuid, registerDocumentAccess } from "../documents/documents.service.js";
 import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
 import { enqueueEmail, enqueueEmails } from "../outbox/outbox.service.js";
-import { createPayment, isPaid, registerPayable, type Payment } from "../payments/payments.service.js";
+import { cancelPendingPayments, createPayment, isPaid, registerPayable, type Payment } from "../payments/payments.service.js";
 import {
   NEVER_SECRET,
   REVOCATION_REASONS,
@@ -484,6 +484,8 @@ export async function withdrawApplication(ds: DataSource, viewer: Viewer, id: st
     const { p } = await editablePermit(tx, viewer, id, "withdraw the application");
     requireStatus(p, ["DRAFT", "SUBMITTED", "NOTICE_PUBLISHED"], "An application can be withdrawn only until the permit is issued");
     await tx.query(`UPDATE industrial_permit SET status = 'WITHDRAWN', withdrawn_at = $2, updated_at = $2 WHERE id = $1`, [p.id, clock.now()]);
+    // An application fee not paid yet is no longer due.
+    await cancelPendingPayments(tx, actorOf(viewer, requestId), { payableType: PAYABLE_TYPE, payableId: p.id, reason: "The application was withdrawn." });
     await audit(tx, actorOf(viewer, requestId), { action: "industrial.withdrawn", entityType: "IndustrialPermit", entityId: p.id, districtId: p.districtId });
     return (await loadPermit(tx, p.id))!;
   });
