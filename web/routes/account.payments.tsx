@@ -3,6 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { DateTime } from "~/components/format";
 import { money } from "~/components/money";
+import { paymentStatusLabel } from "~/components/payment-status";
 
 export const meta: MetaFunction = () => [{ title: "My payments | Tapline" }];
 
@@ -16,20 +17,14 @@ type Payment = {
   createdAt: string;
   payableTitle: string;
   district: { name: string };
-};
-
-const STATUS_LABELS: Record<string, string> = {
-  PENDING: "Waiting for payment",
-  PAID: "Paid",
-  CANCELLED: "Cancelled",
-  REFUNDED: "Refunded",
-  PARTIALLY_REFUNDED: "Paid, deposit returned",
+  cancelReason: string | null;
+  refundDue: boolean;
 };
 
 export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<{ myPayments: Payment[] }>(
     args,
-    `query MyPayments { myPayments(first: 100) { id status amountCents refundedCents receiptNumber paidAt createdAt payableTitle district { name } } }`,
+    `query MyPayments { myPayments(first: 100) { id status amountCents refundedCents receiptNumber paidAt createdAt payableTitle district { name } cancelReason refundDue } }`,
   );
 }
 
@@ -71,7 +66,10 @@ export default function MyPayments() {
                   {money(p.amountCents)}
                   {p.refundedCents > 0 && <span className="display-block">{money(p.refundedCents)} returned</span>}
                 </td>
-                <td data-label="Status">{STATUS_LABELS[p.status] ?? p.status}</td>
+                <td data-label="Status">
+                  {paymentStatusLabel(p)}
+                  {p.status === "CANCELLED" && p.cancelReason && <span className="display-block text-base-dark">{p.cancelReason}</span>}
+                </td>
                 <td data-label="Receipt">
                   {p.receiptNumber ? (
                     <Link className="usa-link" to={`/payments/${p.id}/receipt`}>

@@ -9,6 +9,7 @@ import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 import { FeeLinesTable } from "~/components/fee-lines";
 import { money } from "~/components/money";
+import { asSentence, paymentStatusLabel } from "~/components/payment-status";
 
 export const meta: MetaFunction = () => [{ title: "Payment | Tapline" }];
 
@@ -27,22 +28,17 @@ type Payment = {
   lines: Line[];
   refunds: { id: string; amountCents: number; reason: string; method: string; receiptNumber: string; createdAt: string }[];
   district: { name: string; timeZone: string };
+  cancelledAt: string | null;
+  cancelReason: string | null;
+  refundDue: boolean;
 };
 type Data = { me: { id: string }; paymentProviderMode: string; payment: Payment };
-
-const STATUS_LABELS: Record<string, string> = {
-  PENDING: "Waiting for payment",
-  PAID: "Paid",
-  CANCELLED: "Cancelled",
-  REFUNDED: "Refunded",
-  PARTIALLY_REFUNDED: "Paid, deposit returned",
-};
 
 export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<Data>(
     args,
     `query Payment($id: ID!) { me { id } paymentProviderMode payment(id: $id) {
-      id status amountCents refundedCents paidAt receiptNumber methodDescription payerId payableTitle href
+      id status amountCents refundedCents paidAt receiptNumber methodDescription payerId payableTitle href cancelledAt cancelReason refundDue
       lines { code label section amountCents refundable refunded }
       refunds { id amountCents reason method receiptNumber createdAt }
       district { name timeZone } } }`,
@@ -90,8 +86,22 @@ function PaymentDetails() {
         </Link>
       </p>
       <p>
-        Status: <span className="usa-tag">{STATUS_LABELS[p.status] ?? p.status}</span>
+        Status: <span className="usa-tag">{paymentStatusLabel(p)}</span>
       </p>
+      {p.status === "CANCELLED" && (
+        <Notice>
+          This payment was cancelled: {asSentence(p.cancelReason)} Nothing is due.{" "}
+          <span className="text-base-dark">
+            (Cancelled <DateTime iso={p.cancelledAt} timeZone={p.district.timeZone} />.)
+          </span>
+        </Notice>
+      )}
+      {p.refundDue && (
+        <Notice type="warning">
+          This payment was cancelled ({p.cancelReason}) before the card payment reached {p.district.name}. Nothing was due, so the district returns
+          the full amount; a refund receipt follows.
+        </Notice>
+      )}
       <ErrorSummary message={a?.error} />
       {params.get("cancelled") && p.status === "PENDING" && <Notice>You left the checkout. Nothing was paid; you can pay when you are ready.</Notice>}
       <FeeLinesTable lines={p.lines} totalCents={p.amountCents} caption="What you pay, and the section of the law each amount comes from" />
@@ -145,7 +155,6 @@ function PaymentDetails() {
           </ul>
         </section>
       )}
-      {p.status === "CANCELLED" && <p>This payment was cancelled; nothing is due.</p>}
     </div>
   );
 }

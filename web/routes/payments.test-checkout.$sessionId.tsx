@@ -7,6 +7,7 @@ import { ErrorSummary } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 import { money } from "~/components/money";
+import { asSentence } from "~/components/payment-status";
 
 export const meta: MetaFunction = () => [{ title: "TEST CHECKOUT (not a real payment) | Tapline" }];
 
@@ -17,6 +18,7 @@ type Session = {
   payableTitle: string;
   lines: { code: string; label: string; section: string; amountCents: number }[];
   district: { name: string };
+  cancelReason: string | null;
 };
 
 
@@ -24,7 +26,7 @@ type Session = {
 export async function loader(args: LoaderFunctionArgs) {
   const { testCheckout } = await requireSignedIn<{ testCheckout: Session }>(
     args,
-    `query TestCheckout($s: String!) { testCheckout(sessionId: $s) { id status amountCents payableTitle lines { code label section amountCents } district { name } } }`,
+    `query TestCheckout($s: String!) { testCheckout(sessionId: $s) { id status amountCents payableTitle lines { code label section amountCents } district { name } cancelReason } }`,
     { s: args.params.sessionId },
   );
   return { session: testCheckout };
@@ -88,6 +90,13 @@ export default function TestCheckout() {
             Cancel
           </button>
         </Form>
+      ) : s.status === "CANCELLED" ? (
+        <p>
+          This payment was cancelled: {asSentence(s.cancelReason)} Nothing is due.{" "}
+          <Link className="usa-link" to={`/payments/${s.id}`}>
+            See the payment
+          </Link>
+        </p>
       ) : (
         <p>
           This payment is no longer waiting.{" "}

@@ -9,6 +9,7 @@ import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 import { money } from "~/components/money";
+import { PAYMENT_STATUS_LABELS, paymentStatusLabel } from "~/components/payment-status";
 
 export const meta: MetaFunction = () => [{ title: "Payments | Staff | Tapline" }];
 
@@ -27,6 +28,9 @@ type Payment = {
   payerName: string;
   lines: Line[];
   refunds: { id: string; amountCents: number; reason: string; receiptNumber: string; method: string }[];
+  cancelledAt: string | null;
+  cancelReason: string | null;
+  refundDue: boolean;
 };
 type Data = {
   districts: { id: string; name: string; timeZone: string; clerk: boolean }[];
@@ -38,18 +42,13 @@ type Data = {
 };
 type ActionData = { error: string; fields: Record<string, string>; paymentId: string; intent: string; values: Record<string, string> };
 
-const STATUSES = ["PENDING", "PAID", "PARTIALLY_REFUNDED", "REFUNDED", "CANCELLED"];
-const STATUS_LABELS: Record<string, string> = {
-  PENDING: "Waiting for payment",
-  PAID: "Paid",
-  CANCELLED: "Cancelled",
-  REFUNDED: "Refunded",
-  PARTIALLY_REFUNDED: "Paid, deposit returned",
-};
+// REFUND_DUE is the ledger's filter for money received after its payment was cancelled.
+const STATUSES = ["PENDING", "PAID", "PARTIALLY_REFUNDED", "REFUNDED", "CANCELLED", "REFUND_DUE"];
+const STATUS_LABELS = PAYMENT_STATUS_LABELS;
 const PAGE = 25;
 
 const LEDGER = `query DistrictPayments($d: ID!, $s: String, $f: Int, $b: String) { districtPayments(districtId: $d, status: $s, first: $f, before: $b) {
-  nextCursor payments { id status amountCents refundedCents receiptNumber paidAt createdAt methodDescription payableTitle href payerName
+  nextCursor payments { id status amountCents refundedCents receiptNumber paidAt createdAt methodDescription payableTitle href payerName cancelledAt cancelReason refundDue
     lines { code label section amountCents refundable refunded } refunds { id amountCents reason receiptNumber method } } } }`;
 
 /** The Clerk's and ADMIN's ledger; the API checks the district again on every call. */
@@ -177,14 +176,19 @@ function CounterForm({ p, districtId, status, a }: { p: Payment; districtId: str
 }
 
 function RefundForm({ p, districtId, status, a }: { p: Payment; districtId: string; status: string; a?: ActionData }) {
-  const open = p.lines.filter((l) => l.refundable && !l.refunded);
+  // Money paid after its payment was cancelled was never due: every line goes back, not only deposits.
+  const open = p.lines.filter((l) => (l.refundable || p.refundDue) && !l.refunded);
   if (!open.length || (p.status !== "PAID" && p.status !== "PARTIALLY_REFUNDED")) return null;
   const mine = a?.paymentId === p.id && a.intent === "refund" ? a : undefined;
   const id = (s: string) => `${s}-${p.id}`;
   return (
     <details className="tapline-details" open={!!mine}>
       <summary>
-        Refund the deposit<span className="usa-sr-only"> of {p.payableTitle}, {p.payerName}</span>
+        {p.refundDue ? "Refund the payment made after cancellation" : "Refund the deposit"}
+        <span className="usa-sr-only">
+          {" "}
+          of {p.payableTitle}, {p.payerName}
+        </span>
       </summary>
       <Form method="post" className="usa-form">
         <AuthenticityTokenInput />
@@ -197,7 +201,7 @@ function RefundForm({ p, districtId, status, a }: { p: Payment; districtId: stri
           <FieldError id={id("lineCodes-error")} message={mine?.fields?.lineCodes} />
           {open.map((l) => (
             <div className="usa-checkbox" key={l.code}>
-              <input className="usa-checkbox__input" id={id(`line-${l.code}`)} type="checkbox" name="lineCodes" value={l.code} defaultChecked={open.length === 1} />
+              <input className="usa-checkbox__input" id={id(`line-${l.code}`)} type="checkbox" name="lineCodes" value={l.code} defaultChecked={open.length === 1 || p.refundDue} />
               <label className="usa-checkbox__label" htmlFor={id(`line-${l.code}`)}>
                 {l.label} ({l.section}): {money(l.amountCents)}
               </label>
@@ -209,7 +213,9 @@ function RefundForm({ p, districtId, status, a }: { p: Payment; districtId: stri
             Reason (kept on the refund receipt and in the audit log)
           </label>
           <div className="usa-hint" id={id("reason-hint")}>
-            For example: four copies of the as-built drawing approved (Sewer Use Law 606 B)
+            {p.refundDue
+              ? `For example: paid after the payment was cancelled (${p.cancelReason})`
+              : "For example: four copies of the as-built drawing approved (Sewer Use Law 606 B)"}
           </div>
           <FieldError id={id("reason-error")} message={mine?.fields?.reason} />
           <textarea
@@ -294,7 +300,12 @@ export default function StaffPayments() {
                   {p.refundedCents > 0 && <span className="display-block">{money(p.refundedCents)} returned</span>}
                 </td>
                 <td data-label="Status">
-                  {STATUS_LABELS[p.status] ?? p.status}
+                  {paymentStatusLabel(p)}
+                  {p.cancelReason && (
+                    <span className="display-block text-base-dark">
+                      Cancelled <DateTime iso={p.cancelledAt} timeZone={district.timeZone} />: {p.cancelReason}
+                    </span>
+                  )}
                   {p.receiptNumber && (
                     <span className="display-block">
                       <Link className="usa-link" to={`/payments/${p.id}/receipt`}>
