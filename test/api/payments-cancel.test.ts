@@ -27,12 +27,18 @@ let stripe: StandIn;
 let lakeview: { id: string };
 let lakeviewS: { id: string };
 
-async function setIndustrialFee(server: TestServer, districtId: string) {
+/**
+ * The ADMIN records figures the Town Board set, effective today. The Board's resolution number and
+ * date are sent when the API's input has them (a change to rulebooks being made alongside adds them).
+ */
+async function boardSets(server: TestServer, districtId: string, reason: string, changes: { key: string; value: number }[]) {
   const admin = await signedIn(server, DEMO.lakeviewAdmin);
-  await admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, {
-    i: { districtId, changes: [{ key: "industrial.applicationFee", value: 50000 }], effectiveDate: dateIn(TZ), reason: "Town Board resolution sets the fee" },
-  });
+  const { __type } = await admin.ok(`{ __type(name: "ChangeRulebookInput") { inputFields { name } } }`);
+  const resolution = __type.inputFields.some((f: { name: string }) => f.name === "resolutionNumber") ? { resolutionNumber: "2026-41", resolutionAdoptedOn: dateIn(TZ) } : {};
+  await admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, { i: { districtId, effectiveDate: dateIn(TZ), reason, ...resolution, changes } });
 }
+const setIndustrialFee = (server: TestServer, districtId: string) =>
+  boardSets(server, districtId, "Town Board resolution sets the fee", [{ key: "industrial.applicationFee", value: 50000 }]);
 
 beforeAll(async () => {
   stripe = await startStripeStandIn();
@@ -46,18 +52,10 @@ beforeAll(async () => {
   await setIndustrialFee(srv, lakeview.id);
   await setIndustrialFee(srvS, lakeviewS.id);
   // The Town Board sets the dumping fee (SUL 1208): $60.00 per 1,000 gallons, at least $50.00 a load.
-  const admin = await signedIn(srv, DEMO.lakeviewAdmin);
-  await admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, {
-    i: {
-      districtId: lakeview.id,
-      effectiveDate: dateIn(TZ),
-      reason: "Town Board resolution: septage dumping fees",
-      changes: [
-        { key: "hauler.dumpingFeePer1000Gallons", value: 6000 },
-        { key: "hauler.dumpingFeeMinimumPerLoad", value: 5000 },
-      ],
-    },
-  });
+  await boardSets(srv, lakeview.id, "Town Board resolution: septage dumping fees", [
+    { key: "hauler.dumpingFeePer1000Gallons", value: 6000 },
+    { key: "hauler.dumpingFeeMinimumPerLoad", value: 5000 },
+  ]);
 });
 afterAll(async () => {
   await Promise.all([srv?.close(), srvS?.close()]);
