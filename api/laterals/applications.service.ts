@@ -9,7 +9,7 @@ import { isChoosable } from "../contractors/contractors.service.js";
 import { District } from "../districts/district.entity.js";
 import type { Config } from "../config.js";
 import { isUuid, storeDocumentsWith, type StoreDocumentInput } from "../documents/documents.service.js";
-import { createPayment, isPaid } from "../payments/payments.service.js";
+import { cancelPendingPayments, createPayment, isPaid } from "../payments/payments.service.js";
 import { BUILDING_USES, LateralPermit, LateralPermitDocument, PERMIT_CLASSES, WORK_KINDS, type BuildingUse, type PermitClass, type WorkKind } from "./lateral-permit.entity.js";
 import { MAX_FLOOR_AREA_SQFT, MAX_SHEETS, applicationRequirements, computeFees, permitNumber, requiredInspections } from "./rules.js";
 import { PAYABLE_TYPE, actorOf, clean, permitRulebook, getPermit, requireApplicant, requireOperator, requireStatus, loadDistrict, addressOf, notify } from "./common.js";
@@ -292,6 +292,8 @@ export async function withdraw(ds: DataSource, viewer: Viewer, id: string, reaso
     requireApplicant(viewer, p, "withdraw the application");
     requireStatus(p, ["DRAFT", "SUBMITTED", "CHANGES_REQUESTED"], "An application can be withdrawn only until the permit is issued");
     const wasSubmitted = p.submittedAt !== null;
+    // Fees not paid are no longer due: the payment is cancelled and its open checkout closed.
+    const cancelled = await cancelPendingPayments(tx, actorOf(viewer, meta.requestId), { payableType: PAYABLE_TYPE, payableId: p.id, reason: "The application was withdrawn." });
     p.status = "WITHDRAWN";
     p.withdrawnAt = clock.now();
     p.updatedAt = clock.now();
@@ -311,7 +313,8 @@ export async function withdraw(ds: DataSource, viewer: Viewer, id: string, reaso
         district,
         "lateral.withdrawn",
         `Lateral permit application withdrawn: ${addressOf(p)}`,
-        `Your application for ${addressOf(p)} is withdrawn. If you paid fees, the Town Clerk handles any refund.`,
+        `Your application for ${addressOf(p)} is withdrawn.` +
+          (cancelled.length ? " Its fees were not paid and are no longer due." : p.feeTotalCents > 0 ? " If you paid fees, the Town Clerk handles any refund." : ""),
         meta.publicUrl,
       );
     }

@@ -320,6 +320,18 @@ describe("bad inputs", () => {
     expect(fields(r)).toEqual({ floorAreaSqft: "Enter the floor area of the commercial building: the fee is charged per square foot." });
   });
 
+  it("withdrawing an unpaid application cancels its payment: nothing is due, and it can no longer be paid", async () => {
+    const a = await applicant();
+    const s = (await a.c.ok(SUBMIT, { id: (await draft(a)).id })).submitLateralPermit;
+    expect((await a.c.ok(WITHDRAW, { id: s.id })).withdrawLateralPermit.status).toBe("WITHDRAWN");
+    const [pay] = await db().query(`SELECT status, cancel_reason FROM payment WHERE id = $1`, [s.paymentId]);
+    expect(pay).toEqual({ status: "CANCELLED", cancel_reason: "The application was withdrawn." });
+    const r = await a.c.gql(`mutation($id: ID!) { startCheckout(paymentId: $id) { url } }`, { id: s.paymentId });
+    expect(errorCode(r)).toBe("CONFLICT");
+    const [mail] = await emails(a.email, "lateral.withdrawn");
+    expect(mail.body_text).toContain("Its fees were not paid and are no longer due.");
+  });
+
   it("says what the limit is when a floor area or a count of sheets is too large, and accepts the limit itself", async () => {
     const a = await applicant();
     const big = fields(await a.c.gql(SAVE, { i: residential(a, { buildingUse: "COMMERCIAL", floorAreaSqft: 10_000_001, asBuiltSheets: 501 }) }));

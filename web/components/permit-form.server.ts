@@ -6,12 +6,14 @@ import { cookieHeaders, gql, type GqlResult } from "~/graphql.server";
 export type PermitFormValues = Record<string, string> & { documentIds: string };
 export type PermitActionData = { error: string; fields: Record<string, string>; values: PermitFormValues; id: string | null };
 
-const TEXT = ["districtId", "permitClass", "buildingUse", "workKind", "streetNumber", "street", "city", "zip", "taxParcel", "ownerName", "agentName", "contractorId"];
+const TEXT = ["districtId", "permitClass", "buildingUse", "workKind", "streetNumber", "street", "city", "zip", "taxParcel", "ownerName", "agentName", "contractorId", "workDoneBy"];
+// GraphQL's Int stops here; a larger figure is sent as this one, so the API answers with its own limit.
+const INT_MAX = 2_147_483_647;
 
 /** The API names the plans `documentIds` and a new upload `content`; on the page both are the plans fieldset. */
 function pageFields(fields: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(fields)) out[k === "content" || k === "contentBase64" || k === "filename" ? "plans" : k === "documentIds" ? "plans" : k] = v;
+  for (const [k, v] of Object.entries(fields)) out[/^(content|contentBase64|filename|documentIds|newPlans)\b/.test(k) ? "plans" : k] = v;
   return out;
 }
 
@@ -38,7 +40,7 @@ export async function savePermitForm({ request, context }: Pick<ActionFunctionAr
     const v = values[name];
     if (!v) return null;
     if (!/^-?\d+$/.test(v.replace(/,/g, ""))) return `Enter the ${label} as a whole number.`;
-    return Number(v.replace(/,/g, ""));
+    return Math.min(Number(v.replace(/,/g, "")), INT_MAX);
   };
   const floor = whole("floorAreaSqft", "floor area in square feet");
   const sheets = whole("asBuiltSheets", "number of sheets");
@@ -49,6 +51,7 @@ export async function savePermitForm({ request, context }: Pick<ActionFunctionAr
 
   const documentIds = form.getAll("documentIds").map(String).filter(Boolean);
   const file = form.get("file");
+  const newPlans: { filename: string; contentBase64: string }[] = [];
   if (file && typeof file !== "string" && file.size > 0) {
     const policy = await gql<{ documentUploadPolicy: { maxBytes: number; maxSize: string } }>(context, request, `query { documentUploadPolicy { maxBytes maxSize } }`);
     results.push(policy);
@@ -57,13 +60,8 @@ export async function savePermitForm({ request, context }: Pick<ActionFunctionAr
       const message = `The file is larger than the ${policy.data.documentUploadPolicy.maxSize} limit. Upload a smaller file.`;
       return fail(message, { plans: message });
     }
-    const up = await gql<{ uploadDocument: { id: string } }>(context, request, `mutation UploadPlans($i: UploadDocumentInput!) { uploadDocument(input: $i) { id } }`, {
-      i: { filename: file.name, contentBase64: Buffer.from(await file.arrayBuffer()).toString("base64") },
-    });
-    results.push(up);
-    if (!up.ok) return up.error.code === "UNAUTHENTICATED" ? signIn() : fail(up.error.message, up.error.fields);
-    documentIds.push(up.data.uploadDocument.id);
-    values.documentIds = documentIds.join(",");
+    // Stored with the draft in one step: a refused form keeps no stray upload (the person picks the file again).
+    newPlans.push({ filename: file.name, contentBase64: Buffer.from(await file.arrayBuffer()).toString("base64") });
   }
 
   const input: Record<string, unknown> = {
@@ -81,11 +79,17 @@ export async function savePermitForm({ request, context }: Pick<ActionFunctionAr
     ownerName: values.ownerName,
     agentName: values.agentName,
     contractorId: values.contractorId || null,
+    workDoneBy: values.workDoneBy || null,
     documentIds,
+    newPlans,
   };
   const saved = await gql<{ saveLateralPermitDraft: { id: string } }>(context, request, `mutation SavePermit($i: LateralPermitDraftInput!) { saveLateralPermitDraft(input: $i) { id } }`, { i: input });
   results.push(saved);
-  if (!saved.ok) return saved.error.code === "UNAUTHENTICATED" ? signIn() : fail(saved.error.message, saved.error.fields);
+  if (!saved.ok) {
+    if (saved.error.code === "UNAUTHENTICATED") return signIn();
+    const again: Record<string, string> = newPlans.length ? { plans: "Choose the plan file again: nothing was saved, so the upload was not kept." } : {};
+    return fail(saved.error.message, { ...again, ...saved.error.fields });
+  }
   const permitId = saved.data.saveLateralPermitDraft.id;
   if (intent !== "submit") return redirect(`/permits/${permitId}/edit?saved=1`, { headers: cookieHeaders(...results) });
 

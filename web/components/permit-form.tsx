@@ -13,6 +13,8 @@ export type PermitFormData = {
     rulebook: { entries: { key: string; label: string; section: string; display: string; applies: boolean }[] };
   };
   approvedContractors: { id: string; name: string }[];
+  /** What the application carries in this district today (a submitted one: permit.requirements) */
+  lateralApplicationRequirements: Requirements;
   moratoria: { id: string; segmentName: string; streets: string[]; reason: string; section: string }[];
   myDocuments: { id: string; filename: string; contentType: string }[];
   documentUploadPolicy: { maxSize: string };
@@ -35,19 +37,30 @@ export type PermitFormData = {
     contractorId: string | null;
     contractor: { id: string; name: string; standing: { choosable: boolean; reasons: string[] } } | null;
     asBuiltSheets: number | null;
+    workDoneBy: string | null;
+    requirements: Requirements;
     documents: { id: string }[];
   };
 };
 
+type Requirements = {
+  plans: { required: boolean; section: string };
+  approvedContractor: { required: boolean; section: string };
+  asBuiltDrawings: { required: boolean; section: string; copies: number | null };
+  floorArea: boolean;
+};
+const REQUIREMENTS = `plans { required section } approvedContractor { required section } asBuiltDrawings { required section copies } floorArea`;
+
 /** The GraphQL selection behind PermitFormData (less the permit). */
 export const FORM_QUERY = `district(slug: $slug) { id slug name rulebook { entries { key label section display applies } } }
   approvedContractors(districtSlug: $slug) { id name }
+  lateralApplicationRequirements(districtSlug: $slug) { ${REQUIREMENTS} }
   moratoria(districtSlug: $slug) { id segmentName streets reason section }
   myDocuments { id filename contentType }
   documentUploadPolicy { maxSize }`;
 
 export const PERMIT_FORM_FIELDS = `id status reviewNotes submittedAt permitClass buildingUse floorAreaSqft workKind streetNumber street city zip taxParcel ownerName agentName
-  contractorId contractor { id name standing { choosable reasons } } asBuiltSheets documents { id }`;
+  contractorId contractor { id name standing { choosable reasons } } workDoneBy asBuiltSheets requirements { ${REQUIREMENTS} } documents { id }`;
 
 const LABELS: Record<string, string> = {
   districtId: "District",
@@ -63,11 +76,13 @@ const LABELS: Record<string, string> = {
   floorAreaSqft: "Floor area",
   workKind: "Kind of work",
   contractorId: "Contractor",
+  workDoneBy: "Who will do the work",
   asBuiltSheets: "Sheets of plans",
   plans: "Plans and specifications",
 };
 
 const FEE_KEYS = ["lateral.fee.residential", "lateral.fee.commercialPerSquareFoot", "lateral.impactFee", "lateral.asBuiltDepositPerSheet"];
+const FEE_SECTIONS = (data: PermitFormData) => [...new Set(data.district.rulebook.entries.filter((x) => FEE_KEYS.includes(x.key)).map((x) => x.section))].join(", ");
 const TYPE_LABELS: Record<string, string> = { "application/pdf": "PDF", "image/png": "PNG", "image/jpeg": "JPEG" };
 
 export function PermitForm({ data, action }: { data: PermitFormData; action?: PermitActionData }) {
@@ -79,7 +94,8 @@ export function PermitForm({ data, action }: { data: PermitFormData; action?: Pe
   const id = action?.id ?? p?.id ?? null;
   const afterSubmission = !!p?.submittedAt;
   const busy = useNavigation().state === "submitting";
-  const fees = data.district.rulebook.entries.filter((x) => FEE_KEYS.includes(x.key));
+  const needs = p?.requirements ?? data.lateralApplicationRequirements;
+  const fees = data.district.rulebook.entries.filter((x) => FEE_KEYS.includes(x.key) && x.applies);
   const contractorOptions = [{ value: "", label: "Choose a contractor" }, ...data.approvedContractors.map((c) => ({ value: c.id, label: c.name }))];
   if (p?.contractor && !data.approvedContractors.some((c) => c.id === p.contractor!.id))
     contractorOptions.push({ value: p.contractor.id, label: `${p.contractor.name} (can no longer be chosen)` });
@@ -142,14 +158,16 @@ export function PermitForm({ data, action }: { data: PermitFormData; action?: Pe
             ]}
             required
           />
-          <TextField
-            name="floorAreaSqft"
-            label="Floor area of the building, in square feet"
-            hint="Needed for commercial, institutional and industrial buildings: their fee is charged per square foot."
-            defaultValue={val("floorAreaSqft", p?.floorAreaSqft)}
-            error={e.floorAreaSqft}
-            inputMode="numeric"
-          />
+          {needs.floorArea && (
+            <TextField
+              name="floorAreaSqft"
+              label="Floor area of the building, in square feet"
+              hint="Needed for commercial, institutional and industrial buildings: their fee is charged per square foot."
+              defaultValue={val("floorAreaSqft", p?.floorAreaSqft)}
+              error={e.floorAreaSqft}
+              inputMode="numeric"
+            />
+          )}
           <RadioGroup
             name="workKind"
             legend={LABELS.workKind}
@@ -161,24 +179,50 @@ export function PermitForm({ data, action }: { data: PermitFormData; action?: Pe
             ]}
             required
           />
-          <SelectField
-            name="contractorId"
-            label={LABELS.contractorId}
-            hint={`From ${data.district.name}'s list of approved contractors.`}
-            options={contractorOptions}
-            defaultValue={val("contractorId", p?.contractorId)}
-            error={e.contractorId}
-            required
-          />
-          {data.approvedContractors.length === 0 && <p className="usa-hint">No contractor is on the district's list today; ask the Town Clerk.</p>}
+          {needs.approvedContractor.required ? (
+            <>
+              <SelectField
+                name="contractorId"
+                label={LABELS.contractorId}
+                hint={`From ${data.district.name}'s list of approved contractors (${needs.approvedContractor.section}).`}
+                options={contractorOptions}
+                defaultValue={val("contractorId", p?.contractorId)}
+                error={e.contractorId}
+                required
+              />
+              <p className="usa-hint">
+                {data.approvedContractors.length === 0 ? "No contractor is on the district's list today. " : ""}
+                <Link className="usa-link" to={`/contractors/${data.district.slug}`}>
+                  See the list of approved contractors
+                </Link>
+                ; a contractor not on it can{" "}
+                <Link className="usa-link" to={`/contractors/apply?district=${data.district.slug}`}>
+                  apply to be approved
+                </Link>
+                .
+              </p>
+            </>
+          ) : (
+            <TextField
+              name="workDoneBy"
+              label={LABELS.workDoneBy}
+              hint={`The owner, or the plumber or contractor the owner hires. ${data.district.name} keeps no list of approved contractors (${needs.approvedContractor.section}).`}
+              defaultValue={val("workDoneBy", p?.workDoneBy)}
+              error={e.workDoneBy}
+              required
+            />
+          )}
         </fieldset>
 
         <fieldset className="usa-fieldset" aria-describedby="plans-hint">
           <legend className={`usa-legend usa-legend--large${plansError ? " usa-label--error" : ""}`} id="plans">
-            {LABELS.plans}
+            {LABELS.plans} {needs.plans.required ? <span className="usa-hint">(required)</span> : <span className="usa-hint">(optional)</span>}
           </legend>
           <div className="usa-hint" id="plans-hint">
-            Attach the plans showing the lateral and its connection: PDF, PNG or JPEG, up to {data.documentUploadPolicy.maxSize} each.
+            {needs.plans.required
+              ? `Attach the plans showing the lateral and its connection (${needs.plans.section})`
+              : `Attach plans now if you have them; the District Operator may ask for plans, specifications or other information the work needs (${needs.plans.section})`}
+            : PDF, PNG or JPEG, up to {data.documentUploadPolicy.maxSize} each.
           </div>
           {plansError && (
             <span className="usa-error-message" role="alert">
@@ -199,15 +243,21 @@ export function PermitForm({ data, action }: { data: PermitFormData; action?: Pe
             </label>
             <input className="usa-file-input" id="file" name="file" type="file" accept=".pdf,.png,.jpg,.jpeg,application/pdf,image/png,image/jpeg" />
           </div>
-          <TextField
-            name="asBuiltSheets"
-            label="Number of sheets of plans showing lateral connections"
-            hint={afterSubmission ? "The deposit was computed from this when you submitted; it cannot change now." : "The as-built deposit is charged per sheet and refunded when the record drawings are approved."}
-            defaultValue={val("asBuiltSheets", p?.asBuiltSheets)}
-            error={e.asBuiltSheets}
-            inputMode="numeric"
-            required
-          />
+          {needs.asBuiltDrawings.required && (
+            <TextField
+              name="asBuiltSheets"
+              label="Number of sheets of plans showing lateral connections"
+              hint={
+                afterSubmission
+                  ? "The deposit was computed from this when you submitted; it cannot change now."
+                  : `The as-built deposit is charged per sheet and refunded when the record drawings are approved (${needs.asBuiltDrawings.section}).`
+              }
+              defaultValue={val("asBuiltSheets", p?.asBuiltSheets)}
+              error={e.asBuiltSheets}
+              inputMode="numeric"
+              required
+            />
+          )}
         </fieldset>
 
         <section className="usa-summary-box margin-top-3" aria-labelledby="fees-heading">
@@ -220,14 +270,23 @@ export function PermitForm({ data, action }: { data: PermitFormData; action?: Pe
                 <p>The fees were computed when you first submitted and stay as they were: you do not pay twice.</p>
               ) : (
                 <>
-                  <p>The district computes your fees when you submit, from its rulebook in force that day:</p>
-                  <ul className="usa-list">
-                    {fees.map((f) => (
-                      <li key={f.key}>
-                        {f.label}: {f.applies ? f.display : "not set"} ({f.section})
-                      </li>
-                    ))}
-                  </ul>
+                  {fees.length ? (
+                    <>
+                      <p>The district computes your fees when you submit, from its rulebook in force that day:</p>
+                      <ul className="usa-list">
+                        {fees.map((f) => (
+                          <li key={f.key}>
+                            {f.label}: {f.display} ({f.section})
+                          </li>
+                        ))}
+                      </ul>
+                    </>
+                  ) : (
+                    <p>
+                      No fee: {data.district.name}'s law states none and its Town Board has set none ({FEE_SECTIONS(data)}). The owner bears the costs of the work.
+                      The permit is issued without a payment step.
+                    </p>
+                  )}
                 </>
               )}
             </div>

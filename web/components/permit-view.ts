@@ -14,6 +14,8 @@ export type PermitView = {
   agentName: string | null;
   applicantName: string;
   asBuiltSheets: number | null;
+  workDoneBy: string | null;
+  requirements: { approvedContractor: { required: boolean; section: string }; asBuiltDrawings: { required: boolean; section: string; copies: number | null } };
   reviewNotes: string | null;
   submittedAt: string | null;
   approvedAt: string | null;
@@ -37,7 +39,7 @@ export type PermitView = {
 };
 
 export const PERMIT_VIEW_FIELDS = `id status statusLabel permitNumber address permitClass buildingUse floorAreaSqft workKind taxParcel ownerName agentName applicantName
-  asBuiltSheets reviewNotes submittedAt approvedAt connectedAt closedAt withdrawnAt feeTotalCents pdfUrl viewerIsApplicant viewerIsOperator
+  asBuiltSheets workDoneBy requirements { approvedContractor { required section } asBuiltDrawings { required section copies } } reviewNotes submittedAt approvedAt connectedAt closedAt withdrawnAt feeTotalCents pdfUrl viewerIsApplicant viewerIsOperator
   district { id name timeZone }
   feeLines { code label section amountCents refundable }
   payment { id status receiptNumber paidAt refunds { receiptNumber amountCents createdAt } }

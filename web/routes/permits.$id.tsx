@@ -254,10 +254,23 @@ function PermitDetails() {
           </dd>
           <dt>Work</dt>
           <dd>{p.workKind ? WORK_LABELS[p.workKind] : "Not given"}</dd>
-          <dt>Contractor</dt>
-          <dd>{p.contractor?.name ?? "Not chosen"}</dd>
-          <dt>Sheets of plans</dt>
-          <dd>{p.asBuiltSheets ?? "Not given"}</dd>
+          {p.requirements.approvedContractor.required ? (
+            <>
+              <dt>Contractor</dt>
+              <dd>{p.contractor?.name ?? "Not chosen"}</dd>
+            </>
+          ) : (
+            <>
+              <dt>Who does the work</dt>
+              <dd>{p.workDoneBy ?? "Not named"}</dd>
+            </>
+          )}
+          {p.requirements.asBuiltDrawings.required && (
+            <>
+              <dt>Sheets of plans</dt>
+              <dd>{p.asBuiltSheets ?? "Not given"}</dd>
+            </>
+          )}
           <dt>Plans</dt>
           <dd>
             {p.documents.length === 0

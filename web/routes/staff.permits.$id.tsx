@@ -132,12 +132,23 @@ export default function ReviewPermit() {
           </dd>
           <dt>Work</dt>
           <dd>{p.workKind ? WORK_LABELS[p.workKind] : ""}</dd>
-          <dt>Contractor</dt>
-          <dd>{p.contractor?.name ?? "None"}</dd>
+          {p.requirements.approvedContractor.required ? (
+            <>
+              <dt>Contractor</dt>
+              <dd>{p.contractor?.name ?? "None"}</dd>
+            </>
+          ) : (
+            <>
+              <dt>Who does the work</dt>
+              <dd>{p.workDoneBy}</dd>
+            </>
+          )}
           <dt>Plans</dt>
           <dd>
             {p.documents.length === 0
-              ? "Only the district's Operator and Clerk open the plans."
+              ? op
+                ? "None filed with the application; ask for what the work needs with Request changes."
+                : "Only the district's Operator and Clerk open the plans."
               : p.documents.map((d, i) => (
                   <span key={d.id}>
                     {i > 0 && ", "}
@@ -146,7 +157,7 @@ export default function ReviewPermit() {
                     </a>
                   </span>
                 ))}
-            {` (${p.asBuiltSheets} ${p.asBuiltSheets === 1 ? "sheet" : "sheets"} showing lateral connections)`}
+            {p.asBuiltSheets !== null && ` (${p.asBuiltSheets} ${p.asBuiltSheets === 1 ? "sheet" : "sheets"} showing lateral connections)`}
           </dd>
           <dt>Submitted</dt>
           <dd>
@@ -160,7 +171,9 @@ export default function ReviewPermit() {
               </span>
             ))}
             <strong>
-              Total {money(p.feeTotalCents)}: {paid ? `paid, receipt ${p.payment!.receiptNumber}` : "not paid yet"}
+              {p.feeTotalCents === 0
+                ? "None: no fee applies to this permit"
+                : `Total ${money(p.feeTotalCents)}: ${paid ? `paid, receipt ${p.payment!.receiptNumber}` : "not paid yet"}`}
             </strong>
             {p.payment && (
               <span className="display-block">
@@ -211,7 +224,7 @@ export default function ReviewPermit() {
       {op && p.status === "SUBMITTED" && (
         <section aria-labelledby="decide-heading">
           <h2 id="decide-heading">Decide</h2>
-          {!paid && <Notice type="warning">The fees are not paid yet: the permit cannot be issued before they are.</Notice>}
+          {!paid && p.feeTotalCents > 0 && <Notice type="warning">The fees are not paid yet: the permit cannot be issued before they are.</Notice>}
           <Form method="post">
             <AuthenticityTokenInput />
             <input type="hidden" name="intent" value="approve" />
@@ -335,7 +348,7 @@ export default function ReviewPermit() {
         </section>
       )}
 
-      {op && p.status === "CONNECTED" && (
+      {op && p.status === "CONNECTED" && p.requirements.asBuiltDrawings.required && (
         <section aria-labelledby="drawings-heading">
           <h2 id="drawings-heading">Record drawings</h2>
           <p>When the as-built drawings meet the district's requirements, approve them: the permit closes and the Clerk refunds the deposit.</p>
