@@ -24,6 +24,8 @@ export type Topic = (typeof TOPICS)[number];
  * law does not provide the rule the value is null (false for booleans, [] for tables) and the
  * entry's note says why. Money is integer cents; days are calendar days unless the entry's unit
  * says "business days". Comments give the unit and the sources (SUL = Sewer Use Law 2000/2005).
+ * Each entry also says where its figure comes from (`source`: "statute" or "board", see
+ * rulebook-schema.ts); only board entries change in the ADMIN's editor.
  */
 export const RULEBOOK_KEYS = {
   // Building laterals
@@ -173,6 +175,7 @@ export const RULEBOOK_KEYS = {
   "billing.taxLevyAsOfDate": { kind: "text", topic: "Charges and billing" }, // SUL 1118; Huron VI-4
   "billing.taxLevyReportDue": { kind: "text", topic: "Charges and billing" }, // SUL 1118; Huron VI-4
   "billing.inflowSurchargeMaxFactor": { kind: "number", topic: "Charges and billing" }, // times the volume charge; SUL 705; Huron III-8
+  "billing.inflowSurchargeFactor": { kind: "number", topic: "Charges and billing" }, // times the volume charge; the Town Board's surcharge, at most inflowSurchargeMaxFactor; SUL 705; Huron III-8
   "billing.flowDeductionEnabled": { kind: "boolean", topic: "Charges and billing" }, // SUL 1205; Huron VII
   "billing.volumeChargePer1000Gallons": { kind: "money_rate", topic: "Charges and billing" }, // cents per 1,000 gallons; SUL 1203; Huron VII
   "billing.fixedChargePerEdu": { kind: "money", topic: "Charges and billing" }, // cents; SUL 1203; Huron VII
