@@ -3,12 +3,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DataSource, EntityManager } from "typeorm";
 import { audit, type Actor } from "../audit/audit.service.js";
-import { dateIn, isCalendarDate, type CalendarDate } from "../common/dates.js";
+import { dateIn, formatDate, isCalendarDate, type CalendarDate } from "../common/dates.js";
 import { badInput, notFound } from "../common/errors.js";
 import { sha256 } from "../common/tokens.js";
 import { District } from "./district.entity.js";
 import { RULEBOOK_KEYS, type RulebookKey } from "./rulebook-keys.js";
-import { crossEntryProblems, districtFile, ruleEntry, type DistrictFile, type RuleEntry } from "./rulebook-schema.js";
+import { planBoardChange, planLawVersion, versionInForce, type PlannedVersion, type VersionRow } from "./rulebook-merge.js";
+import { crossEntryProblems, districtFile, resolution, ruleEntry, type DistrictFile, type RuleEntry } from "./rulebook-schema.js";
 import { RulebookVersion } from "./rulebook-version.entity.js";
 
 const DATA_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "data");
@@ -28,11 +29,13 @@ export function shippedDistrictFiles(): DistrictFile[] {
 }
 
 /**
- * Loads the shipped districts and rulebooks (run on migrate). Idempotent: a shipped rulebook whose
- * content is already stored is not stored again; a changed one becomes a new version.
+ * Loads the shipped districts and rulebooks (run on migrate; `files` for tests). Idempotent: a
+ * shipped rulebook whose content is already stored is not stored again. A changed one is a new
+ * law version: it keeps the Town Board's figures in force on its date, and is carried into the
+ * versions already effective after it (rulebook-merge.ts), so neither the law's new figures and
+ * keys nor the Board's figures are lost.
  */
-export async function loadShippedDistricts(ds: DataSource): Promise<void> {
-  const files = shippedDistrictFiles();
+export async function loadShippedDistricts(ds: DataSource, files: DistrictFile[] = shippedDistrictFiles()): Promise<void> {
   await ds.transaction(async (tx) => {
     for (const file of files) {
       const d = file.district;
@@ -55,20 +58,52 @@ export async function loadShippedDistricts(ds: DataSource): Promise<void> {
       const hash = sha256(JSON.stringify(file.rulebook));
       const seen = await tx.findOne(RulebookVersion, { where: { districtId: district.id, source: "shipped", sourceHash: hash } });
       if (seen) continue;
-      const version = await nextVersion(tx, district.id);
-      await tx.insert(RulebookVersion, {
+      const plan = planLawVersion(await versionRows(tx, district.id), { effectiveDate: file.rulebook.effectiveDate, entries: file.rulebook.entries });
+      const written = await writePlan(tx, district.id, plan, (p, first) =>
+        p.carriedInto === null
+          ? { label: file.rulebook.label, source: "shipped", sourceHash: hash, reason: "Loaded from the shipped rulebook" }
+          : {
+              label: `${file.rulebook.label}, with the Town Board's figures of version ${p.carriedInto}`,
+              source: "shipped",
+              sourceHash: null,
+              reason: `The law loaded as version ${first} also applies from this date; the Town Board's figures of version ${p.carriedInto} are kept.`,
+            },
+      );
+      await audit(tx, { userId: null }, {
+        action: "rulebook.loaded",
+        entityType: "District",
+        entityId: district.id,
         districtId: district.id,
-        version,
-        label: file.rulebook.label,
-        effectiveDate: file.rulebook.effectiveDate,
-        entries: file.rulebook.entries,
-        source: "shipped",
-        sourceHash: hash,
-        reason: "Loaded from the shipped rulebook",
+        details: { version: written[0].version, ...carriedDetails(plan, written) },
       });
-      await audit(tx, { userId: null }, { action: "rulebook.loaded", entityType: "District", entityId: district.id, districtId: district.id, details: { version } });
     }
   });
+}
+
+/** The district's versions as the planners read them; a law version is a shipped row with its file's hash (a carried row has none). */
+async function versionRows(tx: EntityManager, districtId: string): Promise<VersionRow[]> {
+  const rows = await tx.getRepository(RulebookVersion).find({ where: { districtId }, select: { version: true, effectiveDate: true, source: true, sourceHash: true, entries: true } });
+  return rows.map((r) => ({ version: r.version, effectiveDate: r.effectiveDate, law: r.source === "shipped" && r.sourceHash !== null, entries: r.entries }));
+}
+
+type RowMeta = Pick<RulebookVersion, "label" | "source" | "sourceHash" | "reason"> & { createdById?: string | null };
+
+/** Inserts the planned rows in order, numbering them; `meta` gets each plan and the first row's version number. */
+async function writePlan(tx: EntityManager, districtId: string, plan: PlannedVersion[], meta: (p: PlannedVersion, first: number) => RowMeta): Promise<RulebookVersion[]> {
+  const out: RulebookVersion[] = [];
+  for (const p of plan) {
+    const version = await nextVersion(tx, districtId);
+    const row = tx.create(RulebookVersion, { districtId, version, effectiveDate: p.effectiveDate, entries: p.entries, ...meta(p, out[0]?.version ?? version) });
+    out.push(await tx.save(row));
+  }
+  return out;
+}
+
+/** For the audit entry: the versions a change was carried into, and figures the law's bounds kept out. */
+function carriedDetails(plan: PlannedVersion[], written: RulebookVersion[]) {
+  const carried = plan.slice(1).map((p, i) => ({ version: written[i + 1].version, effectiveDate: p.effectiveDate, carriedInto: p.carriedInto }));
+  const refused = plan.flatMap((p) => p.refused.map((key) => ({ key, effectiveDate: p.effectiveDate })));
+  return { ...(carried.length ? { carried } : {}), ...(refused.length ? { refusedByBounds: refused } : {}) };
 }
 
 async function nextVersion(tx: EntityManager, districtId: string): Promise<number> {
@@ -151,16 +186,24 @@ export async function listRulebookVersions(ds: DataSource, districtId: string): 
 
 export type RuleChange = { key: string; value: unknown };
 
+export type ChangeRulebookInput = {
+  changes: RuleChange[];
+  effectiveDate: CalendarDate;
+  reason: string;
+  /** the Town Board resolution that sets the board figures changed: required when any is */
+  resolutionNumber?: string | null;
+  /** YYYY-MM-DD, the day the Board adopted it: not after today, not after effectiveDate */
+  resolutionAdoptedOn?: CalendarDate | null;
+};
+
 /**
- * ADMIN edits settings: every change makes a new rulebook version, effective on the given date,
- * with the reason, and an audit entry listing old and new values.
+ * ADMIN edits the Town Board's figures: every change makes a new rulebook version, effective on
+ * the given date, citing the Board's resolution, with the reason, and an audit entry listing old
+ * and new values. Figures the law sets (statute entries) are refused: they change only with a new
+ * version of the law's shipped file. A figure outside the bounds the law sets is refused. The
+ * change is carried into versions already effective after its date (rulebook-merge.ts).
  */
-export async function changeRulebook(
-  ds: DataSource,
-  actor: Actor,
-  districtId: string,
-  input: { changes: RuleChange[]; effectiveDate: CalendarDate; reason: string },
-): Promise<RulebookVersion> {
+export async function changeRulebook(ds: DataSource, actor: Actor, districtId: string, input: ChangeRulebookInput): Promise<RulebookVersion> {
   const fields: Record<string, string> = {};
   if (!isCalendarDate(input.effectiveDate)) fields.effectiveDate = "Use a date like 2026-12-01.";
   if (!input.reason.trim()) fields.reason = "Say why the rule changes (the audit log keeps it).";
@@ -170,49 +213,72 @@ export async function changeRulebook(
   return ds.transaction(async (tx) => {
     const district = await tx.findOne(District, { where: { id: districtId } });
     if (!district) throw notFound("That district");
-    const version = await nextVersion(tx, districtId);
-    const current = await rulebookOn(tx, district, input.effectiveDate).catch(() => null);
-    const base = current ?? (await rulebookOn(tx, district));
+    // Numbers versions, and serialises changes to this district's rulebook.
+    await nextVersion(tx, districtId);
+    const rows = await versionRows(tx, districtId);
+    const base = versionInForce(rows, input.effectiveDate);
+    if (!base) throw badInput({ effectiveDate: `No rulebook is in force on ${formatDate(input.effectiveDate)}; choose a later date.` });
     const entries = base.entries.map((e) => ({ ...e }));
     const diff: { key: string; from: unknown; to: unknown }[] = [];
+    let boardChanges = 0;
     for (const c of input.changes) {
       const i = entries.findIndex((e) => e.key === c.key);
       if (i < 0 || !(c.key in RULEBOOK_KEYS)) {
         fields[c.key] = "This setting does not exist.";
         continue;
       }
-      const next = ruleEntry.safeParse({ ...entries[i], value: c.value });
-      if (!next.success) {
-        fields[c.key] = `Not a valid value for ${entries[i].label}.`;
+      const e = entries[i];
+      if (e.source !== "board") {
+        fields[c.key] = `${e.label} is set by the law (${e.section}); it changes only when the law is amended, not here.`;
         continue;
       }
-      if (JSON.stringify(entries[i].value) !== JSON.stringify(next.data.value)) diff.push({ key: c.key, from: entries[i].value, to: next.data.value });
+      boardChanges++;
+      const next = ruleEntry.safeParse({ ...e, value: c.value });
+      if (!next.success) {
+        fields[c.key] = `Not a valid value for ${e.label}.`;
+        continue;
+      }
+      if (JSON.stringify(e.value) !== JSON.stringify(next.data.value)) diff.push({ key: c.key, from: e.value, to: next.data.value });
       entries[i] = next.data;
     }
+    const adopted = boardChanges ? resolutionOf(input, dateIn(district.timeZone), fields) : null;
     if (Object.keys(fields).length) throw badInput(fields);
     Object.assign(fields, crossEntryProblems(entries));
     if (Object.keys(fields).length) throw badInput(fields);
     if (!diff.length) throw badInput({ changes: "Nothing changed: every value is the same as in force." });
-    const row = tx.create(RulebookVersion, {
-      districtId,
-      version,
-      label: `Version ${version}: ${input.reason.trim().slice(0, 120)}`,
-      effectiveDate: input.effectiveDate,
-      entries,
+
+    const changed = diff.map((d) => ({ ...entries.find((e) => e.key === d.key)!, resolution: adopted! }) as RuleEntry);
+    const plan = planBoardChange(rows, { effectiveDate: input.effectiveDate, changes: changed });
+    const reason = input.reason.trim();
+    const written = await writePlan(tx, districtId, plan, (p, first) => ({
+      label: p.carriedInto === null ? `Version ${first}: ${reason.slice(0, 120)}` : `Version ${first}'s change, carried over version ${p.carriedInto}: ${reason.slice(0, 100)}`,
       source: "admin",
       sourceHash: null,
-      reason: input.reason.trim(),
+      reason: p.carriedInto === null ? reason : `The change of version ${first} also applies from this date, over version ${p.carriedInto}: ${reason}`,
       createdById: actor.userId,
-    });
-    await tx.save(row);
+    }));
     await audit(tx, actor, {
       action: "rulebook.changed",
       entityType: "District",
       entityId: districtId,
       districtId,
-      reason: input.reason.trim(),
-      details: { version, effectiveDate: input.effectiveDate, changes: diff },
+      reason,
+      details: { version: written[0].version, effectiveDate: input.effectiveDate, resolution: adopted, changes: diff, ...carriedDetails(plan, written) },
     });
-    return row;
+    return written[0];
   });
+}
+
+/** The resolution cited for a change of board figures, or field errors: it must be named, and adopted by today and by the effective date. */
+function resolutionOf(input: ChangeRulebookInput, today: CalendarDate, fields: Record<string, string>): { number: string; adoptedOn: CalendarDate } | null {
+  const number = (input.resolutionNumber ?? "").trim();
+  const adoptedOn = (input.resolutionAdoptedOn ?? "").trim();
+  if (!number) fields.resolutionNumber = "Give the number of the Town Board resolution that sets these figures, like 2026-14.";
+  else if (!resolution.shape.number.safeParse(number).success) fields.resolutionNumber = "A resolution number is at most 60 characters.";
+  if (!adoptedOn) fields.resolutionAdoptedOn = "Give the day the Town Board adopted the resolution.";
+  else if (!isCalendarDate(adoptedOn)) fields.resolutionAdoptedOn = "Use a date like 2026-11-03.";
+  else if (adoptedOn > today) fields.resolutionAdoptedOn = `The resolution must already be adopted: give a day no later than today (${formatDate(today)}).`;
+  else if (isCalendarDate(input.effectiveDate) && input.effectiveDate < adoptedOn)
+    fields.effectiveDate = `The change cannot come into force before the resolution was adopted (${formatDate(adoptedOn)}).`;
+  return fields.resolutionNumber || fields.resolutionAdoptedOn || fields.effectiveDate ? null : { number, adoptedOn };
 }

@@ -117,7 +117,7 @@ describe("signed-out callers and applicants are refused staff operations", () =>
   const STAFF_ONLY: [string, (districtId: string) => Record<string, unknown>][] = [
     [`query($f: AuditFilter!) { auditLog(filter: $f) { nextCursor } }`, (d) => ({ f: { districtId: d } })],
     [`query($d: ID!) { districtOutbox(districtId: $d) { id } }`, (d) => ({ d })],
-    [`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, (d) => ({ i: { districtId: d, changes: [{ key: "lateral.fee.residential", value: 1 }], effectiveDate: "2030-01-01", reason: "x" } })],
+    [`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, (d) => ({ i: { districtId: d, changes: [{ key: "lateral.impactFee", value: 1 }], effectiveDate: "2030-01-01", reason: "x", resolutionNumber: "2026-1", resolutionAdoptedOn: "2026-01-05" } })],
     [`query($d: ID!) { districtStaff(districtId: $d) { email } }`, (d) => ({ d })],
     [`mutation($i: GrantStaffRoleInput!) { grantStaffRole(input: $i) { ok } }`, (d) => ({ i: { districtId: d, email: "applicant@demo.tapline.local", role: "ADMIN", reason: "x" } })],
     [`mutation($i: RevokeStaffRoleInput!) { revokeStaffRole(input: $i) { ok } }`, (d) => ({ i: { districtId: d, userId: "00000000-0000-0000-0000-000000000000", role: "ADMIN", reason: "x" } })],

@@ -66,18 +66,26 @@ describe("ADMIN changes a district's settings", () => {
     await admin.signIn(DEMO.lakeviewAdmin);
     const { district } = await admin.ok(`{ district(slug: "lakeview") { id } }`);
     const r = await admin.ok(CHANGE, {
-      i: { districtId: district.id, effectiveDate: "2027-01-01", reason: "Board resolution 2026-41 raises the hook-up fee", changes: [{ key: "lateral.fee.residential", value: 17500 }] },
+      i: {
+        districtId: district.id,
+        effectiveDate: "2027-01-01",
+        reason: "Board resolution 2026-41 sets an impact fee",
+        resolutionNumber: "2026-41",
+        resolutionAdoptedOn: "2026-11-03",
+        changes: [{ key: "lateral.impactFee", value: 17500 }],
+      },
     });
     expect(r.changeRulebook.version).toBe(2);
     const pub = new Client(srv.url);
-    expect(entry(await pub.ok(RULEBOOK, { slug: "lakeview", on: "2027-01-01" }), "lateral.fee.residential").amountCents).toBe(17500);
-    expect(entry(await pub.ok(RULEBOOK, { slug: "lakeview", on: "2026-12-31" }), "lateral.fee.residential").amountCents).toBe(15000);
+    expect(entry(await pub.ok(RULEBOOK, { slug: "lakeview", on: "2027-01-01" }), "lateral.impactFee").amountCents).toBe(17500);
+    expect(entry(await pub.ok(RULEBOOK, { slug: "lakeview", on: "2026-12-31" }), "lateral.impactFee").amountCents).toBe(null);
 
     const log = await admin.ok(`query($f: AuditFilter!) { auditLog(filter: $f) { entries { action reason actorName details } } }`, {
       f: { districtId: district.id, action: "rulebook.changed" },
     });
-    expect(log.auditLog.entries[0]).toMatchObject({ action: "rulebook.changed", reason: "Board resolution 2026-41 raises the hook-up fee", actorName: "Ada Admin (Lakeview)" });
-    expect(log.auditLog.entries[0].details.changes).toEqual([{ key: "lateral.fee.residential", from: 15000, to: 17500 }]);
+    expect(log.auditLog.entries[0]).toMatchObject({ action: "rulebook.changed", reason: "Board resolution 2026-41 sets an impact fee", actorName: "Ada Admin (Lakeview)" });
+    expect(log.auditLog.entries[0].details.changes).toEqual([{ key: "lateral.impactFee", from: null, to: 17500 }]);
+    expect(log.auditLog.entries[0].details.resolution).toEqual({ number: "2026-41", adoptedOn: "2026-11-03" });
   });
 
   it("rejects bad values per field and changes nothing", async () => {
@@ -86,17 +94,26 @@ describe("ADMIN changes a district's settings", () => {
     const { district } = await admin.ok(`{ district(slug: "lakeview") { id rulebookVersions { version } } }`);
     const before = district.rulebookVersions.length;
     const r = await admin.gql(CHANGE, {
-      i: { districtId: district.id, effectiveDate: "2027-02-01", reason: "typo test", changes: [{ key: "lateral.fee.residential", value: -5 }, { key: "no.such.key", value: 1 }] },
+      i: {
+        districtId: district.id,
+        effectiveDate: "2027-02-01",
+        reason: "typo test",
+        resolutionNumber: "2026-42",
+        resolutionAdoptedOn: "2026-11-03",
+        changes: [{ key: "lateral.impactFee", value: -5 }, { key: "no.such.key", value: 1 }],
+      },
     });
     expect(errorCode(r)).toBe("BAD_USER_INPUT");
-    expect(Object.keys(r.errors![0].extensions!.fields!).sort()).toEqual(["lateral.fee.residential", "no.such.key"]);
+    expect(Object.keys(r.errors![0].extensions!.fields!).sort()).toEqual(["lateral.impactFee", "no.such.key"]);
     const after = await admin.ok(`{ district(slug: "lakeview") { rulebookVersions { version } } }`);
     expect(after.district.rulebookVersions.length).toBe(before);
   });
 
   it("lets only that district's ADMIN change it", async () => {
     const { district } = await new Client(srv.url).ok(`{ district(slug: "lakeview") { id } }`);
-    const input = { i: { districtId: district.id, effectiveDate: "2027-03-01", reason: "x", changes: [{ key: "lateral.fee.residential", value: 1 }] } };
+    const input = {
+      i: { districtId: district.id, effectiveDate: "2027-03-01", reason: "x", resolutionNumber: "2026-43", resolutionAdoptedOn: "2026-11-03", changes: [{ key: "lateral.impactFee", value: 1 }] },
+    };
     const huronAdmin = new Client(srv.url);
     await huronAdmin.signIn(DEMO.huronAdmin);
     expect(errorCode(await huronAdmin.gql(CHANGE, input))).toBe("FORBIDDEN");

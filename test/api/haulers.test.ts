@@ -39,6 +39,8 @@ beforeAll(async () => {
       districtId: lakeview.id,
       effectiveDate: dateIn(TZ),
       reason: "Town Board resolution: septage dumping fees",
+      resolutionNumber: "2026-30",
+      resolutionAdoptedOn: dateIn(TZ),
       changes: [
         { key: "hauler.dumpingFeePer1000Gallons", value: 6000 },
         { key: "hauler.dumpingFeeMinimumPerLoad", value: 5000 },
@@ -154,17 +156,17 @@ const noonOn = (d: string) => zonedWallTime(Date.parse(`${d}T12:00:00Z`), TZ);
 describe("the rulebook", () => {
   it("refuses an application fee above the $100 the law allows (SUL 801) as a setting", async () => {
     const r = await admin.gql(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, {
-      i: { districtId: lakeview.id, effectiveDate: dateIn(TZ), reason: "Raise the fee", changes: [{ key: "hauler.applicationFee", value: 10001 }] },
+      i: { districtId: lakeview.id, effectiveDate: dateIn(TZ), reason: "Raise the fee", resolutionNumber: "2026-31", resolutionAdoptedOn: dateIn(TZ), changes: [{ key: "hauler.applicationFee", value: 10001 }] },
     });
     expect(errorCode(r)).toBe("BAD_USER_INPUT");
     expect(field(r, "hauler.applicationFee")).toContain("$100.00");
     expect(field(r, "hauler.applicationFee")).toContain("Sewer Use Law 801");
     // $75.00 is within the cap.
     await admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, {
-      i: { districtId: lakeview.id, effectiveDate: dateIn(TZ), reason: "Board sets $75", changes: [{ key: "hauler.applicationFee", value: 7500 }] },
+      i: { districtId: lakeview.id, effectiveDate: dateIn(TZ), reason: "Board sets $75", resolutionNumber: "2026-32", resolutionAdoptedOn: dateIn(TZ), changes: [{ key: "hauler.applicationFee", value: 7500 }] },
     });
     await admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, {
-      i: { districtId: lakeview.id, effectiveDate: dateIn(TZ), reason: "Back to $100", changes: [{ key: "hauler.applicationFee", value: 10000 }] },
+      i: { districtId: lakeview.id, effectiveDate: dateIn(TZ), reason: "Back to $100", resolutionNumber: "2026-33", resolutionAdoptedOn: dateIn(TZ), changes: [{ key: "hauler.applicationFee", value: 10000 }] },
     });
   });
 });

@@ -71,7 +71,7 @@ export function application(f: Firm, districtId: string, extra: Record<string, u
 export async function setFee(srv: TestServer, districtId: string) {
   const admin = await signedIn(srv, DEMO.lakeviewAdmin);
   const r = await admin.gql(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, {
-    i: { districtId, changes: [{ key: "industrial.applicationFee", value: 50000 }], effectiveDate: "2026-09-01", reason: "Town Board resolution 2026-41 sets the fee" },
+    i: { districtId, changes: [{ key: "industrial.applicationFee", value: 50000 }], effectiveDate: "2026-09-01", reason: "Town Board resolution 2026-41 sets the fee", resolutionNumber: "2026-41", resolutionAdoptedOn: "2026-08-18" },
   });
   return r;
 }

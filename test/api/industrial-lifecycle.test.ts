@@ -79,7 +79,7 @@ beforeAll(async () => {
   [operator, clerk] = await Promise.all([DEMO.lakeviewOperator, DEMO.lakeviewClerk].map(signedIn));
   const admin = await signedIn(DEMO.lakeviewAdmin);
   await admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, {
-    i: { districtId: lakeview.id, changes: [{ key: "industrial.applicationFee", value: 50000 }], effectiveDate: "2026-09-01", reason: "Town Board resolution sets the fee" },
+    i: { districtId: lakeview.id, changes: [{ key: "industrial.applicationFee", value: 50000 }], effectiveDate: "2026-09-01", reason: "Town Board resolution sets the fee", resolutionNumber: "2026-41", resolutionAdoptedOn: "2026-08-18" },
   });
   [f, g, h, j, other] = [await firm("Modified Metals"), await firm("Reissue On Time Inc"), await firm("Reissue Late Inc"), await firm("Seller Plating"), await firm("Other Co")];
   for (const [k, x] of Object.entries({ f, g, h, j })) {

@@ -105,7 +105,7 @@ describe("the application (SUL 1004 A)", () => {
   it("the fee set, the owner applies; a plain member may not, another organization gets NOT_FOUND", async () => {
     const admin = await signedIn(DEMO.lakeviewAdmin);
     await admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, {
-      i: { districtId: lakeview.id, changes: [{ key: "industrial.applicationFee", value: 50000 }], effectiveDate: "2026-09-01", reason: "Town Board resolution 2026-41 sets the fee" },
+      i: { districtId: lakeview.id, changes: [{ key: "industrial.applicationFee", value: 50000 }], effectiveDate: "2026-09-01", reason: "Town Board resolution 2026-41 sets the fee", resolutionNumber: "2026-41", resolutionAdoptedOn: "2026-08-18" },
     });
     expect(errorCode(await f.member.gql(SAVE, { i: application(f) }))).toBe("FORBIDDEN");
     const { saveIndustrialApplication: d } = await f.owner.ok(SAVE, { i: application(f) });

@@ -35,6 +35,8 @@ beforeAll(async () => {
       districtId: lakeviewId,
       effectiveDate: dateIn(LAKEVIEW.timeZone),
       reason: "Town Board resolution on septage dumping fees",
+      resolutionNumber: "2026-30",
+      resolutionAdoptedOn: dateIn(LAKEVIEW.timeZone),
       changes: [
         { key: "hauler.dumpingFeePer1000Gallons", value: 6000 },
         { key: "hauler.dumpingFeeMinimumPerLoad", value: 5000 },

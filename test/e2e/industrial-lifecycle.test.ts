@@ -26,7 +26,7 @@ beforeAll(async () => {
   await admin.signIn(DEMO.lakeviewAdmin);
   const { district } = await admin.ok(`{ district(slug: "lakeview") { id } }`);
   await admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, {
-    i: { districtId: district.id, changes: [{ key: "industrial.applicationFee", value: 0 }], effectiveDate: "2026-09-01", reason: "No fee this year" },
+    i: { districtId: district.id, changes: [{ key: "industrial.applicationFee", value: 0 }], effectiveDate: "2026-09-01", reason: "No fee this year", resolutionNumber: "2026-40", resolutionAdoptedOn: "2026-08-18" },
   });
   // An issued permit, through the API (the application itself is the other browser test's story).
   const owner = new Client(e.srv.url);

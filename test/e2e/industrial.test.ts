@@ -33,7 +33,7 @@ beforeAll(async () => {
   await admin.signIn(DEMO.lakeviewAdmin);
   const { district } = await admin.ok(`{ district(slug: "lakeview") { id } }`);
   await admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, {
-    i: { districtId: district.id, changes: [{ key: "industrial.applicationFee", value: 50000 }], effectiveDate: "2026-09-01", reason: "Board resolution sets the fee" },
+    i: { districtId: district.id, changes: [{ key: "industrial.applicationFee", value: 50000 }], effectiveDate: "2026-09-01", reason: "Board resolution sets the fee", resolutionNumber: "2026-41", resolutionAdoptedOn: "2026-08-18" },
   });
   // The industrial user: an owner who registers the organization, and its Authorized Representative.
   const owner = new Client(e.srv.url);
