@@ -21,12 +21,22 @@ export type RuleEntry = {
   amountCents?: number | null;
   number?: number | null;
   rows: LimitRow[] | null;
+  /** STATUTE: set by the law; BOARD: set by Town Board resolution within the law's bounds */
+  source: "STATUTE" | "BOARD";
+  /** "Set by the law, Sewer Use Law 801" or "Set by the Town Board, resolution 2026-14 of November 3, 2026, within the law's cap of $100.00 (Sewer Use Law 801)" */
+  sourceText: string;
+  boundsText: string | null;
+  resolution: { number: string; adoptedOn: string } | null;
+  min: RuleBound | null;
+  max: RuleBound | null;
 };
+export type RuleBound = { value: number | null; display: string | null; section: string; key: string | null };
 export type Rulebook = { version: number; label: string; effectiveDate: string; entries: RuleEntry[] };
 export type RulebookVersion = { version: number; label: string; effectiveDate: string; source: string; reason: string | null; createdAt?: string };
 
 /** GraphQL selection for a rulebook's entries. */
-export const ENTRY_FIELDS = `key topic label kind section unit note display applies amountCents number rows { parameter unit average maximum minimum note }`;
+export const ENTRY_FIELDS = `key topic label kind section unit note display applies amountCents number rows { parameter unit average maximum minimum note }
+  source sourceText boundsText resolution { number adoptedOn } min { value display section key } max { value display section key }`;
 
 /** Entries grouped by topic, topics in the order they first appear. */
 export function byTopic<T extends { topic: string }>(entries: T[]): { topic: string; entries: T[] }[] {
@@ -89,7 +99,7 @@ export function LimitsTable({ entry }: { entry: RuleEntry }) {
   );
 }
 
-/** "Label: display (Section)" with the note beneath. */
+/** "Label: display (Section)", who sets it (the law, or the Town Board and its resolution), and the note beneath. */
 export function RuleLine({ entry }: { entry: RuleEntry }) {
   const display = entry.kind === "table" && !entry.applies ? "Not set by this district's law" : entry.display;
   return (
@@ -97,12 +107,24 @@ export function RuleLine({ entry }: { entry: RuleEntry }) {
       <p className="tapline-rule__line">
         <strong>{entry.label}:</strong> {display} <span className="tapline-rule__section">({entry.section})</span>
       </p>
+      <p className="tapline-rule__note">
+        <SourceTag entry={entry} /> {entry.sourceText}.
+      </p>
       {entry.note && <p className="tapline-rule__note">{entry.note}</p>}
     </>
   );
 }
 
+/** A small tag: "Law" or "Town Board". */
+export function SourceTag({ entry }: { entry: Pick<RuleEntry, "source"> }) {
+  return entry.source === "BOARD" ? (
+    <span className="usa-tag bg-accent-cool-darker">Town Board</span>
+  ) : (
+    <span className="usa-tag bg-base-dark">Law</span>
+  );
+}
+
 export const SOURCE_LABELS: Record<string, string> = {
   shipped: "From the law",
-  admin: "Changed by the district",
+  admin: "Town Board resolution, entered by the district",
 };

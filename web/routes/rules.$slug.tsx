@@ -3,7 +3,7 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { NestedErrorBoundary } from "~/components/fields";
 import { formatCalendarDate, todayIn } from "~/components/format";
 import { ErrorSummary } from "~/components/forms";
-import { ENTRY_FIELDS, LimitsTable, RuleLine, SOURCE_LABELS, byTopic, slugify, type Rulebook, type RulebookVersion } from "~/components/rulebook";
+import { ENTRY_FIELDS, LimitsTable, RuleLine, SOURCE_LABELS, SourceTag, byTopic, slugify, type Rulebook, type RulebookVersion } from "~/components/rulebook";
 import { gql } from "~/graphql.server";
 
 type District = {
@@ -58,7 +58,10 @@ export default function DistrictRules() {
         </Link>
       </p>
       <h1>{d.name}: rules and fees</h1>
-      <p className="usa-intro">Governed by the {d.lawName}. The figures below come from that law; each names its section.</p>
+      <p className="usa-intro">
+        Governed by the {d.lawName}. Each figure below names its section and who sets it: the law itself, which only an amendment of the law changes,
+        or the Town Board, by resolution within the bounds the law sets.
+      </p>
 
       <div className="grid-row grid-gap">
         <section className="tablet:grid-col-6" aria-labelledby="office-heading">
@@ -153,8 +156,9 @@ export default function DistrictRules() {
       </section>
 
       {topics.map((t) => {
-        const applies = t.entries.filter((e) => e.applies);
-        const notProvided = t.entries.filter((e) => !e.applies);
+        // A Town Board figure not (yet) set stays in the list: the law leaves it to the Board.
+        const applies = t.entries.filter((e) => e.applies || e.source === "BOARD");
+        const notProvided = t.entries.filter((e) => !e.applies && e.source !== "BOARD");
         return (
           <section key={t.topic} aria-labelledby={`topic-${slugify(t.topic)}`} className="tapline-topic">
             <h2 id={`topic-${slugify(t.topic)}`}>{t.topic}</h2>
@@ -164,6 +168,9 @@ export default function DistrictRules() {
                 e.kind === "table" ? (
                   <li key={e.key} className="tapline-rule tapline-rule--table">
                     {e.note && <p className="tapline-rule__note">{e.note}</p>}
+                    <p className="tapline-rule__note">
+                      <SourceTag entry={e} /> {e.sourceText}.
+                    </p>
                     <LimitsTable entry={e} />
                   </li>
                 ) : (

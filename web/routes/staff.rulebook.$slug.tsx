@@ -5,7 +5,7 @@ import { requireSignedIn } from "~/auth.server";
 import { Notice } from "~/components/fields";
 import { formatCalendarDate, isCalendarDate, todayIn } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
-import { ENTRY_FIELDS, LimitsTable, byTopic, slugify, type RuleEntry, type Rulebook, type RulebookVersion } from "~/components/rulebook";
+import { ENTRY_FIELDS, LimitsTable, SourceTag, byTopic, slugify, type RuleEntry, type Rulebook, type RulebookVersion } from "~/components/rulebook";
 import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
@@ -41,7 +41,8 @@ export async function loader(args: LoaderFunctionArgs) {
   return { district, today: todayIn(district.timeZone) };
 }
 
-const editable = (e: RuleEntry) => e.kind !== "table";
+/** Only the Town Board's figures change here; the law's change only with the law (a new shipped version). Limits tables are the law's. */
+const editable = (e: RuleEntry) => e.kind !== "table" && e.source === "BOARD";
 const isMoney = (e: RuleEntry) => e.kind === "money" || e.kind === "money_rate";
 
 /** The value in force, as the form shows it. */
@@ -75,18 +76,18 @@ function readEntry(e: RuleEntry, raw: string): { value?: unknown; problem?: stri
     case "money_rate": {
       const v = dollarsToCents(raw);
       return v === undefined
-        ? { problem: `${e.label}: enter an amount in dollars and cents, like 150.00, or leave it empty if the law does not set it.` }
+        ? { problem: "Enter an amount in dollars and cents, like 150.00, or leave it empty if the Town Board has not set it." }
         : { value: v };
     }
     case "integer":
     case "days": {
       const v = parseNumber(raw, true);
-      return v === undefined ? { problem: `${e.label}: enter a whole number, like 30, or leave it empty if the law does not set it.` } : { value: v };
+      return v === undefined ? { problem: "Enter a whole number, like 30, or leave it empty if the Town Board has not set it." } : { value: v };
     }
     case "number":
     case "percent": {
       const v = parseNumber(raw, false);
-      return v === undefined ? { problem: `${e.label}: enter a number, like 2.5, or leave it empty if the law does not set it.` } : { value: v };
+      return v === undefined ? { problem: "Enter a number, like 2.5, or leave it empty if the Town Board has not set it." } : { value: v };
     }
     case "boolean":
       return { value: raw === "on" };
@@ -106,6 +107,8 @@ export async function action(args: ActionFunctionArgs) {
   const values: Values = {
     effectiveDate: String(form.get("effectiveDate") ?? "").trim(),
     reason: String(form.get("reason") ?? ""),
+    resolutionNumber: String(form.get("resolutionNumber") ?? "").trim(),
+    resolutionAdoptedOn: String(form.get("resolutionAdoptedOn") ?? "").trim(),
   };
   const fields: Record<string, string> = {};
   const changes: { key: string; value: unknown }[] = [];
@@ -118,6 +121,10 @@ export async function action(args: ActionFunctionArgs) {
   }
   if (!isCalendarDate(values.effectiveDate)) fields.effectiveDate = "Enter the date the change comes into force, like 2026-12-01.";
   if (!values.reason.trim()) fields.reason = "Say why the rule changes (the audit log keeps it).";
+  if (changes.length && !values.resolutionNumber) fields.resolutionNumber = "Give the number of the Town Board resolution that sets these figures, like 2026-14.";
+  if (changes.length && !isCalendarDate(values.resolutionAdoptedOn)) fields.resolutionAdoptedOn = "Enter the day the Town Board adopted the resolution, like 2026-11-03.";
+  else if (changes.length && isCalendarDate(values.effectiveDate) && values.effectiveDate < values.resolutionAdoptedOn)
+    fields.effectiveDate = "The change cannot come into force before the resolution was adopted.";
   if (Object.keys(fields).length)
     return Response.json({ error: "Please correct the highlighted fields.", fields, values } satisfies ActionData, { status: 400 });
 
@@ -125,7 +132,16 @@ export async function action(args: ActionFunctionArgs) {
     context,
     request,
     `mutation ChangeRulebook($input: ChangeRulebookInput!) { changeRulebook(input: $input) { version effectiveDate } }`,
-    { input: { districtId: district.id, changes, effectiveDate: values.effectiveDate, reason: values.reason } }
+    {
+      input: {
+        districtId: district.id,
+        changes,
+        effectiveDate: values.effectiveDate,
+        reason: values.reason,
+        resolutionNumber: values.resolutionNumber || null,
+        resolutionAdoptedOn: values.resolutionAdoptedOn || null,
+      },
+    }
   );
   if (!r.ok) {
     if (r.error.code === "UNAUTHENTICATED")
@@ -145,7 +161,13 @@ export default function RulebookEditor() {
   const rb = d.rulebook;
   const topics = byTopic(rb.entries);
   const scheduled = d.rulebookVersions.filter((v) => v.effectiveDate > today);
-  const labels: Record<string, string> = { effectiveDate: "Comes into force on", reason: "Reason for the change", changes: "Settings" };
+  const labels: Record<string, string> = {
+    effectiveDate: "Comes into force on",
+    reason: "Reason for the change",
+    changes: "Settings",
+    resolutionNumber: "Town Board resolution number",
+    resolutionAdoptedOn: "Resolution adopted on",
+  };
   for (const e of rb.entries) labels[e.key] = e.label;
   const value = (e: RuleEntry) => (a?.values ? a.values[e.key] ?? "" : formValue(e));
 
@@ -174,7 +196,8 @@ export default function RulebookEditor() {
               {i > 0 && "; "}version {v.version} from {formatCalendarDate(v.effectiveDate)}
             </span>
           ))}
-          . A change is made on top of the version in force on its date.
+          . A change is made on top of the version in force on its date, and carried into those later versions wherever they still have the figure
+          it replaces.
         </Notice>
       )}
       <ErrorSummary message={a?.error} fields={a?.fields} labels={labels} />
@@ -182,8 +205,9 @@ export default function RulebookEditor() {
       <Form method="post" className="tapline-rulebook-form" noValidate key={`${rb.version}-${done ?? ""}`}>
         <AuthenticityTokenInput />
         <p>
-          Money is in dollars and cents (for example 150.00). Leave a field empty where the law does not set the figure. Only the settings you change
-          are saved. Limits tables cannot be changed here.
+          Only the Town Board's figures can be changed here, within the bounds the law sets, citing the resolution that sets them. Figures the law
+          itself sets are shown read-only: they change only when the law is amended. Money is in dollars and cents (for example 150.00). Leave a field
+          empty where the Board has not set the figure. Only the settings you change are saved.
         </p>
         <nav aria-label="Topics">
           <ul className="usa-list tapline-topic-list">
@@ -196,7 +220,7 @@ export default function RulebookEditor() {
             ))}
             <li>
               <a className="usa-link" href="#save-heading">
-                Date and reason, then save
+                Resolution, date and reason, then save
               </a>
             </li>
           </ul>
@@ -215,6 +239,9 @@ export default function RulebookEditor() {
               e.kind === "table" ? (
                 <div key={e.key} className="margin-y-3">
                   {e.note && <p className="tapline-rule__note">{e.note}</p>}
+                  <p className="tapline-rule__note">
+                    <SourceTag entry={e} /> {e.sourceText}: it changes only when the law is amended.
+                  </p>
                   {(e.rows?.length ?? 0) > 0 ? (
                     <LimitsTable entry={e} />
                   ) : (
@@ -223,15 +250,34 @@ export default function RulebookEditor() {
                     </p>
                   )}
                 </div>
-              ) : (
+              ) : editable(e) ? (
                 <EntryField key={e.key} entry={e} value={value(e)} error={a?.fields?.[e.key]} />
+              ) : (
+                <StatuteLine key={e.key} entry={e} error={a?.fields?.[e.key]} />
               )
             )}
           </section>
         ))}
 
         <section aria-labelledby="save-heading" className="tapline-save">
-          <h2 id="save-heading">Date and reason</h2>
+          <h2 id="save-heading">Resolution, date and reason</h2>
+          <TextField
+            name="resolutionNumber"
+            label="Town Board resolution number"
+            hint="The resolution that sets the figures you change, for example 2026-14. The public rules page cites it."
+            defaultValue={a?.values.resolutionNumber}
+            error={a?.fields?.resolutionNumber}
+            required
+          />
+          <TextField
+            name="resolutionAdoptedOn"
+            label="Resolution adopted on"
+            type="date"
+            hint="The day the Town Board adopted it. The change cannot come into force before that day."
+            defaultValue={a?.values.resolutionAdoptedOn}
+            error={a?.fields?.resolutionAdoptedOn}
+            required
+          />
           <TextField
             name="effectiveDate"
             label="Comes into force on"
@@ -273,9 +319,29 @@ export default function RulebookEditor() {
   );
 }
 
+/** A figure the law sets: shown, not editable, with why. */
+function StatuteLine({ entry: e, error }: { entry: RuleEntry; error?: string }) {
+  return (
+    <div className={`usa-form-group tapline-readonly${error ? " usa-form-group--error" : ""}`} id={e.key} tabIndex={-1}>
+      <p className="margin-y-0">
+        <strong>{e.label}:</strong> {e.display}
+      </p>
+      {error && (
+        <span className="usa-error-message" role="alert">
+          {error}
+        </span>
+      )}
+      <p className="tapline-rule__note">
+        <SourceTag entry={e} /> {e.sourceText}: it changes only when the law is amended, so it cannot be changed here.
+      </p>
+    </div>
+  );
+}
+
 function EntryField({ entry: e, value, error }: { entry: RuleEntry; value: string; error?: string }) {
   const id = e.key;
-  const inForce = `In force: ${e.display}.`;
+  const inForce = `In force: ${e.display}${e.resolution ? `, resolution ${e.resolution.number} of ${formatCalendarDate(e.resolution.adoptedOn)}` : ""}.`;
+  const bound = e.boundsText ? `${e.boundsText[0].toUpperCase()}${e.boundsText.slice(1)}.` : "";
   const unitHint = isMoney(e)
     ? e.kind === "money_rate" && e.unit
       ? `Dollars ${e.unit.replace(/^cents\s+/, "")}.`
@@ -287,7 +353,7 @@ function EntryField({ entry: e, value, error }: { entry: RuleEntry; value: strin
     : e.unit
     ? `Unit: ${e.unit}.`
     : "";
-  const hint = [e.section + ".", unitHint, inForce].filter(Boolean).join(" ");
+  const hint = [e.section + ".", unitHint, bound, inForce].filter(Boolean).join(" ");
   const describedBy = [`${id}-hint`, error ? `${id}-error` : null].filter(Boolean).join(" ");
   const errorMsg = error && (
     <span className="usa-error-message" id={`${id}-error`} role="alert">
