@@ -1,10 +1,10 @@
 import type { DataSource } from "typeorm";
 import { audit } from "../audit/audit.service.js";
-import { addCalendarDays, dateIn, zonedWallTime } from "../common/dates.js";
+import { addCalendarDays, dateIn, termLastDay, zonedWallTime } from "../common/dates.js";
 import { rulebookOn } from "../districts/districts.service.js";
 import { loadDistrict } from "../industrial/common.js";
 import { defaultLimits } from "../industrial/limits.js";
-import { addMonths, createReports, insertLimits, nextPermitNumber, noticeOfIntent, reportPeriods, rulebookReportingMonths } from "../industrial/permits.service.js";
+import { createReports, insertLimits, nextPermitNumber, noticeOfIntent, reportPeriods, rulebookReportingMonths } from "../industrial/permits.service.js";
 
 /**
  * Demo scenes (demo mode, `npm start` only; the tests build their own): records a town would
@@ -33,7 +33,7 @@ export async function loadDemoScenes(ds: DataSource, publicUrl: string): Promise
     const effectiveOn = addCalendarDays(today, -120);
     const noticeOn = addCalendarDays(effectiveOn, -notice.value);
     const submittedOn = addCalendarDays(noticeOn, -10);
-    const expiresOn = addCalendarDays(addMonths(effectiveOn, rb.require("industrial.permitMaxTermYears").value * 12), -1);
+    const expiresOn = termLastDay(effectiveOn, rb.require("industrial.permitMaxTermYears").value * 12);
     const months = rulebookReportingMonths(rb);
     const at = (day: string) => zonedWallTime(Date.parse(`${day}T10:00:00Z`), district.timeZone);
     const facility = { facilityName: "Harbor Plating Works", street: "12 Foundry Lane", city: "Lakeview", zip: "13600", sicCodes: ["3471"], averageFlowGpd: 12000 };

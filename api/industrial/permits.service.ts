@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from "typeorm";
 import { isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
-import { addCalendarDays, addMonths, dateIn, daysBetween, formatDate, isCalendarDate, zonedWallTime, type CalendarDate } from "../common/dates.js";
+import { addCalendarDays, addMonths, dateIn, daysBetween, formatDate, isCalendarDate, termLastDay, zonedWallTime, type CalendarDate } from "../common/dates.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { decodeCursor, encodeCursor, isInstant, pageSize } from "../common/paging.js";
 import { formatCents } from "../common/money.js";
@@ -352,10 +352,6 @@ export async function documentsOf(db: Db, permitIds: readonly string[]): Promise
   const rows = await db.query(`SELECT permit_id, document_id, kind FROM industrial_permit_document WHERE permit_id = ANY($1::uuid[]) ORDER BY kind, document_id`, [permitIds]);
   return rows.map((r: any) => ({ permitId: r.permit_id, documentId: r.document_id, kind: r.kind }));
 }
-
-// Month arithmetic lives in common/dates (same day, clamped to the month's end); still exported here
-// for the demo scene, which imports it from this file.
-export { addMonths };
 
 /**
  * SUL 1004 A(12)(b): each increment of a compliance schedule at most 9 months (from the
@@ -720,8 +716,10 @@ export async function issuePermit(ds: DataSource, viewer: Viewer, input: IssueIn
     const term = rb.require("industrial.permitMaxTermYears");
     if (!f.effectiveOn && !f.expiresOn) {
       if (input.expiresOn <= effectiveOn) f.expiresOn = "The permit must expire after it takes effect.";
-      else if (input.expiresOn > addMonths(effectiveOn, term.value * 12))
-        f.expiresOn = `A permit lasts at most ${term.value} years (${term.section}): it must expire by ${formatDate(addMonths(effectiveOn, term.value * 12))}.`;
+      // "not to exceed five (5) years": in force from its first day through the day before the same date
+      // five years on (docs/decisions/industrial-permit-term.md).
+      else if (input.expiresOn > termLastDay(effectiveOn, term.value * 12))
+        f.expiresOn = `A permit lasts at most ${term.value} years (${term.section}): its last day is ${formatDate(termLastDay(effectiveOn, term.value * 12))} at the latest.`;
     }
     const defaults = rulebookReportingMonths(rb);
     const months = checkMonths(rb, input.reportingMonths?.length ? input.reportingMonths : defaults, f);

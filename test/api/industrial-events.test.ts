@@ -52,7 +52,7 @@ beforeAll(async () => {
     ],
   });
   travelTo("2026-09-15T14:00:00Z");
-  const p = await issue(operator, permitId, "2031-09-15");
+  const p = await issue(operator, permitId, "2031-09-14");
   periodicId = p.reports[0].id;
 });
 afterAll(async () => {

@@ -228,19 +228,20 @@ describe("from application to permit, report, signature and copy of record", () 
     expect(errorCode(early)).toBe("CONFLICT");
     expect(early.errors![0].message).toMatch(/published on September 1, 2026, 13 days ago; the permit can be issued from September 15, 2026, 14 days after it \(Sewer Use Law 1004 H\)/);
     advanceClock(DAY_MS);
-    const long = await operator.gql(ISSUE, { i: { id: permitId, expiresOn: "2031-09-16" } });
-    expect(fields(long).expiresOn).toMatch(/at most 5 years \(Sewer Use Law 1004 D\)/);
-    expect(errorCode(await f.owner.gql(ISSUE, { i: { id: permitId, expiresOn: "2031-09-15" } }))).toBe("FORBIDDEN");
-    const { issueIndustrialPermit: p } = await operator.ok(ISSUE, { i: { id: permitId, expiresOn: "2031-09-15" } });
-    expect(p).toMatchObject({ status: "ISSUED", effectiveOn: "2026-09-15", expiresOn: "2031-09-15", reportingMonths: [6, 12] });
+    // Five years from 15 September 2026 end on 14 September 2031: a day more is refused (at the limit and just past it).
+    const long = await operator.gql(ISSUE, { i: { id: permitId, expiresOn: "2031-09-15" } });
+    expect(fields(long).expiresOn).toBe("A permit lasts at most 5 years (Sewer Use Law 1004 D): its last day is September 14, 2031 at the latest.");
+    expect(errorCode(await f.owner.gql(ISSUE, { i: { id: permitId, expiresOn: "2031-09-14" } }))).toBe("FORBIDDEN");
+    const { issueIndustrialPermit: p } = await operator.ok(ISSUE, { i: { id: permitId, expiresOn: "2031-09-14" } });
+    expect(p).toMatchObject({ status: "ISSUED", effectiveOn: "2026-09-15", expiresOn: "2031-09-14", reportingMonths: [6, 12] });
     expect(p.permitNumber).toMatch(/^[A-Z]+-IU-2026-0001$/);
     expect(p.reports[0]).toMatchObject({ periodStart: "2026-09-15", periodEnd: "2026-11-30", dueOn: "2026-12-31", status: "DUE" });
     expect(p.reports[1]).toMatchObject({ periodStart: "2026-12-01", periodEnd: "2027-05-31", dueOn: "2027-06-30" });
-    expect(p.reports.at(-1)).toMatchObject({ periodEnd: "2031-09-15", dueOn: "2031-12-31" });
+    expect(p.reports.at(-1)).toMatchObject({ periodEnd: "2031-09-14", dueOn: "2031-12-31" });
     expect(p.nextReport).toMatchObject({ id: p.reports[0].id, dueOn: "2026-12-31", daysLeft: 107 });
     reportId = p.reports[0].id;
     const [mail] = await emails(f.arEmail, "industrial.issued");
-    expect(mail.body_text).toMatch(/Apply for reissuance by March 19, 2031 \(Sewer Use Law 1004 E\)/);
+    expect(mail.body_text).toMatch(/Apply for reissuance by March 18, 2031 \(Sewer Use Law 1004 E\)/);
   });
 
   it("reminders come from the job queue: before each report and before the reissuance deadline (SUL 1004 E)", async () => {
@@ -251,7 +252,7 @@ describe("from application to permit, report, signature and copy of record", () 
     while ((await runDueJobs(db(), log)) > 0);
     const reissue = await emails(f.ownerEmail, "industrial.reissuance_reminder");
     expect(reissue).toHaveLength(2);
-    expect(reissue[0].body_text).toMatch(/at least 180 days before, by March 19, 2031 \(Sewer Use Law 1004 E\)/);
+    expect(reissue[0].body_text).toMatch(/at least 180 days before, by March 18, 2031 \(Sewer Use Law 1004 E\)/);
     expect(reissue[0].body_text).toContain(`See the permit: http://tapline.test/industrial/${permitId}`);
     travelTo("2026-12-03T15:00:00Z");
   });

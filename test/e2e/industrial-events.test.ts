@@ -27,7 +27,7 @@ beforeAll(async () => {
   await operator.signIn(DEMO.lakeviewOperator);
   permitId = await applyAndNotice(f, operator, district.id);
   travelTo("2026-09-15T14:00:00Z");
-  const { reports } = await issue(operator, permitId, "2031-09-15");
+  const { reports } = await issue(operator, permitId, "2031-09-14");
   // A zinc exceedance entered on January 9: the 24-hour and 30-day duties (SUL 1005(4)).
   travelTo("2027-01-09T15:00:00Z");
   await f.member.ok(`mutation($r: ID!, $x: [IndustrialResultInput!]!) { addIndustrialResults(reportId: $r, results: $x) { id } }`, {
