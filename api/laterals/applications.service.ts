@@ -150,8 +150,8 @@ export async function saveDraft(ds: DataSource, config: Config, viewer: Viewer, 
     Object.assign(p, next, { updatedAt: clock.now() });
     p = await tx.save(p);
     const attached = [...documentIds, ...uploaded.map((d) => d.id)];
-    await tx.delete(LateralPermitDocument, { permitId: p.id });
-    if (attached.length) await tx.insert(LateralPermitDocument, attached.map((documentId, position) => ({ permitId: p.id, documentId, position })));
+    await tx.delete(LateralPermitDocument, { permitId: p.id, kind: "PLAN" });
+    if (attached.length) await tx.insert(LateralPermitDocument, attached.map((documentId, position) => ({ permitId: p.id, documentId, position, kind: "PLAN" as const })));
     const changed = before ? Object.keys(next).filter((k) => (before as any)[k] !== (next as any)[k]) : Object.keys(next).filter((k) => (next as any)[k] !== null);
     await audit(tx, actorOf(viewer, requestId), {
       action: creating ? "lateral.draft_created" : "lateral.draft_saved",
@@ -165,7 +165,7 @@ export async function saveDraft(ds: DataSource, config: Config, viewer: Viewer, 
 }
 
 export async function documentIdsOf(ds: DataSource | EntityManager, permitId: string): Promise<string[]> {
-  const rows = await ds.getRepository(LateralPermitDocument).find({ where: { permitId }, order: { position: "ASC" } });
+  const rows = await ds.getRepository(LateralPermitDocument).find({ where: { permitId, kind: "PLAN" }, order: { position: "ASC" } });
   return rows.map((r) => r.documentId);
 }
 

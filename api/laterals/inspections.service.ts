@@ -2,13 +2,13 @@ import { clock } from "../common/clock.js";
 import { type DataSource, type EntityManager } from "typeorm";
 import { type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
-import { addCalendarDays, dateIn, endOfDay, isCalendarDate, zonedInstant } from "../common/dates.js";
+import { addCalendarDays, dateIn, endOfDay, formatDate, isCalendarDate, zonedInstant } from "../common/dates.js";
 import { badInput, conflict, notFound } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
 import { District } from "../districts/district.entity.js";
 import { isUuid } from "../documents/documents.service.js";
 import { INSPECTION_KINDS, LateralInspection, LateralPermit, type InspectionKind } from "./lateral-permit.entity.js";
-import { FEE_CODES, INSPECTION_LABELS, inspectionName, requiredInspections } from "./rules.js";
+import { FEE_CODES, INSPECTION_LABELS, inspectionName, nextRequiredKind, requiredInspections } from "./rules.js";
 import { actorOf, clean, permitRulebook, getPermit, requireApplicant, requireOperator, requireStatus, loadDistrict, addressOf, notify } from "./common.js";
 
 /** Inspections of the work (SUL 612-613; Huron III-10): requested by the applicant, scheduled and recorded by the District Operator. */
@@ -30,33 +30,44 @@ export async function inspectionsOf(ds: DataSource | EntityManager, permitIds: s
 export async function requestInspection(
   ds: DataSource,
   viewer: Viewer,
-  input: { permitId: string; kind: string; notes?: string | null },
+  input: { permitId: string; kind?: string | null; preferredOn?: string | null; notes?: string | null },
   meta: { requestId?: string; publicUrl: string },
 ): Promise<LateralInspection> {
+  const fields: Record<string, string> = {};
   const notes = clean(input.notes);
-  if (notes && notes.length > 2000) throw badInput({ notes: "Use at most 2,000 characters." });
-  if (!INSPECTION_KINDS.includes(input.kind as InspectionKind)) throw badInput({ kind: "Choose the trench, connection or leakage test inspection." });
-  const kind = input.kind as InspectionKind;
+  if (notes && notes.length > 2000) fields.notes = "Use at most 2,000 characters.";
+  const asked = clean(input.kind);
+  if (asked && !INSPECTION_KINDS.includes(asked as InspectionKind)) fields.kind = "Choose the trench, connection or leakage test inspection.";
+  const preferredOn = clean(input.preferredOn);
+  if (preferredOn && !isCalendarDate(preferredOn)) fields.preferredOn = "Enter the day you would like, like 2026-12-07.";
+  if (Object.keys(fields).length) throw badInput(fields);
   return ds.transaction(async (tx) => {
     const p = await getPermit(tx, viewer, input.permitId, true);
     requireApplicant(viewer, p, "ask for an inspection");
     requireStatus(p, ["APPROVED"], "Inspections can be asked for once the permit is issued and until the connection is accepted");
     const district = await loadDistrict(tx, p.districtId);
+    if (preferredOn && preferredOn < dateIn(district.timeZone)) throw badInput({ preferredOn: "Choose a day from today on." });
     const rb = await permitRulebook(tx, p, district);
     const required = requiredInspections(rb);
+    const existing = await inspectionsOf(tx, [p.id]);
+    // The work is inspected in its order (trench before backfill, then the connection, then the test):
+    // only the first inspection not yet passed can be asked for.
+    const due = nextRequiredKind(required.map((r) => r.kind), existing);
+    const kind = (asked as InspectionKind | null) ?? due;
+    if (!kind) throw conflict("Every inspection the permit needs has passed or is already asked for.");
     if (!required.some((r) => r.kind === kind))
       throw badInput({ kind: `The district's rulebook does not require a ${inspectionName(kind)} inspection for this permit.` });
-    const existing = await inspectionsOf(tx, [p.id]);
     if (existing.some((i) => i.kind === kind && i.status === "PASSED")) throw conflict(`The ${inspectionName(kind)} inspection has already passed.`);
     if (existing.some((i) => i.kind === kind && (i.status === "REQUESTED" || i.status === "SCHEDULED")))
       throw conflict(`The ${inspectionName(kind)} inspection is already requested.`);
-    const row = await tx.save(tx.create(LateralInspection, { permitId: p.id, kind, status: "REQUESTED", requestedById: viewer.userId, applicantNotes: notes }));
+    if (kind !== due) throw conflict(`Ask for the ${inspectionName(due!)} inspection first: the ${inspectionName(kind)} inspection comes after it has passed.`);
+    const row = await tx.save(tx.create(LateralInspection, { permitId: p.id, kind, status: "REQUESTED", requestedById: viewer.userId, applicantNotes: notes, preferredOn }));
     await audit(tx, actorOf(viewer, meta.requestId), {
       action: "lateral.inspection_requested",
       entityType: "LateralPermit",
       entityId: p.id,
       districtId: p.districtId,
-      details: { inspectionId: row.id, kind },
+      details: { inspectionId: row.id, kind, preferredOn },
     });
     await notify(
       tx,
@@ -64,7 +75,7 @@ export async function requestInspection(
       district,
       "lateral.inspection_requested",
       `${INSPECTION_LABELS[kind]} requested: permit ${p.permitNumber}`,
-      `We received your request for the ${INSPECTION_LABELS[kind].toLowerCase()} on permit ${p.permitNumber} (${addressOf(p)}). The District Operator will schedule it and tell you the date and time.${kind === "TRENCH" ? "\nDo not backfill the trench before it is inspected and approved." : ""}`,
+      `We received your request for the ${INSPECTION_LABELS[kind].toLowerCase()} on permit ${p.permitNumber} (${addressOf(p)})${preferredOn ? `, preferably on ${formatDate(preferredOn)}` : ""}. The District Operator will schedule it and tell you the date and time.${kind === "TRENCH" ? "\nDo not backfill the trench before it is inspected and approved." : ""}`,
       meta.publicUrl,
     );
     return row;
@@ -138,20 +149,29 @@ export async function scheduleInspection(
 export async function recordInspectionResult(
   ds: DataSource,
   viewer: Viewer,
-  input: { inspectionId: string; result: string; notes?: string | null },
+  input: { inspectionId: string; result: string; notes?: string | null; inspectedAt?: string | null },
   meta: { requestId?: string; publicUrl: string },
 ): Promise<{ inspection: LateralInspection; permit: LateralPermit }> {
   const notes = clean(input.notes);
-  if (input.result !== "PASSED" && input.result !== "FAILED") throw badInput({ result: "Record PASSED or FAILED." });
-  if (input.result === "FAILED" && !notes) throw badInput({ notes: "Say what failed, so the applicant can fix it." });
-  if (notes && notes.length > 4000) throw badInput({ notes: "Use at most 4,000 characters." });
+  const fields: Record<string, string> = {};
+  if (input.result !== "PASSED" && input.result !== "FAILED") fields.result = "Say whether the inspection passed or failed.";
+  if (input.result === "FAILED" && !notes) fields.notes = "Say what failed, so the applicant can fix it.";
+  if (notes && notes.length > 4000) fields.notes = "Use at most 4,000 characters.";
+  if (Object.keys(fields).length) throw badInput(fields);
   return ds.transaction(async (tx) => {
     const { i, p, district } = await loadInspection(tx, viewer, input.inspectionId);
     requireStatus(p, ["APPROVED"], "Results are recorded only on an issued permit whose connection is not yet accepted");
     if (i.status !== "SCHEDULED") throw conflict(i.status === "REQUESTED" ? "Schedule the inspection before recording its result." : "This inspection already has its result.");
+    // When the inspection took place, as the district's clock reads it: now unless said, never later.
+    const now = clock.now();
+    const inspectedAt = clean(input.inspectedAt) ? zonedInstant(input.inspectedAt, district.timeZone) : now;
+    if (!inspectedAt) throw badInput({ inspectedAt: "Enter when the inspection took place, like 2026-12-07 09:30." });
+    if (inspectedAt.getTime() > now.getTime()) throw badInput({ inspectedAt: "Enter when the inspection took place: a result is recorded after the inspection, not before." });
+    if (p.approvedAt && inspectedAt.getTime() < p.approvedAt.getTime()) throw badInput({ inspectedAt: "The inspection cannot have taken place before the permit was issued." });
     i.status = input.result as "PASSED" | "FAILED";
     i.resultNotes = notes;
-    i.recordedAt = clock.now();
+    i.inspectedAt = inspectedAt;
+    i.recordedAt = now;
     i.recordedById = viewer.userId;
     await tx.save(i);
     await audit(tx, actorOf(viewer, meta.requestId), {
@@ -160,7 +180,7 @@ export async function recordInspectionResult(
       entityId: p.id,
       districtId: p.districtId,
       reason: notes,
-      details: { inspectionId: i.id, kind: i.kind },
+      details: { inspectionId: i.id, kind: i.kind, inspectedAt: inspectedAt.toISOString() },
     });
     const rb = await permitRulebook(tx, p, district);
     const required = requiredInspections(rb).map((r) => r.kind);
@@ -210,7 +230,7 @@ export async function inspectionCalendar(ds: DataSource, viewer: Viewer, distric
   const from = endOfDay(addCalendarDays(monday, -1), district.timeZone);
   const to = endOfDay(sunday, district.timeZone);
   const rows: any[] = await ds.query(
-    `SELECT i.id, i.permit_id, i.kind, i.status, i.requested_at, i.scheduled_for, i.inspector_id, i.result_notes, i.recorded_at, i.applicant_notes,
+    `SELECT i.id, i.permit_id, i.kind, i.status, i.requested_at, i.scheduled_for, i.inspector_id, i.result_notes, i.recorded_at, i.applicant_notes, i.preferred_on::text AS preferred_on,
             p.permit_number, p.street_number, p.street, p.city, p.zip, u.display_name AS applicant_name, ins.display_name AS inspector_name
        FROM lateral_inspection i
        JOIN lateral_permit p ON p.id = i.permit_id
@@ -232,6 +252,7 @@ export async function inspectionCalendar(ds: DataSource, viewer: Viewer, distric
     inspectorName: r.inspector_name,
     resultNotes: r.result_notes,
     applicantNotes: r.applicant_notes,
+    preferredOn: r.preferred_on,
     recordedAt: r.recorded_at,
     permitNumber: r.permit_number,
     address: addressOf({ streetNumber: r.street_number, street: r.street, city: r.city, zip: r.zip }),

@@ -17,6 +17,8 @@ export const INSPECTION_STATUSES = ["REQUESTED", "SCHEDULED", "PASSED", "FAILED"
 export type InspectionStatus = (typeof INSPECTION_STATUSES)[number];
 
 /** One line of the fee, as computed from the rulebook on submission; money in integer cents. */
+export type PermitDocumentKind = "PLAN" | "AS_BUILT";
+
 export type FeeLine = { code: string; label: string; section: string; amountCents: number; refundable?: boolean };
 
 @Entity("lateral_permit")
@@ -52,6 +54,7 @@ export class LateralPermit {
   @Column("timestamptz", { name: "approved_at", nullable: true }) approvedAt: Date | null;
   @Column("uuid", { name: "approved_by_id", nullable: true }) approvedById: string | null;
   @Column("timestamptz", { name: "connected_at", nullable: true }) connectedAt: Date | null;
+  @Column("timestamptz", { name: "as_built_filed_at", nullable: true }) asBuiltFiledAt: Date | null;
   @Column("timestamptz", { name: "as_built_approved_at", nullable: true }) asBuiltApprovedAt: Date | null;
   @Column("uuid", { name: "as_built_approved_by_id", nullable: true }) asBuiltApprovedById: string | null;
   /**
@@ -70,6 +73,8 @@ export class LateralPermitDocument {
   @PrimaryColumn("uuid", { name: "permit_id" }) permitId: string;
   @PrimaryColumn("uuid", { name: "document_id" }) documentId: string;
   @Column("integer") position: number;
+  /** PLAN: filed with the application (SUL 602); AS_BUILT: the record drawings filed after connection (SUL 606 B) */
+  @Column("text") kind: PermitDocumentKind;
 }
 
 @Entity("lateral_inspection")
@@ -81,12 +86,16 @@ export class LateralInspection {
   @Column("timestamptz", { name: "requested_at", default: () => "now()" }) requestedAt: Date;
   @Column("uuid", { name: "requested_by_id" }) requestedById: string;
   @Column("text", { name: "applicant_notes", nullable: true }) applicantNotes: string | null;
+  /** The day the applicant would like the inspection, in the district's zone */
+  @Column("date", { name: "preferred_on", nullable: true }) preferredOn: string | null;
   @Column("timestamptz", { name: "scheduled_for", nullable: true }) scheduledFor: Date | null;
   @Column("uuid", { name: "scheduled_by_id", nullable: true }) scheduledById: string | null;
   @Column("uuid", { name: "inspector_id", nullable: true }) inspectorId: string | null;
   @Column("text", { name: "result_notes", nullable: true }) resultNotes: string | null;
   @Column("timestamptz", { name: "recorded_at", nullable: true }) recordedAt: Date | null;
   @Column("uuid", { name: "recorded_by_id", nullable: true }) recordedById: string | null;
+  /** When the inspection took place (at or before the result was recorded) */
+  @Column("timestamptz", { name: "inspected_at", nullable: true }) inspectedAt: Date | null;
 }
 
 @Entity("sewer_moratorium")

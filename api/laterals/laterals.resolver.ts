@@ -18,7 +18,7 @@ import type { Context } from "../graphql/context.js";
 import { PageOf } from "../graphql/page.js";
 import { PaymentType } from "../payments/payments.resolver.js";
 import { Payment, Refund, refundsFor } from "../payments/payments.service.js";
-import { LateralInspection, LateralPermit, SewerMoratorium, type InspectionKind } from "./lateral-permit.entity.js";
+import { LateralInspection, LateralPermit, SewerMoratorium, type InspectionKind, type PermitDocumentKind } from "./lateral-permit.entity.js";
 import * as laterals from "./laterals.service.js";
 import { FEE_CODES, INSPECTION_LABELS, STATUS_LABELS, applicationRequirements, depositHeldCents, latestByKind, nextStep, requestableKinds, requiredInspections, reviewChecklist } from "./rules.js";
 
@@ -50,6 +50,8 @@ export class LateralInspectionType {
   @Field(() => String, { description: "REQUESTED, SCHEDULED, PASSED or FAILED" }) status: string;
   @Field(() => Date) requestedAt: Date;
   @Field(() => String, { nullable: true, description: "What the applicant said when asking" }) applicantNotes: string | null;
+  @Field(() => String, { nullable: true, description: "The day the applicant would like, YYYY-MM-DD" }) preferredOn: string | null;
+  @Field(() => Date, { nullable: true, description: "When the inspection took place (results only)" }) inspectedAt: Date | null;
   @Field(() => Date, { nullable: true }) scheduledFor: Date | null;
   @Field(() => ID, { nullable: true }) inspectorId: string | null;
   @Field(() => String, { nullable: true }) resultNotes: string | null;
@@ -124,6 +126,7 @@ export class LateralPermitType {
   @Field(() => String, { nullable: true, description: "The District Operator's request for changes" }) reviewNotes: string | null;
   @Field(() => Date, { nullable: true }) approvedAt: Date | null;
   @Field(() => Date, { nullable: true, description: "When the connection was accepted" }) connectedAt: Date | null;
+  @Field(() => Date, { nullable: true, description: "When the applicant filed the as-built drawings in the portal" }) asBuiltFiledAt: Date | null;
   @Field(() => Date, { nullable: true }) asBuiltApprovedAt: Date | null;
   @Field(() => Date, { nullable: true }) withdrawnAt: Date | null;
   @Field(() => Date, { nullable: true }) closedAt: Date | null;
@@ -192,6 +195,7 @@ export class CalendarInspectionType {
   @Field(() => Date, { nullable: true }) scheduledFor: Date | null;
   @Field(() => String, { nullable: true }) inspectorName: string | null;
   @Field(() => String, { nullable: true }) applicantNotes: string | null;
+  @Field(() => String, { nullable: true, description: "The day the applicant would like, YYYY-MM-DD" }) preferredOn: string | null;
   @Field(() => String, { nullable: true }) resultNotes: string | null;
   @Field(() => String, { nullable: true }) permitNumber: string | null;
   @Field(() => String) address: string;
@@ -251,6 +255,15 @@ export class RecordInspectionResultInput {
   @Field(() => ID) inspectionId: string;
   @Field(() => String, { description: "PASSED or FAILED" }) result: string;
   @Field(() => String, { nullable: true, description: "Required when it failed" }) notes?: string | null;
+  @Field(() => String, { nullable: true, description: 'When the inspection took place, the district\'s local date and time ("2026-12-07T09:30") or an ISO instant; now when omitted, never later' })
+  inspectedAt?: string | null;
+}
+
+@InputType()
+export class FileRecordDrawingsInput {
+  @Field(() => ID) permitId: string;
+  @Field(() => [ID], { nullable: true, description: "Drawings I uploaded before" }) documentIds?: string[] | null;
+  @Field(() => [UploadDocumentInput], { nullable: true, description: "Drawings uploaded with the form, stored and filed in one transaction" }) newDrawings?: UploadDocumentInput[] | null;
 }
 
 @InputType()
@@ -271,14 +284,15 @@ function loadersFor(ctx: Context) {
       const rows = await laterals.inspectionsOf(ds, [...ids]);
       return ids.map((id) => rows.filter((r) => r.permitId === id));
     }),
-    documents: new DataLoader<string, Document[]>(async (ids) => {
-      const rows: { permitId: string; documentId: string }[] = await ds.query(
-        `SELECT pd.permit_id AS "permitId", pd.document_id AS "documentId" FROM lateral_permit_document pd WHERE pd.permit_id = ANY($1::uuid[]) ORDER BY pd.position`,
+    /** Plans and record drawings of each permit, by kind. */
+    documents: new DataLoader<string, { kind: PermitDocumentKind; document: Document }[]>(async (ids) => {
+      const rows: { permitId: string; documentId: string; kind: PermitDocumentKind }[] = await ds.query(
+        `SELECT pd.permit_id AS "permitId", pd.document_id AS "documentId", pd.kind FROM lateral_permit_document pd WHERE pd.permit_id = ANY($1::uuid[]) ORDER BY pd.position`,
         [[...ids]],
       );
       const docs = rows.length ? await ds.getRepository(Document).findBy({ id: In(rows.map((r) => r.documentId)) }) : [];
       const byId = new Map(docs.map((d) => [d.id, d]));
-      return ids.map((id) => rows.filter((r) => r.permitId === id).map((r) => byId.get(r.documentId)!).filter(Boolean));
+      return ids.map((id) => rows.filter((r) => r.permitId === id && byId.has(r.documentId)).map((r) => ({ kind: r.kind, document: byId.get(r.documentId)! })));
     }),
     contractorName: new DataLoader<string, string | null>(async (ids) => {
       const rows: { id: string; name: string }[] = await ds.query(
@@ -413,11 +427,18 @@ export class LateralPermitsResolver {
   @Mutation(() => LateralInspectionType, { description: "Applicant: ask for an inspection once the permit is issued (TRENCH, CONNECTION or LEAKAGE_TEST)" })
   requestInspection(
     @Arg("permitId", () => ID) permitId: string,
-    @Arg("kind", () => String) kind: string,
     @Ctx() ctx: Context,
+    @Arg("kind", () => String, { nullable: true, description: "TRENCH, CONNECTION or LEAKAGE_TEST; the next one the work needs when omitted (a later one is refused before the earlier have passed)" }) kind?: string,
     @Arg("notes", () => String, { nullable: true }) notes?: string,
+    @Arg("preferredOn", () => String, { nullable: true, description: "The day I would like it, YYYY-MM-DD in the district's zone, from today on" }) preferredOn?: string,
   ) {
-    return laterals.requestInspection(ctx.ds, ctx.viewer!, { permitId, kind, notes }, meta(ctx));
+    return laterals.requestInspection(ctx.ds, ctx.viewer!, { permitId, kind, notes, preferredOn }, meta(ctx));
+  }
+
+  @Access("SIGNED_IN")
+  @Mutation(() => LateralPermitType, { description: "Files the as-built (record) drawings of a connected lateral for the District Operator's approval (SUL 606 B)" })
+  fileRecordDrawings(@Arg("input", () => FileRecordDrawingsInput) input: FileRecordDrawingsInput, @Ctx() ctx: Context) {
+    return laterals.fileRecordDrawings(ctx.ds, ctx.config, ctx.viewer!, input, meta(ctx));
   }
 
   // District Operator
@@ -520,7 +541,14 @@ export class LateralPermitsResolver {
   async documents(@Root() p: LateralPermit, @Ctx() ctx: Context): Promise<Document[]> {
     const v = ctx.viewer!;
     const mayRead = p.applicantId === v.userId || hasRole(v, "OPERATOR", p.districtId) || hasRole(v, "CLERK", p.districtId);
-    return mayRead ? loaders(ctx).documents.load(p.id) : [];
+    return mayRead ? (await loaders(ctx).documents.load(p.id)).filter((d) => d.kind === "PLAN").map((d) => d.document) : [];
+  }
+
+  @FieldResolver(() => [DocumentType], { description: "The as-built (record) drawings the applicant filed after the connection (SUL 606 B): the applicant, and the district's Operator and Clerk" })
+  async recordDrawings(@Root() p: LateralPermit, @Ctx() ctx: Context): Promise<Document[]> {
+    const v = ctx.viewer!;
+    const mayRead = p.applicantId === v.userId || hasRole(v, "OPERATOR", p.districtId) || hasRole(v, "CLERK", p.districtId);
+    return mayRead ? (await loaders(ctx).documents.load(p.id)).filter((d) => d.kind === "AS_BUILT").map((d) => d.document) : [];
   }
 
   @FieldResolver(() => [LateralInspectionType], { description: "Every inspection asked for, oldest first (a failed one stays, its new request follows)" })
@@ -569,6 +597,7 @@ export class LateralPermitsResolver {
         paid: p.paidAt !== null,
         depositRefundDueCents: refunded ? 0 : p.depositRefundDueCents,
         asBuiltRequired: applicationRequirements(rb).asBuiltDrawings.required,
+        asBuiltFiled: p.asBuiltFiledAt !== null,
         depositHeldCents: depositHeldCents(p.feeLines),
       },
       inspections,

@@ -2,17 +2,107 @@ import { clock } from "../common/clock.js";
 import { type DataSource, type EntityManager } from "typeorm";
 import { type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
-import { conflict } from "../common/errors.js";
+import { badInput, conflict } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
-import { enqueueEmail } from "../outbox/outbox.service.js";
+import { enqueueEmail, enqueueEmails } from "../outbox/outbox.service.js";
 import { LateralPermit } from "./lateral-permit.entity.js";
 import { FEE_CODES, applicationRequirements } from "./rules.js";
-import { actorOf, addressOf, getPermit, loadDistrict, notify, permitRulebook, requireOperator, requireStatus } from "./common.js";
+import type { Config } from "../config.js";
+import { isUuid, storeDocumentsWith, type StoreDocumentInput } from "../documents/documents.service.js";
+import { LateralPermitDocument } from "./lateral-permit.entity.js";
+import { actorOf, addressOf, getPermit, loadDistrict, notify, permitRulebook, requireApplicant, requireOperator, requireStatus } from "./common.js";
 
 /** As-built (record) drawings and the refund of their deposit (SUL 606 B). */
 
+const MAX_DRAWINGS = 20;
+
 // ---------------------------------------------------------------------------------------------
 // Record drawings and the deposit (SUL 606 B)
+
+/**
+ * The applicant files the as-built drawings of a connected lateral (SUL 606 B: the location of every
+ * connection, with at least three tie lines; the copies the rulebook asks for go to the District
+ * Operator). Filing again replaces what was filed; the Operator is told each time.
+ */
+export async function fileRecordDrawings(
+  ds: DataSource,
+  config: Config,
+  viewer: Viewer,
+  input: { permitId: string; documentIds?: string[] | null; newDrawings?: StoreDocumentInput[] | null },
+  meta: { requestId?: string; publicUrl: string },
+): Promise<LateralPermit> {
+  const documentIds = [...new Set((input.documentIds ?? []).map((d) => d.trim()).filter(Boolean))];
+  const uploads = input.newDrawings ?? [];
+  if (documentIds.some((d) => !isUuid(d))) throw badInput({ documentIds: "Choose drawings from your uploaded documents." });
+  if (!documentIds.length && !uploads.length) throw badInput({ drawings: "Attach the as-built drawings (PDF, PNG or JPEG)." });
+  if (documentIds.length + uploads.length > MAX_DRAWINGS) throw badInput({ drawings: `Attach at most ${MAX_DRAWINGS} drawings.` });
+  return storeDocumentsWith(
+    ds,
+    config,
+    viewer,
+    uploads,
+    meta.requestId,
+    async (tx, uploaded) => {
+      const p = await getPermit(tx, viewer, input.permitId, true);
+      requireApplicant(viewer, p, "file the as-built drawings");
+      requireStatus(p, ["CONNECTED"], "As-built drawings are filed once the connection is accepted");
+      const district = await loadDistrict(tx, p.districtId);
+      const needs = applicationRequirements(await permitRulebook(tx, p, district));
+      if (!needs.asBuiltDrawings.required) throw conflict(`${district.name}'s law asks for no as-built drawings (${needs.asBuiltDrawings.section}).`);
+      if (documentIds.length) {
+        const owned: { n: number }[] = await tx.query(
+          `SELECT count(*)::int AS n FROM document WHERE id = ANY($1::uuid[]) AND owner_id = $2 AND content_type IN ('application/pdf', 'image/png', 'image/jpeg')`,
+          [documentIds, viewer.userId],
+        );
+        if (owned[0].n !== documentIds.length) throw badInput({ documentIds: "Attach drawings from your own uploaded documents (PDF, PNG or JPEG)." });
+        const plans: { n: number }[] = await tx.query(`SELECT count(*)::int AS n FROM lateral_permit_document WHERE permit_id = $1 AND kind = 'PLAN' AND document_id = ANY($2::uuid[])`, [p.id, documentIds]);
+        if (plans[0].n) throw badInput({ documentIds: "A plan filed with the application is not an as-built drawing: upload the drawing of what was built." });
+      }
+      const filed = [...documentIds, ...uploaded.map((d) => d.id)];
+      const again = p.asBuiltFiledAt !== null;
+      await tx.delete(LateralPermitDocument, { permitId: p.id, kind: "AS_BUILT" });
+      await tx.insert(LateralPermitDocument, filed.map((documentId, position) => ({ permitId: p.id, documentId, position, kind: "AS_BUILT" as const })));
+      p.asBuiltFiledAt = clock.now();
+      p.updatedAt = clock.now();
+      await tx.save(p);
+      await audit(tx, actorOf(viewer, meta.requestId), {
+        action: again ? "lateral.record_drawings_refiled" : "lateral.record_drawings_filed",
+        entityType: "LateralPermit",
+        entityId: p.id,
+        districtId: p.districtId,
+        details: { documents: filed },
+      });
+      const operators: { id: string; email: string }[] = await tx.query(
+        `SELECT u.id, u.email FROM staff_role r JOIN app_user u ON u.id = r.user_id WHERE r.district_id = $1 AND r.role = 'OPERATOR' ORDER BY u.email`,
+        [p.districtId],
+      );
+      await enqueueEmails(
+        tx,
+        operators.map((o) => ({
+          to: o.email,
+          recipientId: o.id,
+          districtId: p.districtId,
+          kind: "lateral.record_drawings_filed",
+          subject: `As-built drawings filed: permit ${p.permitNumber}`,
+          body: `The applicant filed ${filed.length === 1 ? "an as-built drawing" : `${filed.length} as-built drawings`} for permit ${p.permitNumber} (${addressOf(p)}) (${needs.asBuiltDrawings.section}). Review and approve them:\n\n${meta.publicUrl}/staff/permits/${p.id}\n`,
+        })),
+      );
+      await notify(
+        tx,
+        p,
+        district,
+        "lateral.record_drawings_filed",
+        `As-built drawings received: permit ${p.permitNumber}`,
+        `We received your as-built drawings for permit ${p.permitNumber} (${addressOf(p)}). The District Operator reviews them` +
+          (needs.asBuiltDrawings.copies ? `; remember to deliver ${needs.asBuiltDrawings.copies} paper copies to the District Operator (${needs.asBuiltDrawings.section})` : "") +
+          `. The as-built deposit is refunded once they are approved.`,
+        meta.publicUrl,
+      );
+      return p;
+    },
+    "drawings",
+  );
+}
 
 export type DepositRefunder = (tx: EntityManager, p: LateralPermit, viewer: Viewer, meta: { requestId?: string }) => Promise<boolean>;
 

@@ -56,7 +56,7 @@ registerDocumentAccess(async (ds, viewer, doc) => {
 /** "My applications": each of the viewer's permits with what is due next, in one query. */
 registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<DashboardItem[]> => {
   const rows: any[] = await ds.query(
-    `SELECT p.id, p.status, p.permit_number, p.street_number, p.street, p.city, p.zip, p.fee_total_cents, p.fee_lines, p.paid_at,
+    `SELECT p.id, p.status, p.permit_number, p.street_number, p.street, p.city, p.zip, p.fee_total_cents, p.fee_lines, p.paid_at, p.as_built_filed_at,
             CASE WHEN p.deposit_refund_due_cents > 0 AND NOT EXISTS (
                    SELECT 1 FROM refund r WHERE r.payment_id = p.payment_id AND r.line_codes ? '${FEE_CODES.deposit}')
                  THEN p.deposit_refund_due_cents ELSE 0 END AS deposit_refund_due_cents, d.time_zone,
@@ -83,6 +83,7 @@ registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<Dashbo
         paid: r.paid_at !== null,
         depositRefundDueCents: r.deposit_refund_due_cents,
         asBuiltRequired: rb ? applicationRequirements(rb).asBuiltDrawings.required : false,
+        asBuiltFiled: r.as_built_filed_at !== null,
         depositHeldCents: depositHeldCents(r.fee_lines),
       },
       inspections,

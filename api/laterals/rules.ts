@@ -193,16 +193,25 @@ export function latestByKind(inspections: InspectionLike[]): Map<InspectionKind,
   return m;
 }
 
-/** Kinds the applicant may request now: required, with no open request, not yet passed. */
-export function requestableKinds(required: InspectionKind[], inspections: InspectionLike[]): InspectionKind[] {
+/** The first required inspection (in the order the work goes) that has not passed; null when all have. */
+export function nextRequiredKind(required: InspectionKind[], inspections: Pick<InspectionLike, "kind" | "status">[]): InspectionKind | null {
   const passed = new Set(inspections.filter((i) => i.status === "PASSED").map((i) => i.kind));
-  const open = new Set(inspections.filter((i) => i.status === "REQUESTED" || i.status === "SCHEDULED").map((i) => i.kind));
-  return required.filter((k) => !passed.has(k) && !open.has(k));
+  return required.find((k) => !passed.has(k)) ?? null;
+}
+
+/**
+ * Kinds the applicant may request now: the next one the work needs, when it has no open request.
+ * A later inspection is never asked for before the earlier ones have passed.
+ */
+export function requestableKinds(required: InspectionKind[], inspections: InspectionLike[]): InspectionKind[] {
+  const next = nextRequiredKind(required, inspections);
+  const open = inspections.some((i) => i.kind === next && (i.status === "REQUESTED" || i.status === "SCHEDULED"));
+  return next && !open ? [next] : [];
 }
 
 /** What is due next on a permit, and by when, in the district's time zone. */
 export function nextStep(
-  p: { status: PermitStatus; feeTotalCents: number; paid: boolean; depositRefundDueCents: number; asBuiltRequired: boolean; depositHeldCents: number },
+  p: { status: PermitStatus; feeTotalCents: number; paid: boolean; depositRefundDueCents: number; asBuiltRequired: boolean; asBuiltFiled: boolean; depositHeldCents: number },
   inspections: InspectionLike[],
   required: InspectionKind[],
   timeZone: string,
@@ -244,6 +253,7 @@ export function nextStep(
     case "CONNECTED":
       // Where the law asks for no as-built drawings (Huron), an accepted connection is the end of the work.
       if (!p.asBuiltRequired) return { text: null, ...none };
+      if (p.asBuiltFiled) return { text: "The District Operator reviews the as-built drawings you filed", ...none };
       return { text: p.depositHeldCents > 0 ? "File the as-built (record) drawings; the deposit is refunded once they are approved" : "File the as-built (record) drawings", ...none };
     case "CLOSED":
       return p.depositRefundDueCents > 0 ? { text: `The Town Clerk refunds the as-built deposit of ${formatCents(p.depositRefundDueCents)}`, ...none } : { text: null, ...none };

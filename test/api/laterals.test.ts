@@ -74,6 +74,7 @@ const P = `id status statusLabel permitClass buildingUse floorAreaSqft workKind 
   payment { id status amountCents receiptNumber }
   contractor { id name standing { choosable reasons } }
   documents { id filename }
+  recordDrawings { id filename }
   inspections { id kind status scheduledFor resultNotes inspectorName }
   requiredInspections { kind label section status requestable }
   checklist { key requirement section }
@@ -87,8 +88,10 @@ const CHANGES = `mutation($id: ID!, $n: String!) { requestLateralPermitChanges(i
 const WITHDRAW = `mutation($id: ID!) { withdrawLateralPermit(id: $id, reason: "Changed my mind") { id status } }`;
 const REQUEST = `mutation($id: ID!, $k: String!) { requestInspection(permitId: $id, kind: $k) { id kind status } }`;
 const SCHEDULE = `mutation($i: ScheduleInspectionInput!) { scheduleInspection(input: $i) { id status scheduledFor inspectorName } }`;
-const RECORD = `mutation($i: RecordInspectionResultInput!) { recordInspectionResult(input: $i) { id status permit { id status connectedAt } } }`;
+const RECORD = `mutation($i: RecordInspectionResultInput!) { recordInspectionResult(input: $i) { id status inspectedAt permit { id status connectedAt } } }`;
 const DRAWINGS = `mutation($id: ID!) { approveRecordDrawings(id: $id) { ${P} } }`;
+const PREFER = `mutation($id: ID!, $d: String) { requestInspection(permitId: $id, preferredOn: $d, notes: "Mornings are best.") { id kind status preferredOn } }`;
+const FILE_DRAWINGS = `mutation($i: FileRecordDrawingsInput!) { fileRecordDrawings(input: $i) { ${P} } }`;
 
 function residential(a: Applicant, over: Record<string, unknown> = {}) {
   return {
@@ -582,16 +585,24 @@ describe("inspections, connection and record drawings", () => {
   it("a failed trench inspection is requested and scheduled again; the connection is accepted only when all three passed; the deposit is refunded", async () => {
     const { a, permit } = await issued();
     const id = permit.id;
+    // Only the next inspection the work needs can be asked for: the trench before the connection before the test.
     expect(permit.requiredInspections.map((r: any) => [r.kind, r.section, r.status, r.requestable])).toEqual([
       ["TRENCH", "Sewer Use Law 613 B", "NOT_REQUESTED", true],
-      ["CONNECTION", "Sewer Use Law 613 A", "NOT_REQUESTED", true],
-      ["LEAKAGE_TEST", "Sewer Use Law 612", "NOT_REQUESTED", true],
+      ["CONNECTION", "Sewer Use Law 613 A", "NOT_REQUESTED", false],
+      ["LEAKAGE_TEST", "Sewer Use Law 612", "NOT_REQUESTED", false],
     ]);
     expect(errorCode(await a.c.gql(REQUEST, { id, k: "SEPTIC" }))).toBe("BAD_USER_INPUT");
     expect(errorCode(await operator.gql(REQUEST, { id, k: "TRENCH" }))).toBe("FORBIDDEN");
+    const early = await a.c.gql(REQUEST, { id, k: "CONNECTION" });
+    expect(errorCode(early)).toBe("CONFLICT");
+    expect(early.errors![0].message).toBe("Ask for the trench inspection first: the connection inspection comes after it has passed.");
+    const yesterday = addCalendarDays(dateIn(TZ), -1);
+    expect(fields(await a.c.gql(PREFER, { id, d: yesterday }))).toEqual({ preferredOn: "Choose a day from today on." });
 
-    const trench = (await a.c.ok(REQUEST, { id, k: "TRENCH" })).requestInspection;
-    expect(trench).toMatchObject({ kind: "TRENCH", status: "REQUESTED" });
+    // With no kind named, the request is for the next one; the applicant's preferred day goes with it.
+    const preferred = nextWeekday(9).slice(0, 10);
+    const trench = (await a.c.ok(PREFER, { id, d: preferred })).requestInspection;
+    expect(trench).toMatchObject({ kind: "TRENCH", status: "REQUESTED", preferredOn: preferred });
     expect(errorCode(await a.c.gql(REQUEST, { id, k: "TRENCH" }))).toBe("CONFLICT");
     expect(errorCode(await operator.gql(RECORD, { i: { inspectionId: trench.id, result: "PASSED" } }))).toBe("CONFLICT"); // not scheduled
     expect(errorCode(await a.c.gql(SCHEDULE, { i: { inspectionId: trench.id, scheduledFor: nextWeekday(9) } }))).toBe("FORBIDDEN");
@@ -613,7 +624,15 @@ describe("inspections, connection and record drawings", () => {
     expect(errorCode(await clerk.gql(`query($d: ID!) { inspectionCalendar(districtId: $d) { weekStart } }`, { d: lakeview.id }))).toBe("FORBIDDEN");
 
     expect(errorCode(await operator.gql(RECORD, { i: { inspectionId: trench.id, result: "FAILED" } }))).toBe("BAD_USER_INPUT");
-    const failed = (await operator.ok(RECORD, { i: { inspectionId: trench.id, result: "FAILED", notes: "Bedding stone missing under the pipe." } })).recordInspectionResult;
+    // A result says when the inspection took place: never in the future, never before the permit was issued.
+    const soon = new Date(Date.now() + 60 * 60 * 1000).toISOString();
+    expect(fields(await operator.gql(RECORD, { i: { inspectionId: trench.id, result: "PASSED", inspectedAt: soon } }))).toEqual({
+      inspectedAt: "Enter when the inspection took place: a result is recorded after the inspection, not before.",
+    });
+    expect(fields(await operator.gql(RECORD, { i: { inspectionId: trench.id, result: "PASSED", inspectedAt: "2020-01-02T09:00" } })).inspectedAt).toBe("The inspection cannot have taken place before the permit was issued.");
+    const tookPlace = new Date(new Date(permit.approvedAt).getTime() + 1); // just after the permit was issued
+    const failed = (await operator.ok(RECORD, { i: { inspectionId: trench.id, result: "FAILED", notes: "Bedding stone missing under the pipe.", inspectedAt: tookPlace.toISOString() } })).recordInspectionResult;
+    expect(Math.abs(new Date(failed.inspectedAt).getTime() - tookPlace.getTime())).toBeLessThan(1000);
     expect(failed).toMatchObject({ status: "FAILED", permit: { status: "APPROVED" } });
     expect((await emails(a.email, "lateral.inspection_failed"))[0].body_text).toContain("Bedding stone missing");
     expect((await a.c.ok(GET, { id })).lateralPermit.nextStep.text).toBe("Fix what failed and request the trench inspection again");
@@ -641,6 +660,19 @@ describe("inspections, connection and record drawings", () => {
     expect((await emails(a.email, "lateral.connected"))[0].subject).toContain("Connection accepted");
     const dash = (await a.c.ok(`{ myDashboard { items { id status nextStep } } }`)).myDashboard.items.find((x: any) => x.id === id);
     expect(dash).toEqual({ id, status: "Connected", nextStep: "File the as-built (record) drawings; the deposit is refunded once they are approved" });
+
+    // The applicant files the as-built drawings (SUL 606 B); the Operator is told.
+    expect(fields(await a.c.gql(FILE_DRAWINGS, { i: { permitId: id } }))).toEqual({ drawings: "Attach the as-built drawings (PDF, PNG or JPEG)." });
+    expect(fields(await a.c.gql(FILE_DRAWINGS, { i: { permitId: id, documentIds: [a.planId] } }))).toEqual({
+      documentIds: "A plan filed with the application is not an as-built drawing: upload the drawing of what was built.",
+    });
+    expect(errorCode(await operator.gql(FILE_DRAWINGS, { i: { permitId: id, newDrawings: [{ filename: "as-built.pdf", contentBase64: PDF }] } }))).toBe("FORBIDDEN");
+    const filed = (await a.c.ok(FILE_DRAWINGS, { i: { permitId: id, newDrawings: [{ filename: "as-built.pdf", contentBase64: PDF }] } })).fileRecordDrawings;
+    expect(filed.recordDrawings.map((d: any) => d.filename)).toEqual(["as-built.pdf"]);
+    expect(filed.documents.map((d: any) => d.filename)).toEqual(["site-plan.pdf"]);
+    expect(filed.nextStep.text).toBe("The District Operator reviews the as-built drawings you filed");
+    expect((await emails(DEMO.lakeviewOperator, "lateral.record_drawings_filed"))[0].subject).toBe(`As-built drawings filed: permit ${permit.permitNumber}`);
+    expect((await operator.ok(GET, { id })).lateralPermit.recordDrawings.map((d: any) => d.filename)).toEqual(["as-built.pdf"]);
 
     // Record drawings approved: the permit closes, the deposit is due back; the Clerk refunds it.
     expect(errorCode(await clerk.gql(DRAWINGS, { id }))).toBe("FORBIDDEN");
@@ -677,6 +709,7 @@ describe("inspections, connection and record drawings", () => {
       "lateral.inspection_scheduled",
       "lateral.inspection_passed",
       "lateral.connected",
+      "lateral.record_drawings_filed",
       "lateral.record_drawings_approved",
     ]);
   });

@@ -251,9 +251,20 @@ describe("a residential lateral in Lakeview, from the application to the deposit
       await page.goto(url(`/permits/${permitId}`));
       await page.getByRole("heading", { level: 2, name: "Status: Connected" }).waitFor();
       expect(await text(page)).toContain("Next: File the as-built (record) drawings; the deposit is refunded once they are approved");
+      // The inspections read when they took place, never after the connection was accepted.
+      expect(await text(page, "section[aria-labelledby=inspections-heading] tbody")).not.toContain("Set for");
+
+      // Files the as-built drawings where the step is, with what the law asks (Sewer Use Law 606 B).
+      expect(await text(page, "section[aria-labelledby=drawings-heading]")).toContain("at least three tie lines to fixed points; 4 paper copies go to the District Operator");
+      await page.setInputFiles("#drawings", plans);
+      await page.getByRole("button", { name: "File the as-built drawings" }).click();
+      await page.getByText("Your as-built drawings are filed. The District Operator reviews them.").waitFor();
+      expect(await text(page)).toContain("Next: The District Operator reviews the as-built drawings you filed");
+      await expectNoAxeViolations(page);
 
       // The Operator approves the record drawings: the permit closes, the deposit is due back.
       await review.goto(url(`/staff/permits/${permitId}`));
+      expect(await text(review, "section[aria-labelledby=drawings-heading]")).toContain("Filed by the applicant");
       await review.getByRole("button", { name: "Approve the record drawings" }).click();
       await review.getByText("The record drawings are approved and the permit closed").waitFor();
       expect(await text(review)).toContain("As-built deposit of $300.00: refund due");

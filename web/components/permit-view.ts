@@ -31,7 +31,21 @@ export type PermitView = {
   payment: null | { id: string; status: string; receiptNumber: string | null; paidAt: string | null; refunds: { receiptNumber: string; amountCents: number; createdAt: string }[] };
   contractor: null | { id: string; name: string; standing: { choosable: boolean; reasons: string[] } };
   documents: { id: string; filename: string; downloadUrl: string }[];
-  inspections: { id: string; kind: string; kindLabel: string; status: string; requestedAt: string; scheduledFor: string | null; inspectorName: string | null; resultNotes: string | null; applicantNotes: string | null }[];
+  recordDrawings: { id: string; filename: string; downloadUrl: string }[];
+  asBuiltFiledAt: string | null;
+  inspections: {
+    id: string;
+    kind: string;
+    kindLabel: string;
+    status: string;
+    requestedAt: string;
+    preferredOn: string | null;
+    scheduledFor: string | null;
+    inspectedAt: string | null;
+    inspectorName: string | null;
+    resultNotes: string | null;
+    applicantNotes: string | null;
+  }[];
   requiredInspections: { kind: string; label: string; section: string; status: string; requestable: boolean }[];
   checklist: { key: string; label: string; requirement: string; section: string }[];
   nextStep: { text: string | null; dueDate: string | null; daysLeft: number | null };
@@ -45,7 +59,9 @@ export const PERMIT_VIEW_FIELDS = `id status statusLabel permitNumber address pe
   payment { id status receiptNumber paidAt refunds { receiptNumber amountCents createdAt } }
   contractor { id name standing { choosable reasons } }
   documents { id filename downloadUrl }
-  inspections { id kind kindLabel status requestedAt scheduledFor inspectorName resultNotes applicantNotes }
+  recordDrawings { id filename downloadUrl }
+  asBuiltFiledAt
+  inspections { id kind kindLabel status requestedAt preferredOn scheduledFor inspectedAt inspectorName resultNotes applicantNotes }
   requiredInspections { kind label section status requestable }
   checklist { key label requirement section }
   nextStep { text dueDate daysLeft }
@@ -65,3 +81,15 @@ export function districtTime(iso: string, timeZone: string): string {
   return new Date(iso).toLocaleString("en-US", { timeZone, weekday: "short", year: "numeric", month: "short", day: "numeric", hour: "numeric", minute: "2-digit", timeZoneName: "short" });
 }
 
+
+/** When an inspection took place, is set for, or was asked for, as the district's clock reads it. */
+export function inspectionWhen(i: PermitView["inspections"][number], timeZone: string): string {
+  if (i.inspectedAt) return districtTime(i.inspectedAt, timeZone);
+  if (i.scheduledFor) return `Set for ${districtTime(i.scheduledFor, timeZone)}`;
+  return i.preferredOn ? `Asked for ${formatDay(i.preferredOn)}` : "Not scheduled yet";
+}
+
+/** "Mon, Dec 7, 2026" for a calendar date. */
+export function formatDay(day: string): string {
+  return new Date(`${day}T12:00:00Z`).toLocaleDateString("en-US", { timeZone: "UTC", weekday: "short", year: "numeric", month: "short", day: "numeric" });
+}

@@ -3,11 +3,11 @@ import { Form, Link, redirect, useActionData, useLoaderData, useOutlet, useSearc
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, Notice } from "~/components/fields";
-import { DateTime } from "~/components/format";
+import { DateTime, todayIn } from "~/components/format";
 import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
-import { CLASS_LABELS, INSPECTION_STATUS, PERMIT_VIEW_FIELDS, USE_LABELS, WORK_LABELS, districtTime, money, type PermitView } from "~/components/permit-view";
+import { CLASS_LABELS, INSPECTION_STATUS, PERMIT_VIEW_FIELDS, USE_LABELS, WORK_LABELS, inspectionWhen, money, type PermitView } from "~/components/permit-view";
 import { FeeLinesTable } from "~/components/fee-lines";
 
 export const meta: MetaFunction = () => [{ title: "Lateral permit | Tapline" }];
@@ -23,22 +23,29 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
   const here = `/permits/${params.id}`;
-  const r =
-    intent === "withdraw"
-      ? await gql(context, request, `mutation Withdraw($id: ID!, $r: String) { withdrawLateralPermit(id: $id, reason: $r) { id } }`, {
-          id: params.id,
-          r: String(form.get("reason") ?? "") || null,
-        })
-      : await gql(context, request, `mutation RequestInspection($id: ID!, $k: String!, $n: String) { requestInspection(permitId: $id, kind: $k, notes: $n) { id } }`, {
-          id: params.id,
-          k: String(form.get("kind") ?? ""),
-          n: String(form.get("notes") ?? "") || null,
-        });
+  const text = (k: string) => String(form.get(k) ?? "").trim() || null;
+  let r;
+  if (intent === "withdraw") {
+    r = await gql(context, request, `mutation Withdraw($id: ID!, $r: String) { withdrawLateralPermit(id: $id, reason: $r) { id } }`, { id: params.id, r: text("reason") });
+  } else if (intent === "drawings") {
+    const files = form.getAll("drawings").filter((f): f is File => typeof f !== "string" && f.size > 0);
+    const newDrawings = await Promise.all(files.map(async (f) => ({ filename: f.name, contentBase64: Buffer.from(await f.arrayBuffer()).toString("base64") })));
+    r = await gql(context, request, `mutation FileDrawings($i: FileRecordDrawingsInput!) { fileRecordDrawings(input: $i) { id } }`, { i: { permitId: params.id, newDrawings } });
+  } else {
+    r = await gql(context, request, `mutation RequestInspection($id: ID!, $k: String, $n: String, $d: String) { requestInspection(permitId: $id, kind: $k, notes: $n, preferredOn: $d) { id } }`, {
+      id: params.id,
+      k: text("kind"),
+      n: text("notes"),
+      d: text("preferredOn"),
+    });
+  }
   if (!r.ok) {
     if (r.error.code === "UNAUTHENTICATED") throw redirect(`/sign-in?redirectTo=${encodeURIComponent(here)}`, { headers: cookieHeaders(r) });
-    return Response.json({ error: r.error.message, fields: r.error.fields }, { status: 400, headers: cookieHeaders(r) });
+    // An upload's problem ("drawings.0", "documentIds") belongs to the drawings field on this page.
+    const fields = Object.fromEntries(Object.entries(r.error.fields ?? {}).map(([k, v]) => [/^(drawings|documentIds)\b/.test(k) ? "drawings" : k, v]));
+    return Response.json({ error: r.error.message, fields }, { status: 400, headers: cookieHeaders(r) });
   }
-  return redirect(`${here}?done=${intent === "withdraw" ? "withdrawn" : "requested"}`, { headers: cookieHeaders(r) });
+  return redirect(`${here}?done=${intent === "withdraw" ? "withdrawn" : intent === "drawings" ? "drawings" : "requested"}`, { headers: cookieHeaders(r) });
 }
 
 export default function PermitPage() {
@@ -51,6 +58,15 @@ const DONE: Record<string, string> = {
   withdrawn: "Your application is withdrawn.",
   requested: "Your request is sent. The District Operator will schedule the inspection and tell you the date and time.",
   submitted: "Your application is submitted.",
+  drawings: "Your as-built drawings are filed. The District Operator reviews them.",
+};
+
+const FIELD_LABELS: Record<string, string> = {
+  preferredOn: "Preferred day",
+  notes: "Note for the inspector",
+  kind: "Inspection",
+  drawings: "As-built drawings",
+  documentIds: "As-built drawings",
 };
 
 function PermitDetails() {
@@ -68,7 +84,7 @@ function PermitDetails() {
       </p>
       {params.get("done") && !a && <SuccessAlert>{DONE[params.get("done")!] ?? "Done."}</SuccessAlert>}
       {params.get("submitted") && !a && <SuccessAlert>{DONE.submitted}</SuccessAlert>}
-      <ErrorSummary message={a?.error} fields={a?.fields} />
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={FIELD_LABELS} />
 
       <section className="usa-summary-box" aria-labelledby="status-heading">
         <div className="usa-summary-box__body">
@@ -168,14 +184,13 @@ function PermitDetails() {
             <p>Once the permit is issued you ask for each inspection here when the work is ready.</p>
           ) : null}
           <table className="usa-table usa-table--borderless usa-table--stacked width-full">
-            <caption className="usa-sr-only">Inspections the district requires</caption>
+            <caption className="usa-sr-only">Inspections the district requires, in the order the work goes</caption>
             <thead>
               <tr>
                 <th scope="col">Inspection</th>
                 <th scope="col">Law</th>
                 <th scope="col">Status</th>
                 <th scope="col">When</th>
-                {mine && p.status === "APPROVED" && <th scope="col">Ask for it</th>}
               </tr>
             </thead>
             <tbody>
@@ -191,35 +206,20 @@ function PermitDetails() {
                       {INSPECTION_STATUS[r.status] ?? r.status}
                       {latest?.status === "FAILED" && latest.resultNotes && r.status === "FAILED" && <span className="display-block">{latest.resultNotes}</span>}
                     </td>
-                    <td data-label="When">{latest?.scheduledFor && latest.status !== "REQUESTED" ? districtTime(latest.scheduledFor, tz) : ""}</td>
-                    {mine && p.status === "APPROVED" && (
-                      <td data-label="Ask for it">
-                        {r.requestable ? (
-                          <Form method="post">
-                            <AuthenticityTokenInput />
-                            <input type="hidden" name="intent" value="request" />
-                            <input type="hidden" name="kind" value={r.kind} />
-                            <button className="usa-button usa-button--outline" type="submit">
-                              Request {r.status === "FAILED" ? "again" : "inspection"}
-                              <span className="usa-sr-only">: {r.label}</span>
-                            </button>
-                          </Form>
-                        ) : null}
-                      </td>
-                    )}
+                    <td data-label="When">{latest ? inspectionWhen(latest, tz) : ""}</td>
                   </tr>
                 );
               })}
             </tbody>
           </table>
+          {mine && p.status === "APPROVED" && <RequestInspection p={p} fields={a?.fields ?? {}} />}
           {p.inspections.length > 0 && (
             <details className="tapline-details">
               <summary>Every inspection, with results</summary>
               <ul className="usa-list">
                 {p.inspections.map((i) => (
                   <li key={i.id}>
-                    {i.kindLabel}: {INSPECTION_STATUS[i.status] ?? i.status}
-                    {i.scheduledFor ? `, ${districtTime(i.scheduledFor, tz)}` : ""}
+                    {i.kindLabel}: {INSPECTION_STATUS[i.status] ?? i.status}, {inspectionWhen(i, tz)}
                     {i.inspectorName ? `, ${i.inspectorName}` : ""}
                     {i.resultNotes ? `: ${i.resultNotes}` : ""}
                   </li>
@@ -229,6 +229,8 @@ function PermitDetails() {
           )}
         </section>
       )}
+
+      {(p.status === "CONNECTED" || p.status === "CLOSED") && p.requirements.asBuiltDrawings.required && <RecordDrawings p={p} fields={a?.fields ?? {}} />}
 
       <section aria-labelledby="application-heading">
         <h2 id="application-heading">The application</h2>
@@ -350,3 +352,108 @@ function PermitDetails() {
 }
 
 export const ErrorBoundary = NestedErrorBoundary;
+
+/** One request form for the next inspection the work needs, with the day the applicant would like and a note. */
+function RequestInspection({ p, fields }: { p: PermitView; fields: Record<string, string> }) {
+  const next = p.requiredInspections.find((r) => r.requestable);
+  if (!next) return null;
+  const again = next.status === "FAILED";
+  const tz = p.district.timeZone;
+  return (
+    <Form method="post" className="usa-form tapline-details">
+      <AuthenticityTokenInput />
+      <input type="hidden" name="intent" value="request" />
+      <input type="hidden" name="kind" value={next.kind} />
+      <h3 className="margin-top-0">
+        {again ? "Ask again for the" : "Ask for the"} {next.label.charAt(0).toLowerCase() + next.label.slice(1)}
+      </h3>
+      <p className="usa-hint">
+        When the work is ready for it ({next.section}). The District Operator sets the date and time and tells you; later inspections are asked for once this
+        one has passed.
+      </p>
+      <div className={`usa-form-group${fields.preferredOn ? " usa-form-group--error" : ""}`}>
+        <label className="usa-label" htmlFor="preferredOn">
+          Preferred day <span className="usa-hint">(optional)</span>
+        </label>
+        {fields.preferredOn && (
+          <span className="usa-error-message" id="preferredOn-error" role="alert">
+            {fields.preferredOn}
+          </span>
+        )}
+        <input className="usa-input" id="preferredOn" name="preferredOn" type="date" min={todayIn(tz)} aria-describedby={fields.preferredOn ? "preferredOn-error" : undefined} />
+      </div>
+      <div className={`usa-form-group${fields.notes ? " usa-form-group--error" : ""}`}>
+        <label className="usa-label" htmlFor="inspection-notes">
+          Note for the inspector <span className="usa-hint">(optional)</span>
+        </label>
+        {fields.notes && (
+          <span className="usa-error-message" id="notes-error" role="alert">
+            {fields.notes}
+          </span>
+        )}
+        <textarea className="usa-textarea" id="inspection-notes" name="notes" maxLength={2000} />
+      </div>
+      <button className="usa-button" type="submit">
+        Request {again ? "again" : "inspection"}
+        <span className="usa-sr-only">: {next.label}</span>
+      </button>
+    </Form>
+  );
+}
+
+/** The as-built drawings of SUL 606 B: what the law asks, the upload, and what was filed. */
+function RecordDrawings({ p, fields }: { p: PermitView; fields: Record<string, string> }) {
+  const need = p.requirements.asBuiltDrawings;
+  const canFile = p.viewerIsApplicant && p.status === "CONNECTED";
+  return (
+    <section aria-labelledby="drawings-heading">
+      <h2 id="drawings-heading">As-built (record) drawings</h2>
+      <p>
+        The district accepts the sewer only once it has the as-built drawings ({need.section}): a drawing showing where each lateral connection was actually
+        made, with at least three tie lines to fixed points
+        {need.copies ? `; ${need.copies} paper copies go to the District Operator` : ""}. The as-built deposit is refunded once the District Operator approves
+        them.
+      </p>
+      {p.recordDrawings.length > 0 && (
+        <p>
+          Filed
+          {p.asBuiltFiledAt && (
+            <>
+              {" "}
+              <DateTime iso={p.asBuiltFiledAt} timeZone={p.district.timeZone} />
+            </>
+          )}
+          :{" "}
+          {p.recordDrawings.map((d, i) => (
+            <span key={d.id}>
+              {i > 0 && ", "}
+              <a className="usa-link" href={d.downloadUrl}>
+                {d.filename}
+              </a>
+            </span>
+          ))}
+        </p>
+      )}
+      {canFile && (
+        <Form method="post" encType="multipart/form-data" className="usa-form">
+          <AuthenticityTokenInput />
+          <input type="hidden" name="intent" value="drawings" />
+          <div className={`usa-form-group${fields.drawings ? " usa-form-group--error" : ""}`}>
+            <label className="usa-label" htmlFor="drawings">
+              {p.recordDrawings.length ? "Replace the drawings" : "The as-built drawings"} (PDF, PNG or JPEG)
+            </label>
+            {fields.drawings && (
+              <span className="usa-error-message" id="drawings-error" role="alert">
+                {fields.drawings}
+              </span>
+            )}
+            <input className="usa-file-input" id="drawings" name="drawings" type="file" multiple accept=".pdf,.png,.jpg,.jpeg,application/pdf,image/png,image/jpeg" />
+          </div>
+          <button className="usa-button" type="submit">
+            File the as-built drawings
+          </button>
+        </Form>
+      )}
+    </section>
+  );
+}

@@ -3,12 +3,12 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
 import { formatCalendarDate } from "~/components/format";
-import { INSPECTION_STATUS } from "~/components/permit-view";
+import { INSPECTION_STATUS, formatDay } from "~/components/permit-view";
 import { requireStaff } from "~/components/staff.server";
 
 export const meta: MetaFunction = () => [{ title: "Inspections this week | Staff | Tapline" }];
 
-type Entry = { id: string; permitId: string; kindLabel: string; status: string; scheduledFor: string | null; requestedAt: string; inspectorName: string | null; permitNumber: string | null; address: string; applicantName: string; applicantNotes: string | null };
+type Entry = { id: string; permitId: string; kindLabel: string; status: string; scheduledFor: string | null; requestedAt: string; inspectorName: string | null; permitNumber: string | null; address: string; applicantName: string; applicantNotes: string | null; preferredOn?: string | null };
 type Calendar = { weekStart: string; weekEnd: string; previousWeek: string; nextWeek: string; timeZone: string; days: { date: string; inspections: Entry[] }[]; unscheduled: Entry[] };
 type Data = { districts: { id: string; name: string }[]; districtId: string; calendar: Calendar };
 
@@ -21,7 +21,7 @@ export async function loader(args: LoaderFunctionArgs) {
     args,
     `query Calendar($d: ID!, $w: String) { inspectionCalendar(districtId: $d, weekOf: $w) { weekStart weekEnd previousWeek nextWeek timeZone
       days { date inspections { id permitId kindLabel status scheduledFor requestedAt inspectorName permitNumber address applicantName applicantNotes } }
-      unscheduled { id permitId kindLabel status scheduledFor requestedAt inspectorName permitNumber address applicantName applicantNotes } } }`,
+      unscheduled { id permitId kindLabel status scheduledFor requestedAt inspectorName permitNumber address applicantName applicantNotes preferredOn } } }`,
     { d: district.id, w: params.get("weekOf") || null },
   );
   return { districts: info.districts.map((d) => ({ id: d.id, name: d.name })), districtId: district.id, calendar: inspectionCalendar } satisfies Data;
@@ -86,6 +86,7 @@ export default function Inspections() {
                 {i.address}
               </Link>{" "}
               ({i.permitNumber}, {i.applicantName}), requested {new Date(i.requestedAt).toLocaleDateString("en-US", { timeZone: c.timeZone })}
+              {i.preferredOn ? `, preferably ${formatDay(i.preferredOn)}` : ""}
               {i.applicantNotes ? `: ${i.applicantNotes}` : ""}
             </li>
           ))}

@@ -5,7 +5,7 @@ import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, Notice, SelectField } from "~/components/fields";
 import { DateTime } from "~/components/format";
 import { ErrorSummary, SuccessAlert } from "~/components/forms";
-import { CLASS_LABELS, INSPECTION_STATUS, PERMIT_VIEW_FIELDS, USE_LABELS, WORK_LABELS, districtTime, money, type PermitView } from "~/components/permit-view";
+import { CLASS_LABELS, INSPECTION_STATUS, PERMIT_VIEW_FIELDS, USE_LABELS, WORK_LABELS, inspectionWhen, money, type PermitView } from "~/components/permit-view";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 
@@ -41,7 +41,9 @@ const MUTATIONS: Record<string, { query: string; done: string; vars: (form: Form
   record: {
     query: `mutation Record($i: RecordInspectionResultInput!) { recordInspectionResult(input: $i) { id } }`,
     done: "The result is recorded and the applicant told.",
-    vars: (f) => ({ i: { inspectionId: String(f.get("inspectionId") ?? ""), result: String(f.get("result") ?? ""), notes: String(f.get("notes") ?? "") || null } }),
+    vars: (f) => ({
+      i: { inspectionId: String(f.get("inspectionId") ?? ""), result: String(f.get("result") ?? ""), notes: String(f.get("notes") ?? "") || null, inspectedAt: String(f.get("inspectedAt") ?? "") || null },
+    }),
   },
   drawings: {
     query: `mutation Drawings($id: ID!) { approveRecordDrawings(id: $id) { id } }`,
@@ -282,7 +284,7 @@ export default function ReviewPermit() {
                     </th>
                     <td data-label="Status">{INSPECTION_STATUS[i.status] ?? i.status}</td>
                     <td data-label="When">
-                      {i.scheduledFor ? districtTime(i.scheduledFor, tz) : "Not scheduled"}
+                      {inspectionWhen(i, tz)}
                       {i.inspectorName ? `, ${i.inspectorName}` : ""}
                     </td>
                     <td data-label="Notes">{[i.applicantNotes && `Applicant: ${i.applicantNotes}`, i.resultNotes].filter(Boolean).join(" · ")}</td>
@@ -334,6 +336,24 @@ export default function ReviewPermit() {
                         </label>
                       </div>
                     </fieldset>
+                    <label className="usa-label" htmlFor={`inspected-${i.id}`}>
+                      When it took place ({tz.replace(/_/g, " ")})
+                    </label>
+                    <span className="usa-hint" id={`inspected-hint-${i.id}`}>
+                      Leave it empty if it took place just now; a time still to come is refused.
+                    </span>
+                    {a?.intent === "record" && a.inspectionId === i.id && a.fields?.inspectedAt && (
+                      <span className="usa-error-message" role="alert">
+                        {a.fields.inspectedAt}
+                      </span>
+                    )}
+                    <input
+                      className="usa-input"
+                      id={`inspected-${i.id}`}
+                      name="inspectedAt"
+                      type="datetime-local"
+                      aria-describedby={`inspected-hint-${i.id}`}
+                    />
                     <label className="usa-label" htmlFor={`result-notes-${i.id}`}>
                       Notes (required when it failed)
                     </label>
@@ -351,7 +371,33 @@ export default function ReviewPermit() {
       {op && p.status === "CONNECTED" && p.requirements.asBuiltDrawings.required && (
         <section aria-labelledby="drawings-heading">
           <h2 id="drawings-heading">Record drawings</h2>
-          <p>When the as-built drawings meet the district's requirements, approve them: the permit closes and the Clerk refunds the deposit.</p>
+          <p>
+            {p.recordDrawings.length ? (
+              <>
+                Filed by the applicant
+                {p.asBuiltFiledAt && (
+                  <>
+                    {" "}
+                    <DateTime iso={p.asBuiltFiledAt} timeZone={tz} />
+                  </>
+                )}
+                :{" "}
+                {p.recordDrawings.map((d, k) => (
+                  <span key={d.id}>
+                    {k > 0 && ", "}
+                    <a className="usa-link" href={d.downloadUrl}>
+                      {d.filename}
+                    </a>
+                  </span>
+                ))}
+                .{" "}
+              </>
+            ) : (
+              "None filed in the portal yet. "
+            )}
+            When the as-built drawings meet the district's requirements ({p.requirements.asBuiltDrawings.section}), approve them: the permit closes and the Clerk
+            refunds the deposit.
+          </p>
           <Form method="post">
             <AuthenticityTokenInput />
             <input type="hidden" name="intent" value="drawings" />
