@@ -22,6 +22,9 @@ export class District {
   @Field(() => String, { description: 'How citations start: "Sewer Use Law" or "Huron"' })
   @Column("text", { name: "citation_prefix" })
   citationPrefix: string;
+  @Field(() => String, { description: 'What the law calls the official who reviews permits and inspects the work: "District Operator" (SUL 201) or "Superintendent" (Huron I)' })
+  @Column("text", { name: "operator_title" })
+  operatorTitle: string;
   @Field(() => String, { description: "IANA time zone; deadlines are calendar dates here" })
   @Column("text", { name: "time_zone" })
   timeZone: string;

@@ -47,6 +47,7 @@ export async function loadShippedDistricts(ds: DataSource, files: DistrictFile[]
             name: d.name,
             lawName: d.lawName,
             citationPrefix: d.citationPrefix,
+            operatorTitle: d.operatorTitle,
             timeZone: d.timeZone,
             address: d.address,
             contacts: d.contacts,
@@ -54,6 +55,9 @@ export async function loadShippedDistricts(ds: DataSource, files: DistrictFile[]
           }),
         );
         await audit(tx, { userId: null }, { action: "district.loaded", entityType: "District", entityId: district.id, districtId: district.id });
+      } else if (district.operatorTitle !== d.operatorTitle) {
+        // The law's name for the official follows the shipped file (set once by the migration that added it).
+        await tx.update(District, { id: district.id }, { operatorTitle: d.operatorTitle, updatedAt: new Date() });
       }
       const hash = sha256(JSON.stringify(file.rulebook));
       const seen = await tx.findOne(RulebookVersion, { where: { districtId: district.id, source: "shipped", sourceHash: hash } });

@@ -97,6 +97,8 @@ export const districtFile = z.object({
     lawName: z.string().min(1),
     /** the short form used in citations: "Sewer Use Law" or "Huron" */
     citationPrefix: z.string().min(1),
+    /** what the law calls the official who reviews permits and inspects the work: "District Operator" (SUL 201), "Superintendent" (Huron I) */
+    operatorTitle: z.string().min(1),
     timeZone: z.string().min(1),
     address: z.string().min(1),
     contacts: z.array(z.object({ role: z.string(), name: z.string(), email: z.string().email(), phone: z.string() })),

@@ -72,12 +72,12 @@ export async function saveDraft(ds: DataSource, config: Config, viewer: Viewer, 
   if (floor !== null) {
     if (!Number.isInteger(floor)) fields.floorAreaSqft = "Enter the floor area as a whole number of square feet.";
     else if (floor <= 0) fields.floorAreaSqft = "The floor area must be more than zero square feet.";
-    else if (floor > MAX_FLOOR_AREA_SQFT) fields.floorAreaSqft = `Enter a floor area of at most ${MAX_FLOOR_AREA_SQFT.toLocaleString("en-US")} square feet; for a larger building, ask the District Operator.`;
+    else if (floor > MAX_FLOOR_AREA_SQFT) fields.floorAreaSqft = `Enter a floor area of at most ${MAX_FLOOR_AREA_SQFT.toLocaleString("en-US")} square feet; for a larger building, ask the district office.`;
   }
   const sheets = input.asBuiltSheets ?? null;
   if (sheets !== null) {
     if (!Number.isInteger(sheets) || sheets < 0) fields.asBuiltSheets = "Enter the number of sheets as a whole number (1 or more).";
-    else if (sheets > MAX_SHEETS) fields.asBuiltSheets = `Enter at most ${MAX_SHEETS} sheets; for a larger set of plans, ask the District Operator.`;
+    else if (sheets > MAX_SHEETS) fields.asBuiltSheets = `Enter at most ${MAX_SHEETS} sheets; for a larger set of plans, ask the district office.`;
   }
   const documentIds = [...new Set((input.documentIds ?? []).map((d) => d.trim()).filter(Boolean))];
   const newPlans = input.newPlans ?? [];
@@ -269,8 +269,8 @@ export async function submit(ds: DataSource, viewer: Viewer, id: string, meta: {
       details: first ? { feeTotalCents: p.feeTotalCents, feeLines: p.feeLines, rulebookVersionId: p.rulebookVersionId, paymentId: p.paymentId } : {},
     });
     const feeText = p.feeTotalCents
-      ? `Fees:\n${p.feeLines.map((l) => `  ${l.label}: ${formatCents(l.amountCents)} (${l.section})`).join("\n")}\n  Total: ${formatCents(p.feeTotalCents)}\n\nPay online: ${meta.publicUrl}/payments/${p.paymentId}\nThe District Operator reviews the application; no permit is issued before the fees are paid.`
-      : `${district.name} charges no fee for this permit. The District Operator reviews the application and tells you when the permit is issued.`;
+      ? `Fees:\n${p.feeLines.map((l) => `  ${l.label}: ${formatCents(l.amountCents)} (${l.section})`).join("\n")}\n  Total: ${formatCents(p.feeTotalCents)}\n\nPay online: ${meta.publicUrl}/payments/${p.paymentId}\nThe ${district.operatorTitle} reviews the application; no permit is issued before the fees are paid.`
+      : `${district.name} charges no fee for this permit. The ${district.operatorTitle} reviews the application and tells you when the permit is issued.`;
     await notify(
       tx,
       p,
@@ -279,7 +279,7 @@ export async function submit(ds: DataSource, viewer: Viewer, id: string, meta: {
       first ? `Lateral permit application received: ${addressOf(p)}` : `Lateral permit application resubmitted: ${addressOf(p)}`,
       first
         ? `We received your application for a building lateral permit at ${addressOf(p)}.\n\n${feeText}`
-        : `We received the changes to your application for ${addressOf(p)}. The District Operator reviews it again. The fees stay as they were; you do not pay twice.`,
+        : `We received the changes to your application for ${addressOf(p)}. The ${district.operatorTitle} reviews it again.${p.feeTotalCents ? " The fees stay as they were; you do not pay twice." : ""}`,
       meta.publicUrl,
     );
     return p;
@@ -346,7 +346,7 @@ export async function requestChanges(ds: DataSource, viewer: Viewer, id: string,
       district,
       "lateral.changes_requested",
       `Changes needed on your lateral permit application: ${addressOf(p)}`,
-      `The District Operator asks for these changes before the permit can be issued:\n\n${text}\n\nEdit the application and submit it again; the fees stay as they were.`,
+      `The ${district.operatorTitle} asks for these changes before the permit can be issued:\n\n${text}\n\nEdit the application and submit it again${p.feeTotalCents ? "; the fees stay as they were" : ""}.`,
       meta.publicUrl,
     );
     return p;

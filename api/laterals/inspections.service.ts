@@ -75,7 +75,7 @@ export async function requestInspection(
       district,
       "lateral.inspection_requested",
       `${INSPECTION_LABELS[kind]} requested: permit ${p.permitNumber}`,
-      `We received your request for the ${INSPECTION_LABELS[kind].toLowerCase()} on permit ${p.permitNumber} (${addressOf(p)})${preferredOn ? `, preferably on ${formatDate(preferredOn)}` : ""}. The District Operator will schedule it and tell you the date and time.${kind === "TRENCH" ? "\nDo not backfill the trench before it is inspected and approved." : ""}`,
+      `We received your request for the ${INSPECTION_LABELS[kind].toLowerCase()} on permit ${p.permitNumber} (${addressOf(p)})${preferredOn ? `, preferably on ${formatDate(preferredOn)}` : ""}. The ${district.operatorTitle} will schedule it and tell you the date and time.${kind === "TRENCH" ? "\nDo not backfill the trench before it is inspected and approved." : ""}`,
       meta.publicUrl,
     );
     return row;

@@ -600,6 +600,7 @@ export class LateralPermitsResolver {
         asBuiltFiled: p.asBuiltFiledAt !== null,
         depositHeldCents: depositHeldCents(p.feeLines),
       },
+      district.operatorTitle,
       inspections,
       requiredInspections(rb).map((r) => r.kind),
       district.timeZone,

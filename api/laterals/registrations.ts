@@ -59,7 +59,7 @@ registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<Dashbo
     `SELECT p.id, p.status, p.permit_number, p.street_number, p.street, p.city, p.zip, p.fee_total_cents, p.fee_lines, p.paid_at, p.as_built_filed_at,
             CASE WHEN p.deposit_refund_due_cents > 0 AND NOT EXISTS (
                    SELECT 1 FROM refund r WHERE r.payment_id = p.payment_id AND r.line_codes ? '${FEE_CODES.deposit}')
-                 THEN p.deposit_refund_due_cents ELSE 0 END AS deposit_refund_due_cents, d.time_zone,
+                 THEN p.deposit_refund_due_cents ELSE 0 END AS deposit_refund_due_cents, d.time_zone, d.operator_title,
             coalesce((SELECT json_agg(json_build_object('kind', i.kind, 'status', i.status, 'scheduledFor', i.scheduled_for, 'requestedAt', i.requested_at))
                         FROM lateral_inspection i WHERE i.permit_id = p.id), '[]'::json) AS inspections,
             p.rulebook_version_id
@@ -86,6 +86,7 @@ registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<Dashbo
         asBuiltFiled: r.as_built_filed_at !== null,
         depositHeldCents: depositHeldCents(r.fee_lines),
       },
+      r.operator_title,
       inspections,
       rb ? requiredInspections(rb).map((k) => k.kind) : [],
       r.time_zone,

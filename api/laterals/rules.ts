@@ -212,6 +212,8 @@ export function requestableKinds(required: InspectionKind[], inspections: Inspec
 /** What is due next on a permit, and by when, in the district's time zone. */
 export function nextStep(
   p: { status: PermitStatus; feeTotalCents: number; paid: boolean; depositRefundDueCents: number; asBuiltRequired: boolean; asBuiltFiled: boolean; depositHeldCents: number },
+  /** what the district's law calls the official: "District Operator" (SUL 201), "Superintendent" (Huron I) */
+  operator: string,
   inspections: InspectionLike[],
   required: InspectionKind[],
   timeZone: string,
@@ -223,10 +225,10 @@ export function nextStep(
       return { text: "Finish the application and submit it", ...none };
     case "SUBMITTED":
       return p.paid || p.feeTotalCents === 0
-        ? { text: "The District Operator reviews the application", ...none }
+        ? { text: `The ${operator} reviews the application`, ...none }
         : { text: `Pay the fees of ${formatCents(p.feeTotalCents)}; the permit is issued only once they are paid`, ...none };
     case "CHANGES_REQUESTED":
-      return { text: "Make the changes the District Operator asked for and submit the application again", ...none };
+      return { text: `Make the changes the ${operator} asked for and submit the application again`, ...none };
     case "APPROVED": {
       const scheduled = inspections
         .filter((i) => i.status === "SCHEDULED" && i.scheduledFor)
@@ -247,13 +249,13 @@ export function nextStep(
           inspectionToRequest: k,
         };
       }
-      if (requested) return { text: `The District Operator schedules the ${inspectionName(requested.kind)} inspection`, ...none };
-      return { text: "The District Operator accepts the connection", ...none };
+      if (requested) return { text: `The ${operator} schedules the ${inspectionName(requested.kind)} inspection`, ...none };
+      return { text: `The ${operator} accepts the connection`, ...none };
     }
     case "CONNECTED":
       // Where the law asks for no as-built drawings (Huron), an accepted connection is the end of the work.
       if (!p.asBuiltRequired) return { text: null, ...none };
-      if (p.asBuiltFiled) return { text: "The District Operator reviews the as-built drawings you filed", ...none };
+      if (p.asBuiltFiled) return { text: `The ${operator} reviews the as-built drawings you filed`, ...none };
       return { text: p.depositHeldCents > 0 ? "File the as-built (record) drawings; the deposit is refunded once they are approved" : "File the as-built (record) drawings", ...none };
     case "CLOSED":
       return p.depositRefundDueCents > 0 ? { text: `The Town Clerk refunds the as-built deposit of ${formatCents(p.depositRefundDueCents)}`, ...none } : { text: null, ...none };

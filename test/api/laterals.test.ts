@@ -338,8 +338,8 @@ describe("bad inputs", () => {
   it("says what the limit is when a floor area or a count of sheets is too large, and accepts the limit itself", async () => {
     const a = await applicant();
     const big = fields(await a.c.gql(SAVE, { i: residential(a, { buildingUse: "COMMERCIAL", floorAreaSqft: 10_000_001, asBuiltSheets: 501 }) }));
-    expect(big.floorAreaSqft).toBe("Enter a floor area of at most 10,000,000 square feet; for a larger building, ask the District Operator.");
-    expect(big.asBuiltSheets).toBe("Enter at most 500 sheets; for a larger set of plans, ask the District Operator.");
+    expect(big.floorAreaSqft).toBe("Enter a floor area of at most 10,000,000 square feet; for a larger building, ask the district office.");
+    expect(big.asBuiltSheets).toBe("Enter at most 500 sheets; for a larger set of plans, ask the district office.");
     const atLimit = await draft(a, { buildingUse: "COMMERCIAL", floorAreaSqft: 10_000_000, asBuiltSheets: 500 });
     expect(atLimit).toMatchObject({ floorAreaSqft: 10_000_000, asBuiltSheets: 500 });
   });
@@ -474,9 +474,9 @@ describe("Huron's homeowner (Huron III-1 to III-11): no fee, no contractor list,
     const d = (await a.c.ok(SAVE, { i: huronHome() })).saveLateralPermitDraft;
     const s = (await a.c.ok(SUBMIT, { id: d.id })).submitLateralPermit;
     expect(s).toMatchObject({ status: "SUBMITTED", feeLines: [], feeTotalCents: 0, paymentId: null, payment: null, documents: [], asBuiltSheets: null });
-    expect(s.nextStep.text).toBe("The District Operator reviews the application");
+    expect(s.nextStep.text).toBe("The Superintendent reviews the application");
     const [mail] = await emails(a.email, "lateral.submitted");
-    expect(mail.body_text).toContain("Town of Huron Sewer District No. 1 charges no fee for this permit.");
+    expect(mail.body_text).toContain("Town of Huron Sewer District No. 1 charges no fee for this permit. The Superintendent reviews the application");
     expect(mail.body_text).not.toContain("Pay online");
     expect(await db().query(`SELECT 1 FROM payment WHERE payable_id = $1`, [d.id])).toEqual([]);
 

@@ -70,7 +70,7 @@ describe("a house in Huron, from the application to the connection", () => {
       await page.waitForURL((u) => /^\/permits\/[0-9a-f-]{36}$/.test(u.pathname) && u.searchParams.has("submitted"));
       const permitId = new URL(page.url()).pathname.split("/")[2];
       const submitted = await text(page);
-      expect(submitted).toContain("Next: The District Operator reviews the application");
+      expect(submitted).toContain("Next: The Superintendent reviews the application");
       expect(submitted).not.toMatch(/Pay \$/);
       expect(await page.locator("dt:text-is('Who does the work') + dd").innerText()).toBe("The owner, with Bay Shore Plumbing");
       await expectNoAxeViolations(page);

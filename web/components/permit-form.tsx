@@ -10,6 +10,7 @@ export type PermitFormData = {
     id: string;
     slug: string;
     name: string;
+    operatorTitle: string;
     rulebook: { entries: { key: string; label: string; section: string; display: string; applies: boolean }[] };
   };
   approvedContractors: { id: string; name: string }[];
@@ -52,7 +53,7 @@ type Requirements = {
 const REQUIREMENTS = `plans { required section } approvedContractor { required section } asBuiltDrawings { required section copies } floorArea`;
 
 /** The GraphQL selection behind PermitFormData (less the permit). */
-export const FORM_QUERY = `district(slug: $slug) { id slug name rulebook { entries { key label section display applies } } }
+export const FORM_QUERY = `district(slug: $slug) { id slug name operatorTitle rulebook { entries { key label section display applies } } }
   approvedContractors(districtSlug: $slug) { id name }
   lateralApplicationRequirements(districtSlug: $slug) { ${REQUIREMENTS} }
   moratoria(districtSlug: $slug) { id segmentName streets reason section }
@@ -106,7 +107,7 @@ export function PermitForm({ data, action }: { data: PermitFormData; action?: Pe
       <ErrorSummary message={action?.error} fields={e} labels={LABELS} />
       {p?.status === "CHANGES_REQUESTED" && p.reviewNotes && (
         <Notice type="warning">
-          <strong>The District Operator asks for changes:</strong> {p.reviewNotes}
+          <strong>The {data.district.operatorTitle} asks for changes:</strong> {p.reviewNotes}
         </Notice>
       )}
       {data.moratoria.length > 0 && (
@@ -221,7 +222,7 @@ export function PermitForm({ data, action }: { data: PermitFormData; action?: Pe
           <div className="usa-hint" id="plans-hint">
             {needs.plans.required
               ? `Attach the plans showing the lateral and its connection (${needs.plans.section})`
-              : `Attach plans now if you have them; the District Operator may ask for plans, specifications or other information the work needs (${needs.plans.section})`}
+              : `Attach plans now if you have them; the ${data.district.operatorTitle} may ask for plans, specifications or other information the work needs (${needs.plans.section})`}
             : PDF, PNG or JPEG, up to {data.documentUploadPolicy.maxSize} each.
           </div>
           {plansError && (

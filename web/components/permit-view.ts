@@ -26,7 +26,7 @@ export type PermitView = {
   pdfUrl: string | null;
   viewerIsApplicant: boolean;
   viewerIsOperator: boolean;
-  district: { id: string; name: string; timeZone: string };
+  district: { id: string; name: string; timeZone: string; operatorTitle: string };
   feeLines: { code: string; label: string; section: string; amountCents: number; refundable: boolean }[];
   payment: null | { id: string; status: string; receiptNumber: string | null; paidAt: string | null; refunds: { receiptNumber: string; amountCents: number; createdAt: string }[] };
   contractor: null | { id: string; name: string; standing: { choosable: boolean; reasons: string[] } };
@@ -54,7 +54,7 @@ export type PermitView = {
 
 export const PERMIT_VIEW_FIELDS = `id status statusLabel permitNumber address permitClass buildingUse floorAreaSqft workKind taxParcel ownerName agentName applicantName
   asBuiltSheets workDoneBy requirements { approvedContractor { required section } asBuiltDrawings { required section copies } } reviewNotes submittedAt approvedAt connectedAt closedAt withdrawnAt feeTotalCents pdfUrl viewerIsApplicant viewerIsOperator
-  district { id name timeZone }
+  district { id name timeZone operatorTitle }
   feeLines { code label section amountCents refundable }
   payment { id status receiptNumber paidAt refunds { receiptNumber amountCents createdAt } }
   contractor { id name standing { choosable reasons } }

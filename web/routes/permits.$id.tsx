@@ -56,9 +56,9 @@ export default function PermitPage() {
 
 const DONE: Record<string, string> = {
   withdrawn: "Your application is withdrawn.",
-  requested: "Your request is sent. The District Operator will schedule the inspection and tell you the date and time.",
+  requested: "Your request is sent. The {operator} will schedule the inspection and tell you the date and time.",
   submitted: "Your application is submitted.",
-  drawings: "Your as-built drawings are filed. The District Operator reviews them.",
+  drawings: "Your as-built drawings are filed. The {operator} reviews them.",
 };
 
 const FIELD_LABELS: Record<string, string> = {
@@ -82,7 +82,7 @@ function PermitDetails() {
       <p className="usa-intro">
         {p.address} · {p.district.name}
       </p>
-      {params.get("done") && !a && <SuccessAlert>{DONE[params.get("done")!] ?? "Done."}</SuccessAlert>}
+      {params.get("done") && !a && <SuccessAlert>{(DONE[params.get("done")!] ?? "Done.").replace("{operator}", p.district.operatorTitle)}</SuccessAlert>}
       {params.get("submitted") && !a && <SuccessAlert>{DONE.submitted}</SuccessAlert>}
       <ErrorSummary message={a?.error} fields={a?.fields} labels={FIELD_LABELS} />
 
@@ -130,7 +130,7 @@ function PermitDetails() {
 
       {p.status === "CHANGES_REQUESTED" && p.reviewNotes && (
         <Notice type="warning">
-          <strong>The District Operator asks for changes:</strong> {p.reviewNotes}
+          <strong>The {p.district.operatorTitle} asks for changes:</strong> {p.reviewNotes}
         </Notice>
       )}
       {p.contractor && !p.contractor.standing.choosable && !["CLOSED", "WITHDRAWN"].includes(p.status) && (
@@ -368,7 +368,7 @@ function RequestInspection({ p, fields }: { p: PermitView; fields: Record<string
         {again ? "Ask again for the" : "Ask for the"} {next.label.charAt(0).toLowerCase() + next.label.slice(1)}
       </h3>
       <p className="usa-hint">
-        When the work is ready for it ({next.section}). The District Operator sets the date and time and tells you; later inspections are asked for once this
+        When the work is ready for it ({next.section}). The {p.district.operatorTitle} sets the date and time and tells you; later inspections are asked for once this
         one has passed.
       </p>
       <div className={`usa-form-group${fields.preferredOn ? " usa-form-group--error" : ""}`}>
@@ -411,7 +411,7 @@ function RecordDrawings({ p, fields }: { p: PermitView; fields: Record<string, s
       <p>
         The district accepts the sewer only once it has the as-built drawings ({need.section}): a drawing showing where each lateral connection was actually
         made, with at least three tie lines to fixed points
-        {need.copies ? `; ${need.copies} paper copies go to the District Operator` : ""}. The as-built deposit is refunded once the District Operator approves
+        {need.copies ? `; ${need.copies} paper copies go to the ${p.district.operatorTitle}` : ""}. The as-built deposit is refunded once the {p.district.operatorTitle} approves
         them.
       </p>
       {p.recordDrawings.length > 0 && (
