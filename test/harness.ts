@@ -1,13 +1,17 @@
 import { pino } from "pino";
 import { startTapline, type Running } from "../api/app.js";
-import { loadConfig } from "../api/config.js";
+import { loadConfig, type Config } from "../api/config.js";
 import { DEMO_PASSWORD } from "../api/db/demo.js";
 import { freshDatabase, type TestDatabase } from "./db.js";
 
-export type TestServer = { url: string; running: Running; db: TestDatabase; close(): Promise<void> };
+export type TestServer = { url: string; running: Running; db: TestDatabase; config: Config; close(): Promise<void> };
 
-/** The real server (API, and the portal when asked) on a fresh database, on a free port. */
-export async function startTestServer(opts: { portal?: boolean; env?: Record<string, string> } = {}): Promise<TestServer> {
+/**
+ * The real server (API, and the portal when asked) on a fresh database, on a free port. The portal
+ * is the build (`portal: true`, browser tests) or rendered by Vite's dev server without HMR
+ * (`portal: "vite"`: every page, no build needed, a few seconds to start).
+ */
+export async function startTestServer(opts: { portal?: boolean | "vite"; env?: Record<string, string> } = {}): Promise<TestServer> {
   const db = await freshDatabase();
   const config = loadConfig({
     NODE_ENV: "test",
@@ -20,7 +24,7 @@ export async function startTestServer(opts: { portal?: boolean; env?: Record<str
     ...opts.env,
   });
   const running = await startTapline(config, {
-    portal: opts.portal ? "build" : "none",
+    portal: opts.portal === "vite" ? "vite" : opts.portal ? "build" : "none",
     workers: false,
     log: pino({ level: process.env.TEST_LOG ?? "silent" }),
   });
@@ -28,6 +32,7 @@ export async function startTestServer(opts: { portal?: boolean; env?: Record<str
     url: running.url,
     running,
     db,
+    config,
     async close() {
       await running.close();
       await db.drop();
@@ -91,9 +96,11 @@ export class Client {
     await this.ok(`mutation($i: SignInInput!) { signIn(input: $i) { me { id } } }`, { i: { email, password } });
   }
 
+  /** Creates the account, then signs in (sign-up signs no one in: it answers alike for an address that has an account). */
   async signUp(email: string, displayName = "Pat Resident", password = "correct horse battery staple"): Promise<string> {
-    const d = await this.ok(`mutation($i: SignUpInput!) { signUp(input: $i) { me { id } } }`, { i: { email, displayName, password } });
-    return d.signUp.me.id;
+    await this.ok(`mutation($i: SignUpInput!) { signUp(input: $i) { ok } }`, { i: { email, displayName, password } });
+    const d = await this.ok(`mutation($i: SignInInput!) { signIn(input: $i) { me { id } } }`, { i: { email, password } });
+    return d.signIn.me.id;
   }
 }
 

@@ -1,4 +1,6 @@
 import type { DataSource } from "typeorm";
+import type { Config } from "../config.js";
+import { loadContractorScene } from "./demo-scene-contractors.js";
 import { audit } from "../audit/audit.service.js";
 import { addCalendarDays, dateIn, termLastDay, zonedWallTime } from "../common/dates.js";
 import { rulebookOn } from "../districts/districts.service.js";
@@ -15,7 +17,9 @@ import { createReports, insertLimits, nextPermitNumber, noticeOfIntent, reportPe
  */
 export const DEMO_INDUSTRY = { email: "industry@demo.tapline.local", organization: "Harbor Plating Works LLC", district: "lakeview" };
 
-export async function loadDemoScenes(ds: DataSource, publicUrl: string): Promise<void> {
+export async function loadDemoScenes(ds: DataSource, publicUrl: string, config?: Config): Promise<void> {
+  // Scenes that store documents need the upload folder.
+  if (config) await loadContractorScene(ds, config);
   await ds.transaction(async (tx) => {
     const [user] = await tx.query(`SELECT id FROM app_user WHERE email = $1 AND demo`, [DEMO_INDUSTRY.email]);
     const [known] = await tx.query(`SELECT id FROM organization WHERE name = $1`, [DEMO_INDUSTRY.organization]);

@@ -7,7 +7,7 @@ const config = loadConfig();
 const log = pino({ level: config.logLevel });
 const db = await connect(config);
 try {
-  await migrateAndLoad(db.ds, { demo: config.demo, scenes: { publicUrl: config.publicUrl }, log });
+  await migrateAndLoad(db.ds, { demo: config.demo, scenes: { publicUrl: config.publicUrl, config }, log });
   log.info("database is up to date");
 } finally {
   await db.close();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_CONTRACTOR } from "../../api/db/demo-scene-contractors.js";
 import { DEMO_INDUSTRY, loadDemoScenes } from "../../api/db/demo-scenes.js";
 import { Client, startTestServer, type TestServer } from "../harness.js";
 
@@ -7,8 +8,8 @@ import { Client, startTestServer, type TestServer } from "../harness.js";
 let srv: TestServer;
 beforeAll(async () => {
   srv = await startTestServer();
-  await loadDemoScenes(srv.running.ds, srv.url);
-  await loadDemoScenes(srv.running.ds, srv.url); // a second start adds nothing
+  await loadDemoScenes(srv.running.ds, srv.url, srv.config);
+  await loadDemoScenes(srv.running.ds, srv.url, srv.config); // a second start adds nothing
 });
 afterAll(() => srv?.close());
 
@@ -39,6 +40,22 @@ describe("the demo industrial user", () => {
     });
     expect(saved.addIndustrialResults).toEqual([{ status: "OK" }]);
     const [{ n }] = await srv.running.ds.query(`SELECT count(*)::int AS n FROM organization WHERE name = $1`, [DEMO_INDUSTRY.organization]);
+    expect(n).toBe(1);
+  });
+});
+
+describe("the demo contractor", () => {
+  it("is on Lakeview's list of approved contractors, chosen from the permit form; Huron keeps none", async () => {
+    const anyone = new Client(srv.url);
+    const { lakeview, huron } = await anyone.ok(`{ lakeview: approvedContractors(districtSlug: "lakeview") { id name } huron: approvedContractors(districtSlug: "huron") { id } }`);
+    expect(lakeview.map((c: { name: string }) => c.name)).toEqual([DEMO_CONTRACTOR.organization]);
+    expect(huron).toEqual([]);
+    // Its bond and certificates are a real file the Clerk can open.
+    const clerk = new Client(srv.url);
+    await clerk.signIn("clerk@lakeview.demo.tapline.local");
+    const [doc] = await srv.running.ds.query(`SELECT c.bond_document_id AS id FROM contractor c WHERE c.id = $1`, [lakeview[0].id]);
+    expect((await fetch(`${srv.url}/documents/${doc.id}`, { headers: { cookie: clerk.cookieHeader } })).status).toBe(200);
+    const [{ n }] = await srv.running.ds.query(`SELECT count(*)::int AS n FROM organization WHERE name = $1`, [DEMO_CONTRACTOR.organization]);
     expect(n).toBe(1);
   });
 });

@@ -28,7 +28,11 @@ export default function Home() {
       <section aria-labelledby="what-heading">
         <h2 id="what-heading">What you can do here</h2>
         <ul className="usa-list">
-          <li><strong>Homeowners:</strong> apply for a building lateral (sewer connection) permit and pay the hook-up fee.</li>
+          <li><strong>Homeowners:</strong> apply for a building lateral (sewer connection) permit, and pay the hook-up fee where the district charges one.</li>
+          <li>
+            <strong>Contractors:</strong> <Link className="usa-link" to="/contractors/apply">apply to be an approved contractor</Link> in a district
+            that keeps a list (owners choose from it); each district's list is linked below.
+          </li>
           <li><strong>Septage haulers:</strong> apply for and renew the annual hauler licence, and prepay each load's dumping fee.</li>
           <li><strong>Industrial users:</strong> hold a wastewater discharge permit and file semiannual compliance reports.</li>
           <li><strong>Anyone served an order or fine:</strong> petition the Town Board before the deadline.</li>
@@ -45,6 +49,7 @@ export default function Home() {
                 <div className="usa-card__body"><p>Governed by the {d.lawName}.</p></div>
                 <div className="usa-card__footer">
                   <Link className="usa-button usa-button--outline" to={`/rules/${d.slug}`}>Rules and fees<span className="usa-sr-only"> of {d.name}</span></Link>
+                  <Link className="usa-link margin-left-1" to={`/contractors/${d.slug}`}>Approved contractors<span className="usa-sr-only"> of {d.name}</span></Link>
                 </div>
               </div>
             </li>

@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
+import { safeRedirect } from "~/util";
 import { SelectField } from "~/components/fields";
 import { DateTime, MEMBERSHIP_ROLE_LABELS, ORGANIZATION_KIND_LABELS } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
@@ -77,6 +78,7 @@ export default function OrganizationPage() {
       </p>
       <h1>{org.name}</h1>
       {done === "created" && <SuccessAlert>The organization is created and you are its owner. Invite the people who act for it below.</SuccessAlert>}
+      <NextForKind kind={org.kind} returnTo={params.get("returnTo")} />
       {done === "invited" && <SuccessAlert>The invitation is sent. It works for 14 days.</SuccessAlert>}
       {done === "joined" && <SuccessAlert>You joined {org.name}.</SuccessAlert>}
       <dl className="tapline-facts">
@@ -197,5 +199,46 @@ export default function OrganizationPage() {
       )}
       {!invitations && <p>Only the organization's owner can see invitations and invite people.</p>}
     </>
+  );
+}
+
+/** What an organization of this kind does next with the district, and the way back to where the person came from. */
+const NEXT: Record<string, { to: string; label: string; why: string }[]> = {
+  CONTRACTOR: [
+    { to: "/contractors/apply", label: "Apply to be an approved contractor", why: "Where the district keeps a list of approved contractors (Sewer Use Law 601 A), owners choose from it." },
+  ],
+  HAULER: [{ to: "/haulers", label: "Apply for a hauler licence", why: "A septage hauler needs the district's licence or permission before dumping at the plant." }],
+  INDUSTRIAL_USER: [{ to: "/industrial/apply", label: "Apply for a discharge permit", why: "An industrial user discharging to the sewer needs a wastewater discharge permit." }],
+};
+
+function NextForKind({ kind, returnTo }: { kind: string; returnTo: string | null }) {
+  const back = returnTo ? safeRedirect(returnTo, "") : "";
+  const next = (NEXT[kind] ?? []).filter((n) => n.to !== back);
+  if (!back && !next.length) return null;
+  return (
+    <section aria-labelledby="next-heading" className="usa-summary-box margin-y-2">
+      <div className="usa-summary-box__body">
+        <h2 className="usa-summary-box__heading" id="next-heading">
+          Next
+        </h2>
+        <ul className="usa-list usa-list--unstyled">
+          {back && (
+            <li>
+              <Link className="usa-link" to={back}>
+                Go back to where you were
+              </Link>
+            </li>
+          )}
+          {next.map((n) => (
+            <li key={n.to}>
+              <Link className="usa-link" to={n.to}>
+                {n.label}
+              </Link>
+              : {n.why}
+            </li>
+          ))}
+        </ul>
+      </div>
+    </section>
   );
 }

@@ -1,7 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, redirect, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
+import { safeRedirect } from "~/util";
 import { RadioGroup } from "~/components/fields";
 import { MEMBERSHIP_ROLE_LABELS, ORGANIZATION_KIND_LABELS } from "~/components/format";
 import { ErrorSummary, TextField } from "~/components/forms";
@@ -21,6 +22,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
   const values = { name: String(form.get("name") ?? ""), kind: String(form.get("kind") ?? "") };
+  // Where the person came from (an application that needs the organization), to go back there after.
+  const returnTo = String(form.get("returnTo") ?? "");
+  const back = returnTo ? `&returnTo=${encodeURIComponent(safeRedirect(returnTo, "/dashboard"))}` : "";
   const r = await gql<{ createOrganization: { id: string } }>(
     context,
     request,
@@ -31,7 +35,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (r.error.code === "UNAUTHENTICATED") throw redirect("/sign-in?redirectTo=%2Faccount%2Forganizations", { headers: cookieHeaders(r) });
     return Response.json({ error: r.error.message, fields: r.error.fields, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
   }
-  return redirect(`/account/organizations/${r.data.createOrganization.id}?done=created`, { headers: cookieHeaders(r) });
+  return redirect(`/account/organizations/${r.data.createOrganization.id}?done=created${back}`, { headers: cookieHeaders(r) });
 }
 
 const KINDS = [
@@ -47,6 +51,8 @@ const KINDS = [
 export default function MyOrganizations() {
   const { myOrganizations } = useLoaderData<typeof loader>() as { myOrganizations: Mine[] };
   const a = useActionData<ActionData>();
+  const [params] = useSearchParams();
+  const returnTo = params.get("returnTo");
   return (
     <>
       <h1>Organizations</h1>
@@ -88,6 +94,7 @@ export default function MyOrganizations() {
       <ErrorSummary message={a?.error} fields={a?.fields} labels={{ name: "Legal name", kind: "Kind of organization" }} />
       <Form method="post" className="usa-form usa-form--large" noValidate aria-labelledby="create-heading">
         <AuthenticityTokenInput />
+        {returnTo && <input type="hidden" name="returnTo" value={returnTo} />}
         <TextField
           name="name"
           label="Legal name"

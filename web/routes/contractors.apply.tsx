@@ -362,7 +362,7 @@ export default function ApplyAsContractor() {
         </Notice>
       ) : firms.length === 0 ? (
         <Notice>
-          Only the owner of a contracting firm can apply. <Link className="usa-link" to="/account/organizations">Register your contracting firm</Link> first
+          Only the owner of a contracting firm can apply. <Link className="usa-link" to="/account/organizations?returnTo=%2Fcontractors%2Fapply">Register your contracting firm</Link> first
           (or ask its owner to apply).
         </Notice>
       ) : !changeable ? (

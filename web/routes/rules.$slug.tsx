@@ -7,6 +7,7 @@ import { ENTRY_FIELDS, LimitsTable, RuleLine, SOURCE_LABELS, SourceTag, byTopic,
 import { gql } from "~/graphql.server";
 
 type District = {
+  slug: string;
   name: string;
   lawName: string;
   timeZone: string;
@@ -24,7 +25,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 const Q = `query DistrictRules($slug: String!, $on: String) {
   district(slug: $slug) {
-    name lawName timeZone address contacts { role name email phone } publicNotice
+    slug name lawName timeZone address contacts { role name email phone } publicNotice
     rulebook(on: $on) { version label effectiveDate entries { ${ENTRY_FIELDS} } }
     rulebookVersions { version label effectiveDate source reason }
   }
@@ -162,6 +163,17 @@ export default function DistrictRules() {
         return (
           <section key={t.topic} aria-labelledby={`topic-${slugify(t.topic)}`} className="tapline-topic">
             <h2 id={`topic-${slugify(t.topic)}`}>{t.topic}</h2>
+            {t.topic === "Contractors" && (
+              <p>
+                <Link className="usa-link" to={`/contractors/${d.slug}`}>
+                  The list of approved contractors
+                </Link>{" "}
+                ·{" "}
+                <Link className="usa-link" to={`/contractors/apply?district=${d.slug}`}>
+                  Apply to be an approved contractor
+                </Link>
+              </p>
+            )}
             {applies.length === 0 && <p>This district's law sets none of these.</p>}
             <ul className="usa-list usa-list--unstyled tapline-rules">
               {applies.map((e) =>
