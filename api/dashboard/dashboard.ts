@@ -16,6 +16,8 @@ export class DashboardItem {
   @Field(() => String, { nullable: true, description: "YYYY-MM-DD in the district's time zone" }) dueDate: string | null;
   @Field(() => Int, { nullable: true }) daysLeft: number | null;
   @Field(() => String, { description: "Where the portal shows it" }) href: string;
+  @Field(() => String, { nullable: true, description: "Where the next step is done (the item's page when the feature names no closer place); null when there is no next step" })
+  nextStepHref?: string | null;
 }
 
 @ObjectType({ simpleResolvers: true })
@@ -51,7 +53,11 @@ export class DashboardResolver {
         [v.userId],
       ),
     ]);
-    const items = lists.flat().sort((a, b) => (a.dueDate ?? "9999").localeCompare(b.dueDate ?? "9999"));
+    // Every task links to where it is done.
+    const items = lists
+      .flat()
+      .map((i) => ({ ...i, nextStepHref: i.nextStep ? (i.nextStepHref ?? i.href) : null }))
+      .sort((a, b) => (a.dueDate ?? "9999").localeCompare(b.dueDate ?? "9999"));
     const organizations = row.organizations.map((m: any) => ({ role: m.role, organization: { ...m.organization, createdAt: new Date(m.organization.createdAt) } }));
     return { items, organizations, recentEmails: row.recent_emails };
   }

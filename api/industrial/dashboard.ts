@@ -17,12 +17,12 @@ registerDashboardProvider(async (ds, viewer) => {
     paid_at: Date | null;
     time_zone: string;
     next_report: { id: string; dueOn: string; periodStart: string; periodEnd: string } | null;
-    duty: { text: string; section: string; dueOn: string } | null;
+    duty: { kind: "NOTIFY" | "RESAMPLE"; text: string; section: string; dueOn: string } | null;
   }[] = await ds.query(
     `SELECT p.id, p.status, p.facility_name, p.permit_number, p.payment_id, p.paid_at, d.time_zone,
             (SELECT json_build_object('id', r.id, 'dueOn', r.due_on::text, 'periodStart', r.period_start::text, 'periodEnd', r.period_end::text)
                FROM industrial_report r WHERE r.permit_id = p.id AND r.status <> 'SIGNED' AND r.amends_id IS NULL ORDER BY r.due_on LIMIT 1) AS next_report,
-            (SELECT json_build_object('text', du.text, 'section', du.section, 'dueOn', du.due_on::text)
+            (SELECT json_build_object('kind', du.kind, 'text', du.text, 'section', du.section, 'dueOn', du.due_on::text)
                FROM industrial_duty du WHERE du.permit_id = p.id AND du.done_at IS NULL ORDER BY du.due_at LIMIT 1) AS duty
        FROM industrial_permit p
        JOIN membership m ON m.organization_id = p.organization_id AND m.user_id = $1
@@ -36,9 +36,19 @@ registerDashboardProvider(async (ds, viewer) => {
     const base = { kind: "DischargePermit", id: p.id, title, status: STATUS_LABELS[p.status], href: `/industrial/${p.id}`, dueDate: null, daysLeft: null };
     if (p.status === "DRAFT") return { ...base, nextStep: "Finish and submit the application (Sewer Use Law 1004 A)", href: `/industrial/apply?id=${p.id}` };
     if (p.status === "SUBMITTED")
-      return { ...base, nextStep: p.payment_id && !p.paid_at ? "Pay the application fee (Sewer Use Law 1004 A)" : "The District Operator reviews the application" };
+      return p.payment_id && !p.paid_at
+        ? { ...base, nextStep: "Pay the application fee (Sewer Use Law 1004 A)", nextStepHref: `/payments/${p.payment_id}` }
+        : { ...base, nextStep: "The District Operator reviews the application" };
     if (p.status === "NOTICE_PUBLISHED") return { ...base, nextStep: "The notice of intent is published; the permit is issued after the notice period (Sewer Use Law 1004 H)" };
-    if (p.duty) return { ...base, nextStep: `${p.duty.text} (${p.duty.section})`, dueDate: p.duty.dueOn, daysLeft: daysLeft(p.duty.dueOn, p.time_zone) };
+    if (p.duty)
+      return {
+        ...base,
+        nextStep: `${p.duty.text} (${p.duty.section})`,
+        dueDate: p.duty.dueOn,
+        daysLeft: daysLeft(p.duty.dueOn, p.time_zone),
+        // The notification is recorded, and the repeat sampling started, on the permit's events page.
+        nextStepHref: `/industrial/${p.id}/events#${p.duty.kind === "NOTIFY" ? "notify" : "resample"}`,
+      };
     if (p.next_report)
       return {
         ...base,

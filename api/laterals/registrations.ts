@@ -7,7 +7,7 @@ import { rulebookById, type Rulebook } from "../districts/districts.service.js";
 import { isUuid, registerDocumentAccess } from "../documents/documents.service.js";
 import { registerPayable, type Payment } from "../payments/payments.service.js";
 import { LateralPermit, type PermitStatus } from "./lateral-permit.entity.js";
-import { FEE_CODES, STATUS_LABELS, applicationRequirements, depositHeldCents, nextStep, requiredInspections } from "./rules.js";
+import { FEE_CODES, STATUS_LABELS, applicationRequirements, depositHeldCents, nextStep, requiredInspections, type NextStep } from "./rules.js";
 import { PAYABLE_TYPE, addressOf } from "./common.js";
 
 /** Lateral permits plug into payments, documents and the dashboard here (imported once, for its effects). */
@@ -56,7 +56,7 @@ registerDocumentAccess(async (ds, viewer, doc) => {
 /** "My applications": each of the viewer's permits with what is due next, in one query. */
 registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<DashboardItem[]> => {
   const rows: any[] = await ds.query(
-    `SELECT p.id, p.status, p.permit_number, p.street_number, p.street, p.city, p.zip, p.fee_total_cents, p.fee_lines, p.paid_at, p.as_built_filed_at,
+    `SELECT p.id, p.status, p.permit_number, p.street_number, p.street, p.city, p.zip, p.fee_total_cents, p.fee_lines, p.paid_at, p.payment_id, p.as_built_filed_at,
             CASE WHEN p.deposit_refund_due_cents > 0 AND NOT EXISTS (
                    SELECT 1 FROM refund r WHERE r.payment_id = p.payment_id AND r.line_codes ? '${FEE_CODES.deposit}')
                  THEN p.deposit_refund_due_cents ELSE 0 END AS deposit_refund_due_cents, d.time_zone, d.operator_title,
@@ -101,6 +101,17 @@ registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<Dashbo
       dueDate: step.dueDate,
       daysLeft: step.daysLeft,
       href: r.status === "DRAFT" ? `/permits/${r.id}/edit` : `/permits/${r.id}`,
+      nextStepHref: lateralActionHref(r, step),
     };
   });
 });
+
+/** Where the applicant does what is due next: the form, the payment, the inspection request, the drawings. */
+function lateralActionHref(r: { id: string; status: PermitStatus; payment_id: string | null; paid_at: Date | null; fee_total_cents: number }, step: NextStep): string | null {
+  if (!step.text) return null;
+  if (r.status === "DRAFT" || r.status === "CHANGES_REQUESTED") return `/permits/${r.id}/edit`;
+  if (r.status === "SUBMITTED" && r.fee_total_cents > 0 && !r.paid_at && r.payment_id) return `/payments/${r.payment_id}`;
+  if (r.status === "APPROVED" && step.inspectionToRequest) return `/permits/${r.id}#request-inspection`;
+  if (r.status === "CONNECTED") return `/permits/${r.id}#drawings-heading`;
+  return `/permits/${r.id}`;
+}

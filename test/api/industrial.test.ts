@@ -270,12 +270,16 @@ describe("from application to permit, report, signature and copy of record", () 
     expect(mail.body_text).toMatch(/Repeat the Zinc sampling and analysis and send the results within 30 days \(Sewer Use Law 1005\(4\)\)/);
     expect(mail.body_text).toContain(`See the report: http://tapline.test/industrial/reports/${reportId}`);
     // the open duty is what is due next on the organization's dashboard
-    const { myDashboard } = await f.ar.ok(`{ myDashboard { items { kind title nextStep dueDate href } } }`);
+    const { myDashboard } = await f.ar.ok(`{ myDashboard { items { kind title nextStep nextStepHref dueDate href } } }`);
     expect(myDashboard.items.find((i: any) => i.kind === "DischargePermit")).toMatchObject({
       nextStep: "Notify the District Operator of the Zinc violation within 24 hours of learning of it (Sewer Use Law 1005(4))",
       dueDate: "2026-12-04",
       href: `/industrial/${permitId}`,
+      // the task links to where the notification is recorded
+      nextStepHref: `/industrial/${permitId}/events#notify`,
     });
+    // every task on the dashboard links to its action
+    expect(myDashboard.items.filter((i: any) => i.nextStep && !i.nextStepHref)).toEqual([]);
     const grab = await f.member.ok(ADD, { r: reportId, x: [{ ...zinc, sampleType: "GRAB" }] });
     expect(grab.addIndustrialResults[0]).toMatchObject({ status: "OK", basis: "MAXIMUM", limitValue: 1.6 });
     const ug = await f.member.ok(ADD, { r: reportId, x: [{ ...zinc, value: 1100, unit: "µg/L" }] });

@@ -658,8 +658,8 @@ describe("inspections, connection and record drawings", () => {
       ["LEAKAGE_TEST", "PASSED"],
     ]);
     expect((await emails(a.email, "lateral.connected"))[0].subject).toContain("Connection accepted");
-    const dash = (await a.c.ok(`{ myDashboard { items { id status nextStep } } }`)).myDashboard.items.find((x: any) => x.id === id);
-    expect(dash).toEqual({ id, status: "Connected", nextStep: "File the as-built (record) drawings; the deposit is refunded once they are approved" });
+    const dash = (await a.c.ok(`{ myDashboard { items { id status nextStep nextStepHref } } }`)).myDashboard.items.find((x: any) => x.id === id);
+    expect(dash).toEqual({ id, status: "Connected", nextStep: "File the as-built (record) drawings; the deposit is refunded once they are approved", nextStepHref: `/permits/${id}#drawings-heading` });
 
     // The applicant files the as-built drawings (SUL 606 B); the Operator is told.
     expect(fields(await a.c.gql(FILE_DRAWINGS, { i: { permitId: id } }))).toEqual({ drawings: "Attach the as-built drawings (PDF, PNG or JPEG)." });

@@ -5,7 +5,7 @@ import { requireSignedIn } from "~/auth.server";
 
 export const meta: MetaFunction = () => [{ title: "My applications | Tapline" }];
 
-const Q = `query Dashboard { me { displayName emailVerified email } myDashboard { recentEmails items { kind id title status nextStep dueDate daysLeft href } organizations { role organization { id name kind } } } }`;
+const Q = `query Dashboard { me { displayName emailVerified email } myDashboard { recentEmails items { kind id title status nextStep nextStepHref dueDate daysLeft href } organizations { role organization { id name kind } } } }`;
 
 export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn(args, Q);
@@ -48,7 +48,7 @@ export default function Dashboard() {
               <tr key={i.kind + i.id}>
                 <th scope="row" data-label="What"><Link className="usa-link" to={i.href}>{i.title}</Link></th>
                 <td data-label="Status">{i.status}</td>
-                <td data-label="Next step">{i.nextStep ?? ""}</td>
+                <td data-label="Next step">{i.nextStep ? <Link className="usa-link" to={i.nextStepHref ?? i.href}>{i.nextStep}</Link> : ""}</td>
                 <td data-label="Due">{i.dueDate ? `${i.dueDate} (${i.daysLeft} days left)` : ""}</td>
               </tr>
             ))}

@@ -154,7 +154,7 @@ export default function PermitEvents() {
         {openNotify.length > 0 && (
           <Form method="post" className="usa-form usa-form--large">
             <AuthenticityTokenInput />
-            <h3>Record the notification you made</h3>
+            <h3 id="notify">Record the notification you made</h3>
             <SelectField
               name="dutyId"
               label="Violation"
@@ -175,7 +175,7 @@ export default function PermitEvents() {
 
         {openResample.filter((d) => !d.resampleReportId).length > 0 && (
           <>
-            <h3>Repeat sampling</h3>
+            <h3 id="resample">Repeat sampling</h3>
             <p>Start the repeat sampling report from the violation; enter the repeat results in it, and the Authorized Representative signs it.</p>
             {openResample
               .filter((d) => !d.resampleReportId)

@@ -201,12 +201,20 @@ const LABELS: Record<string, string> = {
   certify: "Certification",
 };
 
-function DutyItems({ duties, timeZone }: { duties: Duty[]; timeZone: string }) {
+/** Each task an exceedance opens, linked to where it is done (the permit's events page). */
+function DutyItems({ duties, timeZone, permitId, member }: { duties: Duty[]; timeZone: string; permitId: string; member: boolean }) {
   return (
     <ul className="usa-list">
       {duties.map((d) => (
         <li key={d.id}>
-          {d.text} ({d.section}): due {d.kind === "NOTIFY" ? <DateTime iso={d.dueAt} timeZone={timeZone} /> : `by ${formatCalendarDate(d.dueOn)}`}
+          {member ? (
+            <Link className="usa-link" to={`/industrial/${permitId}/events#${d.kind === "NOTIFY" ? "notify" : "resample"}`}>
+              {d.text}
+            </Link>
+          ) : (
+            d.text
+          )}{" "}
+          ({d.section}): due {d.kind === "NOTIFY" ? <DateTime iso={d.dueAt} timeZone={timeZone} /> : `by ${formatCalendarDate(d.dueOn)}`}
         </li>
       ))}
     </ul>
@@ -264,7 +272,7 @@ export default function ReportPage() {
             {exceeded.length > 0 && (
               <>
                 <p className="usa-alert__text">What the law requires now:</p>
-                <DutyItems duties={exceeded.flatMap((x) => x.duties)} timeZone={p.timeZone} />
+                <DutyItems duties={exceeded.flatMap((x) => x.duties)} timeZone={p.timeZone} permitId={p.id} member={member} />
               </>
             )}
           </div>
@@ -340,7 +348,7 @@ export default function ReportPage() {
       {r.duties.length > 0 && (
         <section aria-labelledby="duties-heading">
           <h2 id="duties-heading">Tasks from exceedances (Sewer Use Law 1005(4))</h2>
-          <DutyItems duties={r.duties} timeZone={p.timeZone} />
+          <DutyItems duties={r.duties} timeZone={p.timeZone} permitId={p.id} member={member} />
         </section>
       )}
 

@@ -360,7 +360,7 @@ function RequestInspection({ p, fields }: { p: PermitView; fields: Record<string
   const again = next.status === "FAILED";
   const tz = p.district.timeZone;
   return (
-    <Form method="post" className="usa-form tapline-details">
+    <Form method="post" className="usa-form tapline-details" id="request-inspection">
       <AuthenticityTokenInput />
       <input type="hidden" name="intent" value="request" />
       <input type="hidden" name="kind" value={next.kind} />
