@@ -6,6 +6,7 @@ import * as accounts from "./accounts.service.js";
 import {
   ApiTokenInfo,
   AuthPayload,
+  ChangePasswordInput,
   CreatedApiToken,
   Me,
   Ok,
@@ -60,21 +61,38 @@ export class AccountsResolver {
   }
 
   @Access("PUBLIC")
-  @Mutation(() => AuthPayload, { description: "Creates an account (role APPLICANT) and signs in" })
-  async signUp(@Arg("input", () => SignUpInput) input: SignUpInput, @Ctx() ctx: Context): Promise<AuthPayload> {
-    const { user, sessionToken } = await accounts.signUp(ctx.ds, input, metaOf(ctx));
-    ctx.setSessionCookie(sessionToken);
-    const { viewer } = await accounts.viewerFromSession(ctx.ds, sessionToken);
-    return { me: toMe(viewer ?? ({ userId: user.id, email: user.email, displayName: user.displayName, emailVerified: false, demo: false, staffRoles: [], sessionId: null, apiTokenId: null } as Viewer)), sessionToken };
+  @Mutation(() => Ok, {
+    description:
+      "Creates an account (role APPLICANT) and emails a link to confirm the address; signs no one in (sign in next). " +
+      "Answers the same way when the address already has an account, whose owner is emailed instead.",
+  })
+  async signUp(@Arg("input", () => SignUpInput) input: SignUpInput, @Ctx() ctx: Context): Promise<Ok> {
+    const { email } = await accounts.signUp(ctx.ds, input, metaOf(ctx));
+    return { ok: true, message: accounts.signUpAnswer(email) };
   }
 
   @Access("PUBLIC")
-  @Mutation(() => AuthPayload)
+  @Mutation(() => AuthPayload, { description: "Signs in: the session is set as an httpOnly cookie (API clients use personal API tokens)" })
   async signIn(@Arg("input", () => SignInInput) input: SignInInput, @Ctx() ctx: Context): Promise<AuthPayload> {
     const { sessionToken } = await accounts.signIn(ctx.ds, input, metaOf(ctx), ctx.sessionToken);
     ctx.setSessionCookie(sessionToken);
     const { viewer } = await accounts.viewerFromSession(ctx.ds, sessionToken);
-    return { me: toMe(viewer!), sessionToken };
+    return { me: toMe(viewer!) };
+  }
+
+  @Access("SIGNED_IN")
+  @Mutation(() => Ok, {
+    description:
+      "Changes the password: the current one is required (a wrong one counts as a failed sign-in); every other session is signed out, " +
+      "this one is replaced by a new one, and the owner is emailed",
+  })
+  async changePassword(@Arg("input", () => ChangePasswordInput) input: ChangePasswordInput, @Ctx() ctx: Context): Promise<Ok> {
+    const { sessionToken, otherSessionsEnded: n } = await accounts.changePassword(ctx.ds, ctx.viewer!, input, metaOf(ctx));
+    if (sessionToken) ctx.setSessionCookie(sessionToken);
+    return {
+      ok: true,
+      message: `Your password is changed. ${n ? `${n} other session${n === 1 ? " was" : "s were"} signed out.` : "You were not signed in anywhere else."}`,
+    };
   }
 
   @Access("SIGNED_IN")

@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from "typeorm";
 import { audit, type Actor } from "../audit/audit.service.js";
 import { AppError, badInput, conflict, notFound } from "../common/errors.js";
 import { newToken, sha256 } from "../common/tokens.js";
+import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
 import { dummyHash, hashPassword, passwordProblem, verifyPassword } from "./passwords.js";
 import { ApiToken, OneTimeToken, User, UserSession, type OneTimePurpose, type StaffRoleName } from "./user.entity.js";
@@ -11,10 +12,14 @@ export const SESSION_IDLE_MS = 2 * 60 * 60 * 1000; // signed out after 2 hours w
 export const SESSION_MAX_MS = 30 * 24 * 60 * 60 * 1000; // and after 30 days whatever happens
 const SEEN_RESOLUTION_MS = 60 * 1000; // last_seen_at is written at most once a minute
 const RATE_WINDOW = "15 minutes";
-const MAX_FAILURES_PER_ACCOUNT = 5;
-const MAX_FAILURES_PER_ADDRESS = 30;
+export const MAX_FAILURES_PER_ACCOUNT = 5;
+export const MAX_FAILURES_PER_ADDRESS = 30;
+const SIGN_UP_WINDOW = "1 hour";
+export const MAX_SIGN_UPS_PER_ADDRESS = 30;
 const RESET_TTL_MS = 60 * 60 * 1000;
 const MAX_RESETS_PER_HOUR = 3;
+const MAX_SIGN_UP_NOTICES_PER_HOUR = 3;
+export const PASSWORD_RESET_JOB = "account.password-reset";
 const VERIFY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export const API_TOKEN_PREFIX = "tap_";
 
@@ -140,7 +145,61 @@ async function startSession(tx: EntityManager, userId: string, meta: RequestMeta
 
 export type SignUpInput = { email: string; password: string; displayName: string };
 
-export async function signUp(ds: DataSource, input: SignUpInput, meta: RequestMeta): Promise<{ user: User; sessionToken: string }> {
+/**
+ * Takes one of the limited attempts of its kind, or refuses with TOO_MANY_REQUESTS. The check and
+ * the record are one step: under transaction-scoped advisory locks on the keys (taken in the
+ * order given, every caller giving the same order), the count and the insert of the attempt
+ * commit before the lock is let go, so any number of concurrent requests admit at most the
+ * limit. The attempt is recorded as failed before any password is hashed and marked succeeded
+ * afterwards, so a request cut off in between counts against the limit.
+ */
+async function admitAttempt<T>(
+  ds: DataSource,
+  lockKeys: string[],
+  countAndInsert: (tx: EntityManager) => Promise<T | "refused">,
+  refusal: string,
+): Promise<T> {
+  const admitted = await ds.transaction(async (tx) => {
+    // One statement per lock, before the count: the count's snapshot must follow the last holder's commit.
+    for (const key of lockKeys) await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`tapline:${key}`]);
+    return countAndInsert(tx);
+  });
+  if (admitted === "refused") throw new AppError("TOO_MANY_REQUESTS", refusal);
+  return admitted;
+}
+
+const firstRow = (r: any): any => (Array.isArray(r[0]) ? r[0][0] : r[0]);
+
+/** A password check against the limits per account and per address; returns the attempt's id. */
+function admitSignInAttempt(ds: DataSource, email: string, ip: string): Promise<string> {
+  return admitAttempt(
+    ds,
+    [`sign-in:email:${email}`, `sign-in:ip:${ip}`],
+    async (tx) => {
+      const [counts] = await tx.query(
+        `SELECT (SELECT count(*) FROM sign_in_attempt WHERE email = $1 AND NOT succeeded AND created_at > now() - interval '${RATE_WINDOW}')::int AS by_email,
+                (SELECT count(*) FROM sign_in_attempt WHERE ip = $2 AND NOT succeeded AND created_at > now() - interval '${RATE_WINDOW}')::int AS by_ip`,
+        [email, ip],
+      );
+      if (counts.by_email >= MAX_FAILURES_PER_ACCOUNT || counts.by_ip >= MAX_FAILURES_PER_ADDRESS) return "refused";
+      return String(firstRow(await tx.query(`INSERT INTO sign_in_attempt (email, ip, succeeded) VALUES ($1, $2, false) RETURNING id`, [email, ip])).id);
+    },
+    "Too many failed sign-in attempts. Wait 15 minutes and try again, or reset your password.",
+  );
+}
+
+export const signUpAnswer = (email: string) =>
+  `We have sent a message to ${email}. If the address is new to Tapline, your account is ready: sign in, and open the link in the message to confirm the address. ` +
+  `If the address already has an account, the message says how to sign in or reset the password.`;
+
+/**
+ * Creates an account (role APPLICANT) and emails a link to confirm the address. Whether or not the
+ * address already has an account, it answers the same way and signs no one in: for an existing
+ * account its owner is emailed instead ("someone tried to sign up with your address"), at most a
+ * few times an hour. Both ways hash the password, so the time taken does not tell them apart
+ * (docs/decisions/sign-up-reveals-no-account.md). Limited per client address.
+ */
+export async function signUp(ds: DataSource, input: SignUpInput, meta: RequestMeta): Promise<{ email: string }> {
   const email = normalizeEmail(input.email);
   const fields: Record<string, string> = {};
   if (!EMAIL_RE.test(email) || email.length > 254) fields.email = "Enter an email address like name@example.com.";
@@ -151,24 +210,55 @@ export async function signUp(ds: DataSource, input: SignUpInput, meta: RequestMe
   else if (displayName.length > 100) fields.displayName = "Use at most 100 characters.";
   if (Object.keys(fields).length) throw badInput(fields);
 
+  await admitAttempt(
+    ds,
+    [`sign-up:ip:${meta.ip}`],
+    async (tx) => {
+      const [{ n }] = await tx.query(`SELECT count(*)::int AS n FROM sign_up_attempt WHERE ip = $1 AND created_at > now() - interval '${SIGN_UP_WINDOW}'`, [meta.ip]);
+      if (n >= MAX_SIGN_UPS_PER_ADDRESS) return "refused";
+      await tx.query(`INSERT INTO sign_up_attempt (ip) VALUES ($1)`, [meta.ip]);
+      return true;
+    },
+    "Too many accounts were asked for from your network address. Wait an hour and try again.",
+  );
+
   const passwordHash = await hashPassword(input.password);
-  return ds.transaction(async (tx) => {
-    const existing = await tx.query(`SELECT 1 FROM app_user WHERE email = $1`, [email]);
-    if (existing.length)
-      throw conflict("An account with this email address already exists. Sign in, or reset your password.", {
-        email: "An account with this email address already exists.",
+  await ds.transaction(async (tx) => {
+    const inserted = firstRow(
+      await tx.query(`INSERT INTO app_user (email, display_name, password_hash) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING RETURNING id`, [email, displayName, passwordHash]),
+    );
+    if (inserted) {
+      const user = { id: String(inserted.id), email, displayName };
+      // Emails sent to this address before the account existed (an invitation) now belong to it.
+      await tx.query(`UPDATE outbox_email SET recipient_id = $1 WHERE to_address = $2 AND recipient_id IS NULL`, [user.id, email]);
+      await audit(tx, { userId: user.id, requestId: meta.requestId }, { action: "account.signed_up", entityType: "User", entityId: user.id });
+      await sendVerification(tx, user, meta);
+      return;
+    }
+    const [owner] = await tx.query(`SELECT id, email, display_name FROM app_user WHERE email = $1`, [email]);
+    // At most a few such notices an hour, so the form cannot be used to flood a mailbox.
+    const [{ n }] = await tx.query(
+      `SELECT count(*)::int AS n FROM outbox_email WHERE to_address = $1 AND kind = 'account.sign_up_existing' AND created_at > now() - interval '1 hour'`,
+      [email],
+    );
+    const notified = n < MAX_SIGN_UP_NOTICES_PER_HOUR;
+    if (notified)
+      await enqueueEmail(tx, {
+        to: owner.email,
+        recipientId: owner.id,
+        kind: "account.sign_up_existing",
+        subject: "Someone tried to create a Tapline account with your address",
+        body:
+          `Hello ${owner.display_name},\n\nSomeone (we hope you) tried to create a Tapline account with this email address, which already has one. ` +
+          `Nothing was changed.\n\nTo use your account, sign in:\n\n${meta.publicUrl}/sign-in\n\n` +
+          `If you have forgotten your password, choose a new one:\n\n${meta.publicUrl}/forgot-password\n\nIf it was not you, you can ignore this message.\n`,
       });
-    const user = await tx.save(tx.create(User, { email, displayName, passwordHash }));
-    // Emails sent to this address before the account existed (an invitation) now belong to it.
-    await tx.query(`UPDATE outbox_email SET recipient_id = $1 WHERE to_address = $2 AND recipient_id IS NULL`, [user.id, email]);
-    await audit(tx, { userId: user.id, requestId: meta.requestId }, { action: "account.signed_up", entityType: "User", entityId: user.id });
-    await sendVerification(tx, user, meta);
-    const sessionToken = await startSession(tx, user.id, meta);
-    return { user, sessionToken };
+    await audit(tx, { userId: null, requestId: meta.requestId }, { action: "account.sign_up_existing", entityType: "User", entityId: owner.id, details: { ip: meta.ip, notified } });
   });
+  return { email };
 }
 
-async function sendVerification(tx: EntityManager, user: Pick<User, "id" | "email" | "displayName">, meta: RequestMeta) {
+async function sendVerification(tx: EntityManager, user: Pick<User, "id" | "email" | "displayName">, meta: Pick<RequestMeta, "publicUrl">) {
   const token = await issueOneTimeToken(tx, user.id, "EMAIL_VERIFICATION", VERIFY_TTL_MS);
   await enqueueEmail(tx, {
     to: user.email,
@@ -221,10 +311,22 @@ export async function verifyEmail(ds: DataSource, token: string, meta: RequestMe
   if (verifiedUserId) forgetViewers(verifiedUserId);
 }
 
-/** Always answers the same way, so it does not reveal which addresses have accounts. */
+/**
+ * Always answers the same way and does the same work, so neither the answer nor its timing reveals
+ * which addresses have accounts: the request only queues a job (one statement, whatever the
+ * address); the job, run by the workers after the answer, finds the account, if any, and emails it
+ * a one-time link.
+ */
 export async function requestPasswordReset(ds: DataSource, emailInput: string, meta: RequestMeta): Promise<void> {
   const email = normalizeEmail(emailInput);
-  if (!EMAIL_RE.test(email)) throw badInput({ email: "Enter an email address like name@example.com." });
+  if (!EMAIL_RE.test(email) || email.length > 254) throw badInput({ email: "Enter an email address like name@example.com." });
+  await enqueueJob(ds, { name: PASSWORD_RESET_JOB, payload: { email, publicUrl: meta.publicUrl, requestId: meta.requestId ?? null }, maxAttempts: 3 });
+}
+
+/** The password reset job: the link, its email and their audit entry, in one transaction. */
+export async function sendPasswordReset(ds: DataSource, payload: { email: string; publicUrl: string; requestId?: string | null }): Promise<void> {
+  const { email } = payload;
+  const actor: Actor = { userId: null, requestId: payload.requestId ?? undefined };
   await ds.transaction(async (tx) => {
     const user = await tx.findOne(User, { where: { email } });
     if (!user) return;
@@ -234,7 +336,7 @@ export async function requestPasswordReset(ds: DataSource, emailInput: string, m
       [email],
     );
     if (n >= MAX_RESETS_PER_HOUR) {
-      await audit(tx, { userId: null, requestId: meta.requestId }, { action: "account.password_reset_throttled", entityType: "User", entityId: user.id });
+      await audit(tx, actor, { action: "account.password_reset_throttled", entityType: "User", entityId: user.id });
       return;
     }
     const token = await issueOneTimeToken(tx, user.id, "PASSWORD_RESET", RESET_TTL_MS);
@@ -245,12 +347,14 @@ export async function requestPasswordReset(ds: DataSource, emailInput: string, m
       subject: "Reset your Tapline password",
       body:
         `Hello ${user.displayName},\n\nSomeone (we hope you) asked to reset your Tapline password. ` +
-        `To choose a new one, open this link within an hour:\n\n${meta.publicUrl}/reset-password?token=${token}\n\n` +
+        `To choose a new one, open this link within an hour:\n\n${payload.publicUrl}/reset-password?token=${token}\n\n` +
         `If you did not ask, ignore this message: your password stays as it is.\n`,
     });
-    await audit(tx, { userId: null, requestId: meta.requestId }, { action: "account.password_reset_requested", entityType: "User", entityId: user.id });
+    await audit(tx, actor, { action: "account.password_reset_requested", entityType: "User", entityId: user.id });
   });
 }
+
+registerJobHandler(PASSWORD_RESET_JOB, (ds, payload) => sendPasswordReset(ds, payload));
 
 export async function resetPassword(ds: DataSource, token: string, newPassword: string, meta: RequestMeta): Promise<void> {
   // Validate the link before spending a hash on the password.
@@ -271,28 +375,23 @@ export async function resetPassword(ds: DataSource, token: string, newPassword: 
 
 export type SignInInput = { email: string; password: string };
 
-/** Failed attempts are counted per account and per address before any hashing is done. */
+/**
+ * Failed attempts are limited per account and per address, before any hashing is done, and
+ * atomically (admitAttempt): however many requests arrive at once, at most the limit are checked.
+ */
 export async function signIn(ds: DataSource, input: SignInInput, meta: RequestMeta, previousSessionToken?: string): Promise<{ user: User; sessionToken: string }> {
   const email = normalizeEmail(input.email);
   if (!email || !input.password) throw badInput({ ...(email ? {} : { email: "Enter your email address." }), ...(input.password ? {} : { password: "Enter your password." }) });
-  const [counts] = await ds.query(
-    `SELECT (SELECT count(*) FROM sign_in_attempt WHERE email = $1 AND NOT succeeded AND created_at > now() - interval '${RATE_WINDOW}')::int AS by_email,
-            (SELECT count(*) FROM sign_in_attempt WHERE ip = $2 AND NOT succeeded AND created_at > now() - interval '${RATE_WINDOW}')::int AS by_ip`,
-    [email, meta.ip],
-  );
-  if (counts.by_email >= MAX_FAILURES_PER_ACCOUNT || counts.by_ip >= MAX_FAILURES_PER_ADDRESS)
-    throw new AppError("TOO_MANY_REQUESTS", "Too many failed sign-in attempts. Wait 15 minutes and try again, or reset your password.");
+  const attemptId = await admitSignInAttempt(ds, email, meta.ip);
 
   const user = await ds.getRepository(User).createQueryBuilder("u").addSelect("u.passwordHash").where("u.email = :email", { email }).getOne();
   const ok = user ? await verifyPassword(user.passwordHash, input.password) : (await verifyPassword(await dummyHash(), input.password), false);
-  if (!user || !ok) {
-    await ds.query(`INSERT INTO sign_in_attempt (email, ip, succeeded) VALUES ($1, $2, false)`, [email, meta.ip]);
+  if (!user || !ok)
     throw new AppError("UNAUTHENTICATED", "That email address and password do not match an account.", {
       password: "That email address and password do not match an account.",
     });
-  }
   const result = await ds.transaction(async (tx) => {
-    await tx.query(`INSERT INTO sign_in_attempt (email, ip, succeeded) VALUES ($1, $2, true)`, [email, meta.ip]);
+    await tx.query(`UPDATE sign_in_attempt SET succeeded = true WHERE id = $1`, [attemptId]);
     // Rotate: the session the browser had before signing in is ended.
     if (previousSessionToken) await tx.query(`UPDATE user_session SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL`, [sha256(previousSessionToken)]);
     const sessionToken = await startSession(tx, user.id, meta);
@@ -300,6 +399,58 @@ export async function signIn(ds: DataSource, input: SignInInput, meta: RequestMe
     return { user, sessionToken };
   });
   if (previousSessionToken) forgetSessionToken(previousSessionToken);
+  return result;
+}
+
+export type ChangePasswordInput = { currentPassword: string; newPassword: string };
+
+/**
+ * Changes the password of the signed-in person (ASVS 2.1.5): the current password is checked
+ * under the sign-in limits (a wrong one counts as a failed sign-in), the new one like sign-up's.
+ * Every session is ended and, when the request came with a session, a new one replaces it (the
+ * caller sets it as the cookie); API tokens stay. The owner is emailed.
+ */
+export async function changePassword(
+  ds: DataSource,
+  viewer: Viewer,
+  input: ChangePasswordInput,
+  meta: RequestMeta,
+): Promise<{ sessionToken: string | null; otherSessionsEnded: number }> {
+  if (viewer.demo) throw new AppError("FORBIDDEN", "Demo accounts keep the password shown on the sign-in page.");
+  const fields: Record<string, string> = {};
+  if (!input.currentPassword) fields.currentPassword = "Enter your current password.";
+  const pw = passwordProblem(input.newPassword, viewer.email);
+  if (pw) fields.newPassword = pw;
+  else if (input.newPassword === input.currentPassword) fields.newPassword = "Choose a password different from your current one.";
+  if (Object.keys(fields).length) throw badInput(fields);
+
+  const attemptId = await admitSignInAttempt(ds, viewer.email, meta.ip);
+  const user = await ds.getRepository(User).createQueryBuilder("u").addSelect("u.passwordHash").where("u.id = :id", { id: viewer.userId }).getOne();
+  if (!user || !(await verifyPassword(user.passwordHash, input.currentPassword)))
+    throw badInput({ currentPassword: "That is not your current password." }, "That is not your current password.");
+  const passwordHash = await hashPassword(input.newPassword);
+  const result = await ds.transaction(async (tx) => {
+    await tx.query(`UPDATE sign_in_attempt SET succeeded = true WHERE id = $1`, [attemptId]);
+    await tx.update(User, { id: user.id }, { passwordHash, updatedAt: new Date() });
+    const r = await tx.query(`UPDATE user_session SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`, [user.id]);
+    const ended: { id: string }[] = Array.isArray(r[0]) ? r[0] : r;
+    const otherSessionsEnded = ended.filter((x) => x.id !== viewer.sessionId).length;
+    const sessionToken = viewer.sessionId ? await startSession(tx, user.id, meta) : null;
+    await audit(tx, actorOf(viewer, meta), { action: "account.password_changed", entityType: "User", entityId: user.id, details: { ip: meta.ip, otherSessionsEnded } });
+    await enqueueEmail(tx, {
+      to: user.email,
+      recipientId: user.id,
+      kind: "account.password_changed",
+      subject: "Your Tapline password was changed",
+      body:
+        `Hello ${user.displayName},\n\nThe password of your Tapline account was changed just now` +
+        `${otherSessionsEnded ? `, and ${otherSessionsEnded} other session${otherSessionsEnded === 1 ? " was" : "s were"} signed out` : ""}.\n\n` +
+        `If you did this, there is nothing more to do. If you did not, someone else knows your password: choose a new one at once:\n\n` +
+        `${meta.publicUrl}/forgot-password\n\nand tell the district's clerk.\n`,
+    });
+    return { sessionToken, otherSessionsEnded };
+  });
+  forgetViewers(viewer.userId);
   return result;
 }
 

@@ -48,10 +48,9 @@ export class CreatedApiToken {
   @Field(() => ApiTokenInfo) apiToken: ApiTokenInfo;
 }
 
-@ObjectType()
+@ObjectType({ description: "Who signed in. The session itself is only in the httpOnly cookie, never in a reply: API clients use personal API tokens." })
 export class AuthPayload {
   @Field(() => Me) me: Me;
-  @Field(() => String, { nullable: true, description: "Also set as the session cookie; API clients may keep it" }) sessionToken: string | null;
 }
 
 @ObjectType()
@@ -71,6 +70,12 @@ export class SignUpInput {
 export class SignInInput {
   @Field(() => String) @MaxLength(254) email: string;
   @Field(() => String) @MaxLength(200) password: string;
+}
+
+@InputType()
+export class ChangePasswordInput {
+  @Field(() => String) @MaxLength(200) currentPassword: string;
+  @Field(() => String, { description: "Checked like sign-up's: 12 to 200 characters, not the email's name" }) @MaxLength(200) newPassword: string;
 }
 
 @InputType()

@@ -22,7 +22,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const r = await gql(context, request, `mutation SignIn($input: SignInInput!) { signIn(input: $input) { me { id } } }`, {
     input: { email, password: String(form.get("password") ?? "") },
   });
-  if (!r.ok) return Response.json({ error: r.error.message, fields: r.error.fields, email }, { status: 400, headers: cookieHeaders(r) });
+  if (!r.ok)
+    return Response.json({ error: r.error.message, fields: r.error.fields, email }, { status: r.error.code === "TOO_MANY_REQUESTS" ? 429 : 400, headers: cookieHeaders(r) });
   return redirect(safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/dashboard"), { headers: cookieHeaders(r) });
 }
 
@@ -35,6 +36,12 @@ export default function SignIn() {
     <div className="grid-row grid-gap">
       <div className="tablet:grid-col-6">
         <h1>Sign in</h1>
+        {params.get("signedUp") && (
+          <SuccessAlert>
+            Thank you. We have sent a message to the address you gave. If it is new to Tapline, your account is ready: sign in below, and open the link in
+            the message to confirm your address. If the address already had an account, the message says how to sign in or reset its password.
+          </SuccessAlert>
+        )}
         {params.get("signedOutEverywhere") && <SuccessAlert>You are signed out on every device. Sign in again to continue.</SuccessAlert>}
         {params.get("passwordReset") && <SuccessAlert>Your password is changed. Sign in with the new one.</SuccessAlert>}
         <ErrorSummary message={a?.error} fields={a?.fields} labels={{ email: "Email address", password: "Password" }} />

@@ -11,10 +11,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
   const input = { email: String(form.get("email") ?? ""), displayName: String(form.get("displayName") ?? ""), password: String(form.get("password") ?? "") };
-  const r = await gql(context, request, `mutation SignUp($input: SignUpInput!) { signUp(input: $input) { me { id } } }`, { input });
+  const r = await gql(context, request, `mutation SignUp($input: SignUpInput!) { signUp(input: $input) { ok } }`, { input });
   if (!r.ok)
-    return Response.json({ error: r.error.message, fields: r.error.fields, values: { email: input.email, displayName: input.displayName } }, { status: 400 });
-  return redirect("/dashboard?welcome=1", { headers: cookieHeaders(r) });
+    return Response.json(
+      { error: r.error.message, fields: r.error.fields, values: { email: input.email, displayName: input.displayName } },
+      { status: r.error.code === "TOO_MANY_REQUESTS" ? 429 : 400, headers: cookieHeaders(r) },
+    );
+  // Signing up signs no one in, and the next page is the same whether or not the address already
+  // had an account (docs/decisions/sign-up-reveals-no-account.md): the person signs in next.
+  return redirect(`/sign-in?signedUp=1&redirectTo=${encodeURIComponent("/dashboard?welcome=1")}`, { headers: cookieHeaders(r) });
 }
 
 export default function SignUp() {
