@@ -70,6 +70,7 @@ function failed(r: { ok: false; error: { code: string; message: string }; setCoo
 
 const DONE: Record<string, string> = {
   "session-revoked": "That session is signed out.",
+  "password-changed": "Your password is changed. Every other session was signed out, and we emailed you about the change.",
 };
 
 function sessionStatus(s: Session): string {
@@ -163,7 +164,11 @@ export default function AccountProfile() {
         <h2 id="sessions-heading">Where you are signed in</h2>
         <p>
           Each time you sign in, on a computer or phone, starts a session. A session ends when you sign out, after 2 hours without use, or after 30
-          days. If you see one you do not recognise, sign it out and change your password.
+          days. If you see one you do not recognise, sign it out and{" "}
+          <Link className="usa-link" to="/account/password">
+            change your password
+          </Link>
+          .
         </p>
         <SessionsTable caption="Active sessions" sessions={active} withActions />
         <Form method="post" className="margin-y-3">

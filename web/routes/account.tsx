@@ -3,6 +3,7 @@ import { NestedErrorBoundary } from "~/components/fields";
 
 const SECTIONS = [
   { to: "/account", label: "Profile and sessions", end: true },
+  { to: "/account/password", label: "Password", end: false },
   { to: "/account/tokens", label: "API tokens", end: false },
   { to: "/account/emails", label: "Emails", end: false },
   { to: "/account/documents", label: "Documents", end: false },
