@@ -6,6 +6,26 @@ import type { Config } from "../config.js";
 import { clearMicroCache } from "../graphql/micro-cache.js";
 import { configurePaymentJobs, expireCheckout, recordProviderEvent, settleCheckout, stripeClient, type SettleOutcome } from "./payments.service.js";
 
+/**
+ * How far a signature's timestamp may be from now, in seconds, either way: Stripe's own default
+ * (the SDK checks only the past side; signatureTooFarAhead checks the other).
+ */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/**
+ * Whether a verified Stripe-Signature header is timestamped more than the tolerance ahead of
+ * `nowMs`. The timestamp is read as the SDK reads it (the last `t=`), which it has just verified
+ * as part of the signed payload.
+ */
+export function signatureTooFarAhead(header: string, nowMs = Date.now(), tolerance = SIGNATURE_TOLERANCE_SECONDS): boolean {
+  let t = NaN;
+  for (const item of header.split(",")) {
+    const [k, v] = item.split("=");
+    if (k === "t") t = parseInt(v, 10);
+  }
+  return !Number.isFinite(t) || t - Math.floor(nowMs / 1000) > tolerance;
+}
+
 /** Session events that mean the money is in: card payments complete at once, others later. */
 const PAID_EVENTS = new Set(["checkout.session.completed", "checkout.session.async_payment_succeeded"]);
 
@@ -55,8 +75,9 @@ export async function handleStripeEvent(
 
 /**
  * POST /webhooks/stripe: Stripe's events, verified against STRIPE_WEBHOOK_SECRET on the raw body.
- * A bad signature is 400 and changes nothing; a handled (or ignored, or repeated) event is 200; a
- * failure is 500, so Stripe sends the event again later (it is applied once).
+ * A bad signature, or one timestamped more than the tolerance before or after now, is 400 and
+ * changes nothing; a handled (or ignored, or repeated) event is 200; a failure is 500, so Stripe
+ * sends the event again later (it is applied once).
  */
 export function registerStripeWebhook(app: express.Express, opts: { ds: DataSource; config: Config; log: Logger }) {
   const { ds, config, log } = opts;
@@ -69,7 +90,9 @@ export function registerStripeWebhook(app: express.Express, opts: { ds: DataSour
     let event: Stripe.Event;
     try {
       if (!Buffer.isBuffer(req.body) || typeof signature !== "string") throw new Error("no raw JSON body or no Stripe-Signature header");
-      event = stripeClient(config).webhooks.constructEvent(req.body, signature, config.stripe.webhookSecret);
+      event = stripeClient(config).webhooks.constructEvent(req.body, signature, config.stripe.webhookSecret, SIGNATURE_TOLERANCE_SECONDS);
+      // The SDK refuses a signature older than the tolerance; one from the future is refused here.
+      if (signatureTooFarAhead(signature)) throw new Error("Timestamp too far in the future");
     } catch (err: any) {
       log.warn({ reason: String(err?.message ?? err).slice(0, 200) }, "stripe webhook refused: signature verification failed");
       return res.status(400).type("text/plain").send("Webhook signature verification failed.");
