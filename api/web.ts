@@ -3,6 +3,7 @@ import { pathToFileURL } from "node:url";
 import express from "express";
 import { createRequestHandler } from "@remix-run/express";
 import type { Config } from "./config.js";
+import { refuseForeignOriginForms } from "./portal-origin.js";
 import type { GraphQLExecutor } from "./server.js";
 
 /** What every portal loader and action gets: the API, reached only through GraphQL. */
@@ -28,6 +29,8 @@ export async function mountPortal(app: express.Express, config: Config, execute:
         .send(`The form is larger than ${Math.round(config.uploadMaxBytes / (1024 * 1024))} MB. Go back and attach a smaller file.`);
     next();
   });
+  // A form from another origin (or `Origin: null`) is a 403 here rather than Remix's 500.
+  app.use(refuseForeignOriginForms);
   const getLoadContext = (req: express.Request): PortalLoadContext => ({
     graphql: (request, query, variables) => execute(request, query, variables, req.ip ?? "unknown"),
     demo: config.demo,

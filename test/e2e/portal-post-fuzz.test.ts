@@ -1,0 +1,162 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client, DEMO, startTestServer, type TestServer } from "../harness.js";
+
+/**
+ * Every portal route with an action, POSTed to as a careless client or an attacker would: no body,
+ * bodies that are not forms, forms without the CSRF token or with a wrong one, from `Origin: null` or
+ * another site, signed out and signed in; as a page and as Remix's single-fetch `.data` request.
+ * None may be a 5xx, and none of the bad ones may get through (a 4xx, or a redirect to sign in).
+ *
+ * No browser: plain HTTP against the built portal, which is why this is in the e2e project (run
+ * after `npm run test:e2e` has built it). The GraphQL side has its own in test/api/bad-input.test.ts.
+ */
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startTestServer({ portal: true });
+});
+afterAll(() => srv?.close());
+
+const ROUTES = path.resolve("web/routes");
+
+/** The route files that export an action. */
+const actionRoutes = fs
+  .readdirSync(ROUTES)
+  .filter((f) => /\.tsx?$/.test(f) && /export\s+(async\s+)?(function|const)\s+action\b/.test(fs.readFileSync(path.join(ROUTES, f), "utf8")))
+  .sort();
+
+/** A flat-routes file name as a URL: `staff.petitions_.$id.tsx` → /staff/petitions/<id>; an index route takes `?index`. */
+function urlOf(file: string): { pathname: string; index: boolean } {
+  const name = file.replace(/\.tsx?$/, "");
+  const segments: string[] = [];
+  let cur = "";
+  let bracket = false;
+  for (const ch of name) {
+    if (ch === "[") bracket = true;
+    else if (ch === "]") bracket = false;
+    else if (ch === "." && !bracket) {
+      segments.push(cur);
+      cur = "";
+      continue;
+    }
+    cur += ch;
+  }
+  segments.push(cur);
+  let index = false;
+  const parts: string[] = [];
+  for (const raw of segments) {
+    if (raw === "_index") {
+      index = true;
+      continue;
+    }
+    if (raw.startsWith("_")) continue; // pathless layout
+    const s = raw.replace(/_$/, "").replace(/\[([^\]]*)\]/g, "$1");
+    if (s.startsWith("$")) parts.push(s === "$slug" ? "lakeview" : s === "$sessionId" ? "cs_test_fuzz" : ID);
+    else parts.push(s);
+  }
+  return { pathname: `/${parts.join("/")}`, index };
+}
+const ID = randomUUID();
+
+type Who = { name: string; cookie: string; csrfCookie: string; token: string };
+
+/** A visitor's cookies (session, if signed in, and CSRF) and the token the portal's forms carry. */
+async function visitor(name: string, email?: string): Promise<Who> {
+  const api = new Client(srv.url);
+  if (email) await api.signIn(email);
+  const res = await fetch(`${srv.url}/sign-in`, { headers: api.cookies.size ? { cookie: api.cookieHeader } : {} });
+  const html = await res.text();
+  const token = /name="csrf"[^>]*value="([^"]+)"/.exec(html)?.[1];
+  const csrfCookie = res.headers.getSetCookie().find((c) => c.startsWith("tapline_csrf="))?.split(";")[0];
+  if (!token || !csrfCookie) throw new Error(`no CSRF token for ${name} (status ${res.status})`);
+  return { name, cookie: api.cookieHeader, csrfCookie, token: token.replace(/&amp;/g, "&") };
+}
+
+/**
+ * Each case goes to the action's single-fetch URL (`/x.data`: the same action, without rendering a
+ * page), and those marked `page` to the page's URL too (the error page is rendered).
+ */
+type Case = { name: string; headers?: Record<string, string>; body?: string; noCsrfCookie?: boolean; valid?: boolean; page?: boolean };
+
+function cases(w: Who, origin: string): Case[] {
+  const form = { "content-type": "application/x-www-form-urlencoded" };
+  const good = `csrf=${encodeURIComponent(w.token)}&intent=save`;
+  const multipart = `--right\r\ncontent-disposition: form-data; name="csrf"\r\n\r\n${w.token}\r\n--right--\r\n`;
+  return [
+    { name: "no body", page: true },
+    { name: "no body, form type", headers: form },
+    { name: "text/plain", headers: { "content-type": "text/plain" }, body: good },
+    { name: "application/json", headers: { "content-type": "application/json" }, body: JSON.stringify({ csrf: w.token }) },
+    { name: "multipart, wrong boundary", headers: { "content-type": "multipart/form-data; boundary=wrong" }, body: multipart },
+    { name: "multipart, no boundary", headers: { "content-type": "multipart/form-data" }, body: multipart },
+    { name: "form without the token", headers: form, body: "intent=save" },
+    { name: "form with a wrong token", headers: form, body: "csrf=wrong&intent=save", page: true },
+    { name: "form without the CSRF cookie", headers: form, body: good, noCsrfCookie: true },
+    { name: "Origin: null", headers: { ...form, origin: "null" }, body: good, page: true },
+    { name: "foreign Origin", headers: { ...form, origin: "https://evil.example" }, body: good, page: true },
+    { name: "Origin not a URL", headers: { ...form, origin: "not a url" }, body: good, page: true },
+    // Not an attack: the action itself, given an empty form, must answer 4xx (or a redirect), not fail.
+    { name: "the right token and origin, empty form", headers: { ...form, origin }, body: good, valid: true },
+  ];
+}
+
+type Outcome = { who: string; name: string; url: string; status: number; valid: boolean };
+
+async function send(w: Who, url: string, c: Case): Promise<Outcome> {
+  const cookie = [w.cookie, c.noCsrfCookie ? "" : w.csrfCookie].filter(Boolean).join("; ");
+  const res = await fetch(`${srv.url}${url}`, { method: "POST", redirect: "manual", headers: { ...(cookie ? { cookie } : {}), ...c.headers }, body: c.body });
+  await res.arrayBuffer();
+  return { who: w.name, name: c.name, url, status: res.status, valid: !!c.valid };
+}
+
+/** At most `n` at a time. */
+async function pool<T>(jobs: (() => Promise<T>)[], n = 12): Promise<T[]> {
+  const out: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < jobs.length) {
+        const i = next++;
+        out[i] = await jobs[i]();
+      }
+    }),
+  );
+  return out;
+}
+
+describe("POSTs to every portal action", () => {
+  it("finds the routes with actions", () => {
+    expect(actionRoutes.length).toBeGreaterThan(40);
+    expect(actionRoutes).toContain("sign-in.tsx");
+    expect(urlOf("staff.petitions_.$id.tsx")).toEqual({ pathname: `/staff/petitions/${ID}`, index: false });
+    expect(urlOf("account._index.tsx")).toEqual({ pathname: "/account", index: true });
+  });
+
+  it("never answer 5xx, and a bad request never gets through", async () => {
+    const who = [await visitor("signed out"), await visitor("signed in", DEMO.applicant)];
+    // Signing out ends the session the other requests use: sign-out goes last.
+    const last = (f: string) => (f === "sign-out.tsx" ? 1 : 0);
+    const outcomes: Outcome[] = [];
+    for (const round of [0, 1]) {
+      const jobs: (() => Promise<Outcome>)[] = [];
+      for (const f of actionRoutes.filter((f) => last(f) === round)) {
+        const { pathname, index } = urlOf(f);
+        const q = index ? "?index" : "";
+        for (const w of who)
+          for (const c of cases(w, srv.url)) {
+            jobs.push(() => send(w, `${pathname}.data${q}`, c));
+            if (c.page) jobs.push(() => send(w, `${pathname}${q}`, c));
+          }
+      }
+      outcomes.push(...(await pool(jobs)));
+    }
+    const show = (list: Outcome[]) => list.map((o) => `${o.who} | ${o.name} | POST ${o.url} → ${o.status}`);
+    expect(show(outcomes.filter((o) => o.status >= 500))).toEqual([]);
+    // A bad request is refused (4xx), never carried out (2xx); 3xx (sign in first) would be let pass.
+    expect(show(outcomes.filter((o) => !o.valid && o.status < 300))).toEqual([]);
+    expect(outcomes.length).toBe(actionRoutes.length * who.length * 18);
+  });
+});
