@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, DEMO } from "../harness.js";
-import { expectNoAxeViolations, signedInContext, startE2E, type E2E } from "./browser.js";
+import { expectNoAxeViolations, settled, signedInContext, startE2E, type E2E } from "./browser.js";
 
 let e: E2E;
 beforeAll(async () => {
@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => e?.close());
 
 describe("a resident in the browser", () => {
-  it("signs up, sees the dashboard, signs out, and signs in again", async () => {
+  it("signs up, signs in to the dashboard, changes the password, signs out, and signs in with the new one", async () => {
     const page = await e.browser.newPage();
     await page.goto(`${e.srv.url}/`);
     await page.getByRole("link", { name: "Create an account" }).first().click();
@@ -24,23 +24,106 @@ describe("a resident in the browser", () => {
 
     await page.getByLabel("Password").fill("a long and memorable password");
     await page.getByRole("button", { name: "Create account" }).click();
-    await page.waitForURL(/\/dashboard/);
+    // Signing up signs no one in (it reads the same whether or not the address had an account): sign in next.
+    await page.waitForURL((u) => u.pathname === "/sign-in" && u.searchParams.get("signedUp") === "1");
+    await page.getByText("If it is new to Tapline, your account is ready").waitFor();
+    await page.getByLabel("Email address").fill("robin@example.org");
+    await page.getByLabel("Password").fill("a long and memorable password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(/\/dashboard\?welcome=1/);
     // The URL changes a moment before a client-side navigation draws the page.
     await page.getByRole("heading", { level: 1, name: "My applications" }).waitFor();
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("My applications");
     expect(await page.textContent("main")).toContain("Welcome, Robin Homeowner");
     expect(await page.textContent("main")).toContain("Nothing in progress yet");
 
-    await page.getByRole("button", { name: "Sign out" }).click();
+    // Changes the password from the account page, where it says "change your password".
+    const elsewhere = await signedInContext(e, "robin@example.org", "a long and memorable password");
+    await page.goto(`${e.srv.url}/account`);
+    await page.getByRole("link", { name: "change your password" }).click();
+    await page.waitForURL((u) => u.pathname === "/account/password");
+    await page.getByRole("heading", { level: 1, name: "Change your password" }).waitFor();
+    await expectNoAxeViolations(page);
+    await page.getByLabel("Current password").fill("not my password at all");
+    await page.getByLabel("New password").fill("an even longer and more memorable password");
+    await page.getByRole("button", { name: "Change my password" }).click();
+    await expect.poll(() => page.locator("#currentPassword-error").textContent()).toMatch(/not your current password/);
+    await page.getByLabel("Current password").fill("a long and memorable password");
+    await page.getByLabel("New password").fill("an even longer and more memorable password");
+    await page.getByRole("button", { name: "Change my password" }).click();
+    await page.waitForURL((u) => u.pathname === "/account" && u.searchParams.get("done") === "password-changed");
+    await page.getByText("Your password is changed.").waitFor();
+    // The other browser was signed out; this one stays signed in.
+    const other = await elsewhere.newPage();
+    await other.goto(`${e.srv.url}/dashboard`);
+    await other.waitForURL(/\/sign-in\?redirectTo=%2Fdashboard/);
+    await elsewhere.close();
+
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.waitForURL((u) => u.pathname === "/");
     await page.goto(`${e.srv.url}/dashboard`);
     await page.waitForURL(/\/sign-in\?redirectTo=%2Fdashboard/);
 
     await page.getByLabel("Email address").fill("robin@example.org");
-    await page.getByLabel("Password").fill("a long and memorable password");
+    await page.getByLabel("Password").fill("an even longer and more memorable password");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL(/\/dashboard/);
     await page.close();
+  });
+
+  it("signing up with an address that has an account reads exactly as with a new one", async () => {
+    const signUp = async (email: string) => {
+      const page = await e.browser.newPage();
+      await page.goto(`${e.srv.url}/sign-up`);
+      await page.getByLabel("Your name").fill("Sam Someone");
+      await page.getByLabel("Email address").fill(email);
+      await page.getByLabel("Password").fill("a long and memorable password");
+      await page.getByRole("button", { name: "Create account" }).click();
+      await page.waitForURL((u) => u.pathname === "/sign-in");
+      await settled(page);
+      const seen = { url: page.url().replace(e.srv.url, ""), main: await page.textContent("main") };
+      await page.close();
+      return seen;
+    };
+    expect(await signUp(DEMO.applicant)).toEqual(await signUp("sam.someone@example.org"));
+  });
+
+  it("never sends the sign-in form elsewhere, whatever its redirectTo, and never fails with a 500", async () => {
+    // Each as it would stand, already encoded, in a link's query string.
+    const BYPASSES = [
+      "//evil.example/path",
+      "/%09/evil.example/path",
+      "/%0a/evil.example/path",
+      "/%0d%0a/evil.example",
+      "/%5Cevil.example",
+      "%5C%5Cevil.example",
+      "/%2F%2Fevil.example",
+      "%2F%2Fevil.example",
+      "/%252F%252Fevil.example",
+      "/.//evil.example",
+      "https://evil.example",
+      "javascript:alert(1)",
+      "%09//evil.example",
+    ];
+    const origin = new URL(e.srv.url).origin;
+    for (const redirectTo of [...BYPASSES, "/account%3Fdone%3Dx"]) {
+      const page = await fetch(`${e.srv.url}/sign-in?redirectTo=${redirectTo}`);
+      expect(page.status).toBe(200);
+      const cookie = page.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+      const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1];
+      const res = await fetch(`${e.srv.url}/sign-in?redirectTo=${redirectTo}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+        body: new URLSearchParams({ csrf, email: DEMO.applicant, password: "tapline-demo-2026" }).toString(),
+        redirect: "manual",
+      });
+      expect([redirectTo, res.status]).toEqual([redirectTo, 302]);
+      const location = res.headers.get("location")!;
+      expect([redirectTo, location.startsWith("/") && !location.startsWith("//") && !location.includes("\\")]).toEqual([redirectTo, true]);
+      expect([redirectTo, new URL(location, e.srv.url).origin]).toEqual([redirectTo, origin]);
+      if (redirectTo !== "/account%3Fdone%3Dx") expect([redirectTo, location]).toEqual([redirectTo, "/dashboard"]);
+      else expect(location).toBe("/account?done=x");
+    }
   });
 
   it("gets a clear message for a wrong password, with the email kept", async () => {
@@ -111,7 +194,7 @@ describe("a resident in the browser", () => {
 
 describe("accessibility (axe-core, WCAG 2.1 AA) of every page", () => {
   const PUBLIC_PAGES = ["/", "/sign-in", "/sign-up", "/forgot-password", "/reset-password?token=x", "/verify-email?token=x", "/rules", "/rules/lakeview", "/rules/huron", "/rules/lakeview?on=2026-02-30", "/no-such-page"];
-  const APPLICANT_PAGES = ["/dashboard", "/account", "/account/tokens", "/account/emails", "/account/documents", "/account/organizations", "/invitations/accept?token=x", "/staff", "/haulers"];
+  const APPLICANT_PAGES = ["/dashboard", "/account", "/account/password", "/account/tokens", "/account/emails", "/account/documents", "/account/organizations", "/invitations/accept?token=x", "/staff", "/haulers"];
   const ADMIN_PAGES = ["/staff", "/staff/audit", "/staff/outbox", "/staff/people", "/staff/rulebook/lakeview", "/dashboard", "/staff/haulers"];
 
   it("public pages have no violations", async () => {
