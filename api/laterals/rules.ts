@@ -1,6 +1,6 @@
 import { clock } from "../common/clock.js";
 import { districtCode } from "../districts/district-code.js";
-import { daysLeft as daysLeftIn, dateIn, type CalendarDate } from "../common/dates.js";
+import { daysLeft as daysLeftIn, dateIn, formatDate, type CalendarDate } from "../common/dates.js";
 import { AppError } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
 import type { Rulebook } from "../districts/districts.service.js";
@@ -235,7 +235,7 @@ export function nextStep(
         .sort((a, b) => a.scheduledFor!.getTime() - b.scheduledFor!.getTime())[0];
       if (scheduled) {
         const due = dateIn(timeZone, scheduled.scheduledFor!);
-        return { text: `${INSPECTION_LABELS[scheduled.kind]} on ${due}`, dueDate: due, daysLeft: daysLeftIn(due, timeZone, now), inspectionToRequest: null };
+        return { text: `${INSPECTION_LABELS[scheduled.kind]} on ${formatDate(due)}`, dueDate: due, daysLeft: daysLeftIn(due, timeZone, now), inspectionToRequest: null };
       }
       const requested = inspections.find((i) => i.status === "REQUESTED");
       const canRequest = requestableKinds(required, inspections);

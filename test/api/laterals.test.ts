@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clearMicroCache } from "../../api/graphql/micro-cache.js";
-import { addCalendarDays, dateIn } from "../../api/common/dates.js";
+import { addCalendarDays, dateIn, formatDate } from "../../api/common/dates.js";
 import { resetClock, travelTo } from "../../api/common/clock.js";
 import { Client, DEMO, errorCode, startTestServer, type GqlResponse, type TestServer, isSessionBookkeeping } from "../harness.js";
 
@@ -614,7 +614,7 @@ describe("inspections, connection and record drawings", () => {
     expect(dateIn(TZ, new Date(sched.scheduledFor))).toBe(when.slice(0, 10));
     expect(new Date(sched.scheduledFor).toLocaleString("en-US", { timeZone: TZ, hour: "2-digit", hourCycle: "h23" })).toBe("09");
     const seen = (await a.c.ok(GET, { id })).lateralPermit;
-    expect(seen.nextStep).toMatchObject({ text: `Trench inspection (before backfill) on ${when.slice(0, 10)}`, dueDate: when.slice(0, 10) });
+    expect(seen.nextStep).toMatchObject({ text: `Trench inspection (before backfill) on ${formatDate(when.slice(0, 10))}`, dueDate: when.slice(0, 10) });
     expect(seen.nextStep.daysLeft).toBeGreaterThanOrEqual(3);
     expect((await emails(a.email, "lateral.inspection_scheduled"))[0].body_text).toContain("9:00 AM");
 

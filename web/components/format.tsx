@@ -15,6 +15,12 @@ export function formatCalendarDate(date: string): string {
   return new Date(`${date}T12:00:00Z`).toLocaleDateString("en-US", { timeZone: "UTC", year: "numeric", month: "long", day: "numeric" });
 }
 
+/** Days to a deadline in words: "3 days left", "1 day left", "due today", "2 days late". */
+export function daysLeftText(n: number | null | undefined): string {
+  if (n === null || n === undefined) return "";
+  return n > 0 ? `${n} ${n === 1 ? "day" : "days"} left` : n === 0 ? "due today" : `${-n} ${n === -1 ? "day" : "days"} late`;
+}
+
 /** Today's calendar date (YYYY-MM-DD) in a time zone (a district's). */
 export function todayIn(timeZone: string, instant: Date = new Date()): string {
   const parts = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).formatToParts(instant);

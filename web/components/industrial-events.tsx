@@ -1,7 +1,7 @@
 import { Form, Link } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { SelectField } from "~/components/fields";
-import { DateTime, formatCalendarDate } from "~/components/format";
+import { DateTime, formatCalendarDate, daysLeftText } from "~/components/format";
 import { TextField } from "~/components/forms";
 import { TextArea } from "~/components/hauler";
 
@@ -92,11 +92,8 @@ export function ViolationDuties({ rules }: { rules: EventRules }) {
   );
 }
 
-/** "N days left" / "N days late" / "due today". */
-export function daysText(n: number | null): string {
-  if (n === null) return "";
-  return n > 0 ? `${n} ${n === 1 ? "day" : "days"} left` : n === 0 ? "due today" : `${-n} ${n === -1 ? "day" : "days"} late`;
-}
+/** "N days left" / "N days late" / "due today" (the portal's one wording, format.tsx). */
+export const daysText = daysLeftText;
 
 /** "5 hours left", "40 minutes left", "2 hours late": for the 24-hour notification. */
 export function timeLeftText(minutes: number): string {

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { daysLeftText, formatCalendarDate } from "~/components/format";
 import { SuccessAlert } from "~/components/forms";
 import { requireSignedIn } from "~/auth.server";
 
@@ -49,7 +50,7 @@ export default function Dashboard() {
                 <th scope="row" data-label="What"><Link className="usa-link" to={i.href}>{i.title}</Link></th>
                 <td data-label="Status">{i.status}</td>
                 <td data-label="Next step">{i.nextStep ? <Link className="usa-link" to={i.nextStepHref ?? i.href}>{i.nextStep}</Link> : ""}</td>
-                <td data-label="Due">{i.dueDate ? `${i.dueDate} (${i.daysLeft} days left)` : ""}</td>
+                <td data-label="Due">{i.dueDate ? `${formatCalendarDate(i.dueDate)} (${daysLeftText(i.daysLeft)})` : ""}</td>
               </tr>
             ))}
           </tbody>

@@ -2,7 +2,7 @@ import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFu
 import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { NestedErrorBoundary, Notice } from "~/components/fields";
-import { DateTime, formatCalendarDate } from "~/components/format";
+import { DateTime, formatCalendarDate, daysLeftText } from "~/components/format";
 import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { LIFECYCLE_FIELDS, PermitLifecycle, type Lifecycle } from "~/components/industrial-lifecycle";
 import { money } from "~/components/money";
@@ -233,7 +233,7 @@ export default function IndustrialPermitPage() {
                 <dt>Next report</dt>
                 <dd>
                   {formatCalendarDate(p.nextReport.periodStart)} to {formatCalendarDate(p.nextReport.periodEnd)}, due {formatCalendarDate(p.nextReport.dueOn)} (
-                  {p.nextReport.daysLeft >= 0 ? `${p.nextReport.daysLeft} days left` : `${-p.nextReport.daysLeft} days late`}){" "}
+                  {daysLeftText(p.nextReport.daysLeft)}){" "}
                   {member && (
                     <Link className="usa-link" to={`/industrial/reports/${p.nextReport.id}`}>
                       Enter the results

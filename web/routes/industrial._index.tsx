@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
-import { formatCalendarDate } from "~/components/format";
+import { formatCalendarDate, daysLeftText } from "~/components/format";
 
 export const meta: MetaFunction = () => [{ title: "Industrial discharge permits | Tapline" }];
 
@@ -69,7 +69,7 @@ export default function MyIndustrialPermits() {
                 <td data-label="Next report">
                   {r.nextReport ? (
                     <Link className="usa-link" to={`/industrial/reports/${r.nextReport.id}`}>
-                      Due {formatCalendarDate(r.nextReport.dueOn)} ({r.nextReport.daysLeft >= 0 ? `${r.nextReport.daysLeft} days left` : `${-r.nextReport.daysLeft} days late`})
+                      Due {formatCalendarDate(r.nextReport.dueOn)} ({daysLeftText(r.nextReport.daysLeft)})
                     </Link>
                   ) : (
                     ""

@@ -2,7 +2,7 @@ import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFu
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { NestedErrorBoundary, Notice, SelectField } from "~/components/fields";
-import { DateTime, formatCalendarDate } from "~/components/format";
+import { DateTime, formatCalendarDate, daysLeftText } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { DAILY_FLOW_FIELDS, DailyFlowsSection, parseFlowLines, type DailyFlowInfo } from "~/components/industrial-flows";
 import { REPORT_KIND_FIELDS, ReportKindPanel, type ReportKindInfo } from "~/components/industrial-events";
@@ -254,7 +254,7 @@ export default function ReportPage() {
       </p>
       <p>
         Due {formatCalendarDate(r.dueOn)} ({/\((Sewer Use Law [^)]*\)?)\)$/.exec(r.kindLabel)?.[1] ?? "Sewer Use Law 1005(3)"})
-        {r.daysLeft !== null ? (r.daysLeft >= 0 ? `: ${r.daysLeft} days left.` : `: ${-r.daysLeft} days late.`) : "."}
+        {r.daysLeft !== null ? `: ${daysLeftText(r.daysLeft)}.` : "."}
       </p>
       {params.get("done") && !a && <SuccessAlert>{params.get("done")}</SuccessAlert>}
       {justSaved.length > 0 && !a && (

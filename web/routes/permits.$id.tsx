@@ -3,7 +3,7 @@ import { Form, Link, redirect, useActionData, useLoaderData, useOutlet, useSearc
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, Notice } from "~/components/fields";
-import { DateTime, todayIn } from "~/components/format";
+import { DateTime, daysLeftText, formatCalendarDate, todayIn } from "~/components/format";
 import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
@@ -98,7 +98,7 @@ function PermitDetails() {
                 {p.nextStep.dueDate && (
                   <>
                     {" "}
-                    (by {p.nextStep.dueDate}, {p.nextStep.daysLeft} {p.nextStep.daysLeft === 1 ? "day" : "days"} left)
+                    (by {formatCalendarDate(p.nextStep.dueDate)}, {daysLeftText(p.nextStep.daysLeft)})
                   </>
                 )}
               </p>

@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
-import { DateTime } from "~/components/format";
+import { DateTime, daysLeftText, formatCalendarDate } from "~/components/format";
 
 export const meta: MetaFunction = () => [{ title: "My lateral permits | Tapline" }];
 
@@ -61,7 +61,7 @@ export default function MyPermits() {
                 <td data-label="Status">{r.statusLabel}</td>
                 <td data-label="Next step">
                   {r.nextStep.text ?? ""}
-                  {r.nextStep.dueDate ? ` (by ${r.nextStep.dueDate}, ${r.nextStep.daysLeft} days left)` : ""}
+                  {r.nextStep.dueDate ? ` (by ${formatCalendarDate(r.nextStep.dueDate)}, ${daysLeftText(r.nextStep.daysLeft)})` : ""}
                 </td>
                 <td data-label="Started">
                   <DateTime iso={r.createdAt} timeZone={r.district.timeZone} />
