@@ -25,7 +25,7 @@ export function SelectField({
     <div className={`usa-form-group${error ? " usa-form-group--error" : ""}`}>
       <label className={`usa-label${error ? " usa-label--error" : ""}`} htmlFor={id}>
         {label}
-        {required && <span className="usa-sr-only"> (required)</span>}
+        {required && <span className="usa-hint"> (required)</span>}
       </label>
       {hint && (
         <div className="usa-hint" id={`${id}-hint`}>
@@ -83,7 +83,7 @@ export function RadioGroup({
       <fieldset className="usa-fieldset" aria-describedby={describedBy}>
         <legend className={`usa-legend${error ? " usa-label--error" : ""}`}>
           {legend}
-          {required && <span className="usa-sr-only"> (required)</span>}
+          {required && <span className="usa-hint"> (required)</span>}
         </legend>
         {hint && (
           <div className="usa-hint" id={`${name}-hint`}>

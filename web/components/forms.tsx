@@ -19,7 +19,8 @@ export function ErrorSummary({ message, fields, labels = {} }: { message?: strin
           <ul className="usa-list">
             {entries.map(([k, v]) => (
               <li key={k}>
-                <a className="usa-link" href={`#${k}`}>{labels[k] ?? k}: {v}</a>
+                {/* A field's visible label, never its key: without a label the message stands alone. */}
+                <a className="usa-link" href={`#${k}`}>{labels[k] ? `${labels[k]}: ${v}` : v}</a>
               </li>
             ))}
           </ul>
@@ -56,7 +57,7 @@ export function TextField({ name, label, type = "text", error, hint, defaultValu
     <div className={`usa-form-group${error ? " usa-form-group--error" : ""}`}>
       <label className={`usa-label${error ? " usa-label--error" : ""}`} htmlFor={name}>
         {label}
-        {required && <span className="usa-sr-only"> (required)</span>}
+        {required && <span className="usa-hint"> (required)</span>}
       </label>
       {hint && <div className="usa-hint" id={`${name}-hint`}>{hint}</div>}
       {error && <span className="usa-error-message" id={`${name}-error`} role="alert">{error}</span>}

@@ -52,6 +52,15 @@ const MUTATIONS: Record<string, { query: string; done: string; vars: (form: Form
   },
 };
 
+/** The visible labels of this page's fields, for the error summary. */
+const ACTION_LABELS: Record<string, string> = {
+  scheduledFor: "Date and time",
+  inspectorId: "Inspector",
+  result: "Result",
+  notes: "Notes",
+  inspectedAt: "When it took place",
+};
+
 export async function action({ request, context, params }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
@@ -98,7 +107,7 @@ export default function ReviewPermit() {
         {p.address} · {p.applicantName} · <span className="usa-tag">{p.statusLabel}</span>
       </p>
       {params.get("done") && !a && <SuccessAlert>{params.get("done")}</SuccessAlert>}
-      <ErrorSummary message={a?.error} fields={a?.fields} />
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={ACTION_LABELS} />
       {p.nextStep.text && (
         <p>
           <strong>Next:</strong> {p.nextStep.text}
