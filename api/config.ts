@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
 
@@ -59,6 +60,12 @@ export type Config = {
   logLevel: string;
   uploadMaxBytes: number;
   uploadDir: string;
+  /**
+   * Express's `trust proxy`: the number of proxies in front (hops believed from the right of
+   * X-Forwarded-For), or the addresses and subnets whose X-Forwarded-For is believed; `req.ip`, and
+   * so the per-address limits, is the client that header names.
+   */
+  trustProxy: number | string[];
 };
 
 export class ConfigError extends Error {}
@@ -74,6 +81,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     if (blank("PUBLIC_URL")) lines.push("  PUBLIC_URL: is required when NODE_ENV=production");
     if (/^http:/i.test(String(source.STRIPE_API_BASE ?? "").trim())) lines.push("  STRIPE_API_BASE: must be https:// when NODE_ENV=production (it carries the Stripe secret key)");
   }
+  const trustProxy = parseTrustProxy(source.TRUST_PROXY);
+  if (typeof trustProxy === "string") lines.push(`  TRUST_PROXY: ${trustProxy}`);
   if (blank("STRIPE_SECRET_KEY") !== blank("STRIPE_WEBHOOK_SECRET"))
     lines.push(`  ${blank("STRIPE_SECRET_KEY") ? "STRIPE_SECRET_KEY" : "STRIPE_WEBHOOK_SECRET"}: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set together or not at all`);
   if (!parsed.success || lines.length) throw new ConfigError(`Tapline cannot start: the environment has problems:\n${lines.join("\n")}`);
@@ -101,7 +110,49 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logLevel: e.LOG_LEVEL,
     uploadMaxBytes: e.UPLOAD_MAX_BYTES,
     uploadDir: path.join(dataDir, "uploads"),
+    trustProxy: trustProxy as number | string[],
   };
+}
+
+/** The names Express (proxy-addr) gives to address ranges. */
+const TRUST_PROXY_NAMES = ["loopback", "linklocal", "uniquelocal"];
+
+/**
+ * TRUST_PROXY as Express's `trust proxy` value, or what is wrong with it. Unset: "loopback" (a
+ * proxy on the same machine). A whole number n: the n proxies nearest the app are believed,
+ * whatever their address (0 or "false": none). Otherwise a comma-separated list of IP addresses,
+ * subnets (address/prefix length, or IPv4 address/netmask) and the names loopback (127.0.0.1/8,
+ * ::1), linklocal (169.254.0.0/16, fe80::/10) and uniquelocal (10.0.0.0/8, 172.16.0.0/12,
+ * 192.168.0.0/16, fc00::/7). "true" (believe every address) is refused: any client could then
+ * name its own address and get past the per-address limits.
+ */
+export function parseTrustProxy(value: string | undefined): number | string[] | string {
+  if (value === undefined) return ["loopback"];
+  const v = value.trim();
+  const expected = "give the number of proxies in front of Tapline (e.g. 1), or their addresses or subnets, comma-separated (e.g. 10.0.0.5, 172.16.0.0/12, loopback)";
+  if (v === "") return `is empty: leave it out for the default (loopback), use 0 to believe no proxy, or ${expected}`;
+  if (v.toLowerCase() === "true") return `"true" would believe any client's X-Forwarded-For, so anyone could pick the address the sign-in limits count; ${expected}`;
+  if (v.toLowerCase() === "false") return 0;
+  if (/^\d+$/.test(v)) return Number(v);
+  const items = v.split(",").map((x) => x.trim());
+  const bad = items.filter((x) => !isTrustItem(x));
+  if (bad.length) return `${bad.map((b) => (b ? JSON.stringify(b) : "an empty entry")).join(", ")} ${bad.length > 1 ? "are not addresses, subnets or names" : "is not an address, a subnet or a name"} Express knows; ${expected}`;
+  return items;
+}
+
+function isTrustItem(item: string): boolean {
+  if (TRUST_PROXY_NAMES.includes(item)) return true;
+  const slash = item.indexOf("/");
+  const address = slash < 0 ? item : item.slice(0, slash);
+  const family = isIP(address);
+  if (!family) return false;
+  if (slash < 0) return true;
+  const range = item.slice(slash + 1);
+  if (/^\d{1,3}$/.test(range)) return Number(range) <= (family === 4 ? 32 : 128);
+  // An IPv4 netmask: ones then zeros.
+  if (family !== 4 || isIP(range) !== 4) return false;
+  const bits = range.split(".").map((o) => Number(o).toString(2).padStart(8, "0")).join("");
+  return /^1*0*$/.test(bits);
 }
 
 /** STRIPE_API_BASE ("http://127.0.0.1:12111") as the Stripe client's host, port and protocol. */

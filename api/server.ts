@@ -106,7 +106,7 @@ export function createApp(opts: { ds: DataSource; config: Config; log: Logger; a
   const { ds, config, log, api } = opts;
   const app = express();
   app.disable("x-powered-by");
-  app.set("trust proxy", "loopback");
+  app.set("trust proxy", config.trustProxy); // TRUST_PROXY: whose X-Forwarded-For names the client (req.ip)
 
   // One line per request with its duration; headers (cookies, tokens) are never logged.
   app.use(
