@@ -15,6 +15,7 @@ import type { Config } from "./config.js";
 import { registerDocumentDownload } from "./documents/download.js";
 import { registerPermitPdf } from "./laterals/permit-pdf.js";
 import { registerStripeWebhook } from "./payments/webhook.js";
+import { securityHeaders } from "./security-headers.js";
 import { formatMegabytes } from "./documents/documents.service.js";
 import type { Context } from "./graphql/context.js";
 import { makeFormatError } from "./graphql/errors.js";
@@ -102,11 +103,14 @@ export async function createApi(opts: { ds: DataSource; config: Config; log: Log
   return { apollo, execute };
 }
 
-export function createApp(opts: { ds: DataSource; config: Config; log: Logger; api: Awaited<ReturnType<typeof createApi>> }) {
+export function createApp(opts: { ds: DataSource; config: Config; log: Logger; api: Awaited<ReturnType<typeof createApi>>; viteHmr?: boolean }) {
   const { ds, config, log, api } = opts;
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxy); // TRUST_PROXY: whose X-Forwarded-For names the client (req.ip)
+  // First, so every response carries them: CSP with a per-request nonce, frame and referrer rules,
+  // HSTS in production, and `private, no-store` for anyone signed in (api/security-headers.ts).
+  app.use(securityHeaders(config, { viteHmr: opts.viteHmr }));
 
   // One line per request with its duration; headers (cookies, tokens) are never logged.
   app.use(

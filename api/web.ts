@@ -4,6 +4,7 @@ import express from "express";
 import { createRequestHandler } from "@remix-run/express";
 import type { Config } from "./config.js";
 import { refuseForeignOriginForms } from "./portal-origin.js";
+import { markStaticFile } from "./security-headers.js";
 import type { GraphQLExecutor } from "./server.js";
 
 /** What every portal loader and action gets: the API, reached only through GraphQL. */
@@ -13,10 +14,15 @@ export type PortalLoadContext = {
   stripeEnabled: boolean;
   sessionSecret: string;
   production: boolean;
+  /** This request's Content-Security-Policy nonce, for Remix's inline scripts (web/entry.server.tsx). */
+  cspNonce: string;
 };
 
-/** Mounts the Remix portal on every path the API does not take: Vite in development, the build otherwise. */
-export async function mountPortal(app: express.Express, config: Config, execute: GraphQLExecutor, dev: boolean): Promise<() => Promise<void>> {
+/**
+ * Mounts the Remix portal on every path the API does not take: the build, or Vite's dev server
+ * ("dev": with HMR, for `npm run dev`; "vite": without, for tests that render pages without a build).
+ */
+export async function mountPortal(app: express.Express, config: Config, execute: GraphQLExecutor, mode: "build" | "dev" | "vite"): Promise<() => Promise<void>> {
   // Portal forms are read whole (CSRF check, then the action): refuse bodies larger than an upload
   // form can be before anything reads them.
   const maxBody = config.uploadMaxBytes + 1024 * 1024;
@@ -31,16 +37,17 @@ export async function mountPortal(app: express.Express, config: Config, execute:
   });
   // A form from another origin (or `Origin: null`) is a 403 here rather than Remix's 500.
   app.use(refuseForeignOriginForms);
-  const getLoadContext = (req: express.Request): PortalLoadContext => ({
+  const getLoadContext = (req: express.Request, res: express.Response): PortalLoadContext => ({
     graphql: (request, query, variables) => execute(request, query, variables, req.ip ?? "unknown"),
     demo: config.demo,
     stripeEnabled: !!config.stripe,
     sessionSecret: config.sessionSecret,
     production: config.production,
+    cspNonce: res.locals.cspNonce,
   });
-  if (dev) {
-    const vite = await import("vite");
-    const server = await vite.createServer({ server: { middlewareMode: true } });
+  if (mode !== "build") {
+    const vite = mode === "dev" ? await devServer() : await testViteServer();
+    const server = vite.server;
     app.use(server.middlewares);
     app.all(
       "*",
@@ -49,12 +56,43 @@ export async function mountPortal(app: express.Express, config: Config, execute:
         getLoadContext: getLoadContext as any,
       }),
     );
-    return () => server.close();
+    return () => vite.close();
   }
   const buildDir = path.resolve("build");
-  app.use("/assets", express.static(path.join(buildDir, "client/assets"), { immutable: true, maxAge: "1y" }));
-  app.use(express.static(path.join(buildDir, "client"), { maxAge: "1h" }));
+  // Public files keep their caching for everyone (api/security-headers.ts).
+  app.use("/assets", express.static(path.join(buildDir, "client/assets"), { immutable: true, maxAge: "1y", setHeaders: markStaticFile }));
+  app.use(express.static(path.join(buildDir, "client"), { maxAge: "1h", setHeaders: markStaticFile }));
   const build = await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
   app.all("*", createRequestHandler({ build, getLoadContext: getLoadContext as any }));
   return async () => {};
+}
+
+type Vite = { server: import("vite").ViteDevServer; close(): Promise<void> };
+
+async function devServer(): Promise<Vite> {
+  const server = await (await import("vite")).createServer({ server: { middlewareMode: true } });
+  return { server, close: () => server.close() };
+}
+
+/**
+ * Tests render pages with Vite (no build, no HMR, no websocket); the servers of one test file
+ * share one Vite, which transforms the portal once, closed with the last of them.
+ */
+let testVite: { server: Promise<import("vite").ViteDevServer>; users: number } | undefined;
+async function testViteServer(): Promise<Vite> {
+  testVite ??= {
+    server: import("vite").then((vite) => vite.createServer({ server: { middlewareMode: true, hmr: false, ws: false }, logLevel: "warn" })),
+    users: 0,
+  };
+  const shared = testVite;
+  shared.users++;
+  const server = await shared.server;
+  return {
+    server,
+    async close() {
+      if (--shared.users > 0) return;
+      if (testVite === shared) testVite = undefined;
+      await server.close();
+    },
+  };
 }

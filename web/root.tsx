@@ -5,6 +5,7 @@ import uswdsCss from "@uswds/uswds/css/uswds.min.css?url";
 import appCss from "./styles/app.css?url";
 import { csrfFor } from "./csrf.server";
 import { gql, portalContext } from "./graphql.server";
+import { useNonce } from "./nonce";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: uswdsCss },
@@ -75,6 +76,8 @@ function Header({ viewer }: { viewer: RootData["viewer"] }) {
 }
 
 export function Layout({ children }: { children: React.ReactNode }) {
+  // The Content-Security-Policy allows inline scripts only with this request's nonce.
+  const nonce = useNonce();
   return (
     <html lang="en">
       <head>
@@ -86,8 +89,8 @@ export function Layout({ children }: { children: React.ReactNode }) {
       <body>
         <a className="usa-skipnav" href="#main-content">Skip to main content</a>
         {children}
-        <ScrollRestoration />
-        <Scripts />
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
       </body>
     </html>
   );

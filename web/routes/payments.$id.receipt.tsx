@@ -1,8 +1,9 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
 import { money } from "~/components/money";
+import receiptCss from "~/styles/receipt.css?url";
 
 type Payment = {
   id: string;
@@ -19,6 +20,9 @@ type Payment = {
   refunds: { id: string; amountCents: number; reason: string; method: string; receiptNumber: string; createdAt: string; lineCodes: string[] }[];
   district: { name: string; address: string; timeZone: string };
 };
+
+// A stylesheet rather than a <style> element: the Content-Security-Policy allows only this site's stylesheets.
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: receiptCss }];
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Receipt ${(data as { payment?: Payment } | undefined)?.payment?.receiptNumber ?? ""} | Tapline` },
@@ -37,24 +41,6 @@ export async function loader(args: LoaderFunctionArgs) {
     { id: args.params.id },
   );
 }
-
-/** On paper: only the receipt, without the site's header, navigation and footer. */
-const PRINT_CSS = `
-@media print {
-  .usa-skipnav, .usa-header, .usa-site-alert, .usa-footer, .tapline-subnav, .tapline-no-print { display: none !important; }
-  .tapline-main { padding: 0 !important; min-height: 0 !important; }
-  body { font-size: 11pt; color: #000; }
-  .tapline-receipt { border: 0 !important; padding: 0 !important; max-width: none !important; }
-  .tapline-receipt a { color: #000; text-decoration: none; }
-}
-.tapline-receipt { border: 1px solid #a9aeb1; padding: 1.5rem 2rem; max-width: 48rem; background: #fff; }
-.tapline-receipt__head { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 1rem; border-bottom: 2px solid #1b1b1b; padding-bottom: 0.75rem; margin-bottom: 1rem; }
-.tapline-receipt__head h1 { margin: 0; }
-.tapline-receipt table { width: 100%; border-collapse: collapse; margin: 1rem 0; }
-.tapline-receipt th, .tapline-receipt td { text-align: left; padding: 0.35rem 0.5rem 0.35rem 0; border-bottom: 1px solid #dfe1e2; vertical-align: top; }
-.tapline-receipt .tapline-num { text-align: right; padding-right: 0; }
-.tapline-receipt tfoot th, .tapline-receipt tfoot td { border-bottom: 0; border-top: 2px solid #1b1b1b; font-weight: 700; }
-`;
 
 export default function Receipt() {
   const { payment: p } = useLoaderData<typeof loader>() as { payment: Payment };
@@ -75,7 +61,6 @@ export default function Receipt() {
   const tz = p.district.timeZone;
   return (
     <>
-      <style>{PRINT_CSS}</style>
       <p className="tapline-no-print">
         <Link className="usa-link" to={`/payments/${p.id}`}>
           Back to the payment
