@@ -1,17 +1,47 @@
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { expect } from "vitest";
+import { afterEach, expect } from "vitest";
 import { Client, startTestServer, type TestServer } from "../harness.js";
 
-/** Debian's Chromium, headless; test tools never download a browser. */
+/** Debian's Chromium, headless; test tools never download a browser. Every context reports CSP violations. */
 export async function launchBrowser(): Promise<Browser> {
   const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   if (!fs.existsSync(executablePath)) throw new Error(`Chromium not found at ${executablePath}: apt-get install -y chromium`);
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath,
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  // browser.newPage() makes its context through newContext() too.
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => {
+    const ctx = await newContext(options);
+    await watchContentSecurityPolicy(ctx);
+    return ctx;
+  };
+  return browser;
+}
+
+/**
+ * What the Content-Security-Policy refused in any page of this test (a script, a stylesheet, an
+ * inline style, a connection, a form's target): the test fails with the list when it ends.
+ */
+const cspViolations: string[] = [];
+afterEach(() => {
+  const found = cspViolations.splice(0);
+  expect(found, "the Content-Security-Policy refused something a page needs").toEqual([]);
+});
+
+async function watchContentSecurityPolicy(ctx: BrowserContext): Promise<void> {
+  await ctx.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (e) =>
+      console.error(`CSP violation: ${e.effectiveDirective} refused ${e.blockedURI || "(inline)"} at ${e.sourceFile || e.documentURI}:${e.lineNumber}`),
+    );
+  });
+  ctx.on("console", (msg) => {
+    const text = msg.text();
+    if (text.startsWith("CSP violation:") || /Content Security Policy/i.test(text)) cspViolations.push(`${msg.page()?.url() ?? "?"}: ${text}`);
   });
 }
 
@@ -49,7 +79,8 @@ const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve("axe-co
 
 /** Runs axe-core (WCAG 2.0/2.1 A and AA rules) on the page and fails with the violations listed. */
 export async function expectNoAxeViolations(page: Page): Promise<void> {
-  await page.addScriptTag({ content: axeSource });
+  // Evaluated through the DevTools protocol: an inline <script> (addScriptTag) is refused by the CSP.
+  await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
     const r = await (window as any).axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
     return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")) }));
