@@ -233,6 +233,15 @@ export async function readDocument(ds: DataSource, config: Config, viewer: Viewe
 }
 
 /** The documents the viewer uploaded, newest first. */
+/** Whether every one of these documents is the person's own upload (one query): a form attaches only them. */
+export async function allOwnedBy(db: DataSource | EntityManager, ids: readonly string[], ownerId: string): Promise<boolean> {
+  const unique = [...new Set(ids)];
+  if (!unique.length) return true;
+  if (!unique.every(isUuid)) return false;
+  const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM document WHERE id = ANY($1::uuid[]) AND owner_id = $2`, [unique, ownerId]);
+  return n === unique.length;
+}
+
 export async function listMyDocuments(ds: DataSource, viewer: Viewer): Promise<Document[]> {
   return ds.getRepository(Document).find({ where: { ownerId: viewer.userId }, order: { createdAt: "DESC", id: "ASC" } });
 }

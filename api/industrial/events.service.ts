@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from "typeorm";
 import { isStaff, type Viewer } from "../accounts/viewer.js";
+import { staffOf } from "../staff/staff-of.js";
 import { audit } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
 import { addCalendarDays, dateIn, daysLeft, formatDate, formatDateTime, isCalendarDate, zonedInstant, zonedWallTime } from "../common/dates.js";
@@ -207,9 +208,6 @@ export type SlugInput = {
   description?: string | null;
 };
 
-async function operatorsOf(db: Db, districtId: string): Promise<{ id: string; email: string; display_name: string }[]> {
-  return db.query(`SELECT u.id, u.email, u.display_name FROM staff_role s JOIN app_user u ON u.id = s.user_id WHERE s.district_id = $1 AND s.role = 'OPERATOR' ORDER BY u.email`, [districtId]);
-}
 
 /**
  * Records the immediate notification of an accidental or slug discharge (SUL 1011) and opens its
@@ -272,7 +270,7 @@ export async function reportSlugDischarge(ds: DataSource, viewer: Viewer, input:
         singletonKey: `industrial.dated-report-reminder:${r.id}:${writtenDueOn}`,
       });
     const [org] = await tx.query(`SELECT name FROM organization WHERE id = $1`, [p.organizationId]);
-    for (const op of await operatorsOf(tx, p.districtId))
+    for (const op of await staffOf(tx, p.districtId, "OPERATOR"))
       await enqueueEmail(tx, {
         to: op.email,
         recipientId: op.id,

@@ -9,7 +9,7 @@ import { formatCents } from "../common/money.js";
 import type { District } from "../districts/district.entity.js";
 import { rulebookOn, type Rulebook } from "../districts/districts.service.js";
 import { districtCode } from "../districts/district-code.js";
-import { isUuid, registerDocumentAccess } from "../documents/documents.service.js";
+import { isUuid, registerDocumentAccess, allOwnedBy } from "../documents/documents.service.js";
 import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
 import { enqueueEmail, enqueueEmails } from "../outbox/outbox.service.js";
 import { cancelPendingPayments, createPayment, isPaid, registerPayable, type Payment } from "../payments/payments.service.js";
@@ -308,10 +308,7 @@ export async function saveApplication(ds: DataSource, viewer: Viewer, input: App
       requireStatus(p, ["DRAFT"], "Only a draft application can be changed");
       if (input.districtId && input.districtId !== p.districtId) throw badInput({ districtId: "The district of an application cannot change; start a new application." });
     }
-    if (planIds.length + labIds.length) {
-      const owned = await tx.query(`SELECT id FROM document WHERE id = ANY($1::uuid[]) AND owner_id = $2`, [[...planIds, ...labIds], viewer.userId]);
-      if (owned.length !== new Set([...planIds, ...labIds]).size) throw badInput({ planDocumentIds: "Attach files from your own uploaded documents." });
-    }
+    if (!(await allOwnedBy(tx, [...planIds, ...labIds], viewer.userId))) throw badInput({ planDocumentIds: "Attach files from your own uploaded documents." });
     const keys = Object.keys(COLUMNS);
     const sets = keys.map((k, i) => `${COLUMNS[k]} = $${i + 2}`).join(", ");
     const params = keys.map((k) => (JSON_COLUMNS.has(k) ? JSON.stringify(values[k]) : values[k]));

@@ -8,7 +8,7 @@ import { formatCents } from "../common/money.js";
 import { isChoosable } from "../contractors/contractors.service.js";
 import { District } from "../districts/district.entity.js";
 import type { Config } from "../config.js";
-import { isUuid, storeDocumentsWith, type StoreDocumentInput } from "../documents/documents.service.js";
+import { allOwnedBy, isUuid, storeDocumentsWith, type StoreDocumentInput } from "../documents/documents.service.js";
 import { cancelPendingPayments, createPayment, isPaid } from "../payments/payments.service.js";
 import { BUILDING_USES, LateralPermit, LateralPermitDocument, PERMIT_CLASSES, WORK_KINDS, type BuildingUse, type PermitClass, type WorkKind } from "./lateral-permit.entity.js";
 import { MAX_FLOOR_AREA_SQFT, MAX_SHEETS, applicationRequirements, computeFees, permitNumber, requiredInspections } from "./rules.js";
@@ -142,10 +142,7 @@ export async function saveDraft(ds: DataSource, config: Config, viewer: Viewer, 
       const found = await tx.query(`SELECT 1 FROM contractor WHERE id = $1 AND district_id = $2`, [contractorId, p.districtId]);
       if (!found.length) throw badInput({ contractorId: "Choose a contractor from the district's list of approved contractors." });
     }
-    if (documentIds.length) {
-      const owned: { id: string }[] = await tx.query(`SELECT id FROM document WHERE id = ANY($1::uuid[]) AND owner_id = $2`, [documentIds, viewer.userId]);
-      if (owned.length !== documentIds.length) throw badInput({ documentIds: "Attach plans from your own uploaded documents." });
-    }
+    if (!(await allOwnedBy(tx, documentIds, viewer.userId))) throw badInput({ documentIds: "Attach plans from your own uploaded documents." });
     const before = creating ? null : { ...p };
     Object.assign(p, next, { updatedAt: clock.now() });
     p = await tx.save(p);
@@ -210,13 +207,7 @@ export async function submit(ds: DataSource, viewer: Viewer, id: string, meta: {
       fields.asBuiltSheets = `Enter the number of sheets of plans showing lateral connections (1 or more; ${needs.asBuiltDrawings.section}).`;
     if (!documentIds.length) {
       if (needs.plans.required) fields.documentIds = `Attach the plans and specifications (PDF, PNG or JPEG; ${needs.plans.section}).`;
-    } else {
-      const docs: { n: number }[] = await tx.query(
-        `SELECT count(*)::int AS n FROM document WHERE id = ANY($1::uuid[]) AND owner_id = $2 AND content_type IN ('application/pdf', 'image/png', 'image/jpeg')`,
-        [documentIds, p.applicantId],
-      );
-      if (docs[0].n !== documentIds.length) fields.documentIds = "Attach plans from your own uploaded documents (PDF, PNG or JPEG).";
-    }
+    } else if (!(await allOwnedBy(tx, documentIds, p.applicantId))) fields.documentIds = "Attach plans from your own uploaded documents (PDF, PNG or JPEG).";
     if (!needs.contractor.fromApprovedList) {
       if (!p.workDoneBy) fields.workDoneBy = "Name who will do the work: the owner, or the plumber or contractor the owner hires.";
     } else if (!p.contractorId) fields.contractorId = `Choose the contractor who will do the work, from the district's list of approved contractors (${needs.contractor.section}).`;

@@ -8,8 +8,9 @@ import { enqueueEmail, enqueueEmails } from "../outbox/outbox.service.js";
 import { LateralPermit } from "./lateral-permit.entity.js";
 import { FEE_CODES, applicationRequirements } from "./rules.js";
 import type { Config } from "../config.js";
-import { isUuid, storeDocumentsWith, type StoreDocumentInput } from "../documents/documents.service.js";
+import { allOwnedBy, isUuid, storeDocumentsWith, type StoreDocumentInput } from "../documents/documents.service.js";
 import { LateralPermitDocument } from "./lateral-permit.entity.js";
+import { staffOf } from "../staff/staff-of.js";
 import { actorOf, addressOf, getPermit, loadDistrict, notify, permitRulebook, requireApplicant, requireOperator, requireStatus } from "./common.js";
 
 /** As-built (record) drawings and the refund of their deposit (SUL 606 B). */
@@ -50,11 +51,7 @@ export async function fileRecordDrawings(
       const needs = applicationRequirements(await permitRulebook(tx, p, district));
       if (!needs.asBuiltDrawings.required) throw conflict(`${district.name}'s law asks for no as-built drawings (${needs.asBuiltDrawings.section}).`);
       if (documentIds.length) {
-        const owned: { n: number }[] = await tx.query(
-          `SELECT count(*)::int AS n FROM document WHERE id = ANY($1::uuid[]) AND owner_id = $2 AND content_type IN ('application/pdf', 'image/png', 'image/jpeg')`,
-          [documentIds, viewer.userId],
-        );
-        if (owned[0].n !== documentIds.length) throw badInput({ documentIds: "Attach drawings from your own uploaded documents (PDF, PNG or JPEG)." });
+        if (!(await allOwnedBy(tx, documentIds, viewer.userId))) throw badInput({ documentIds: "Attach drawings from your own uploaded documents (PDF, PNG or JPEG)." });
         const plans: { n: number }[] = await tx.query(`SELECT count(*)::int AS n FROM lateral_permit_document WHERE permit_id = $1 AND kind = 'PLAN' AND document_id = ANY($2::uuid[])`, [p.id, documentIds]);
         if (plans[0].n) throw badInput({ documentIds: "A plan filed with the application is not an as-built drawing: upload the drawing of what was built." });
       }
@@ -72,10 +69,7 @@ export async function fileRecordDrawings(
         districtId: p.districtId,
         details: { documents: filed },
       });
-      const operators: { id: string; email: string }[] = await tx.query(
-        `SELECT u.id, u.email FROM staff_role r JOIN app_user u ON u.id = r.user_id WHERE r.district_id = $1 AND r.role = 'OPERATOR' ORDER BY u.email`,
-        [p.districtId],
-      );
+      const operators = await staffOf(tx, p.districtId, "OPERATOR");
       await enqueueEmails(
         tx,
         operators.map((o) => ({
@@ -147,10 +141,7 @@ export async function approveRecordDrawings(ds: DataSource, viewer: Viewer, id: 
     if (p.depositRefundDueCents && p.paymentId) {
       // Refunds are the Clerk's: tell the district's clerks the deposit is due back.
       const [{ receipt_number: paymentReceipt }] = await tx.query(`SELECT receipt_number FROM payment WHERE id = $1`, [p.paymentId]);
-      const clerks: { id: string; email: string }[] = await tx.query(
-        `SELECT u.id, u.email FROM staff_role r JOIN app_user u ON u.id = r.user_id WHERE r.district_id = $1 AND r.role = 'CLERK' ORDER BY u.email`,
-        [p.districtId],
-      );
+      const clerks = await staffOf(tx, p.districtId, "CLERK");
       for (const c of clerks)
         await enqueueEmail(tx, {
           to: c.email,

@@ -6,6 +6,7 @@ import Stripe from "stripe";
 import type { DataSource, EntityManager } from "typeorm";
 import { User } from "../accounts/user.entity.js";
 import { hasRole, isStaff, type Viewer } from "../accounts/viewer.js";
+import { staffOf } from "../staff/staff-of.js";
 import { audit, type Actor } from "../audit/audit.service.js";
 import { dateIn } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
@@ -50,6 +51,12 @@ export type PayableHandler = {
    * costs one query per payable type, not one per row). Without it, title() is called per payable.
    */
   titles?(payableIds: string[], ds: EntityManager | DataSource): Promise<Map<string, string>>;
+  /**
+   * Optional: the codes of lines each payable owes back now although they are no deposit (a fee for
+   * a service not given: a refused or cancelled load's dumping fee), by payable id, in one query.
+   * The Clerk may refund these lines as well as the refundable ones; the payer's pages say so.
+   */
+  linesOwedBack?(payableIds: string[], ds: EntityManager | DataSource): Promise<Map<string, string[]>>;
 };
 
 const handlers = new Map<string, PayableHandler>();
@@ -84,6 +91,20 @@ export async function payableTitles(ds: DataSource | EntityManager, keys: { type
   return out;
 }
 export const titleKey = (type: string, id: string) => `${type}\u0000${id}`;
+
+/** The lines each payable owes back though they are no deposit (see PayableHandler.linesOwedBack), keyed by titleKey; one call per payable type. */
+export async function linesOwedBack(ds: DataSource | EntityManager, keys: { type: string; id: string }[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  const byType = new Map<string, Set<string>>();
+  for (const k of keys) (byType.get(k.type) ?? byType.set(k.type, new Set()).get(k.type)!).add(k.id);
+  for (const [type, ids] of byType) {
+    const h = handlers.get(type);
+    if (!h?.linesOwedBack) continue;
+    const owed = await h.linesOwedBack([...ids], ds);
+    for (const [id, codes] of owed) out.set(titleKey(type, id), codes);
+  }
+  return out;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Creating payments (called by features, inside their own transaction)
@@ -743,10 +764,7 @@ async function markPaid(
 
 /** The district's Clerks learn that money arrived for a cancelled payment and is to be returned. */
 async function tellClerksRefundDue(tx: EntityManager, p: Payment, district: District, publicUrl?: string): Promise<void> {
-  const clerks: { id: string; email: string }[] = await tx.query(
-    `SELECT u.id, u.email FROM staff_role s JOIN app_user u ON u.id = s.user_id WHERE s.district_id = $1 AND s.role = 'CLERK' ORDER BY u.email`,
-    [p.districtId],
-  );
+  const clerks = await staffOf(tx, p.districtId, "CLERK");
   const title = await payableHandler(p.payableType).title(p.payableId, tx);
   await enqueueEmails(
     tx,
@@ -876,7 +894,7 @@ export async function recordCounterPayment(
 }
 
 /** Which lines may be refunded now, and for how much; throws when the request cannot be met. */
-function checkRefund(p: Payment, refunds: Refund[], codes: string[]): { amountCents: number; lines: PaymentLine[] } {
+function checkRefund(p: Payment, refunds: Refund[], codes: string[], owedBack: string[] = []): { amountCents: number; lines: PaymentLine[] } {
   if (p.status === "PENDING" || p.status === "CANCELLED") throw conflict("Only a paid payment can be refunded.");
   if (p.status === "REFUNDED") throw conflict("This payment is already refunded in full.");
   const refunded = new Map<string, string>();
@@ -887,8 +905,11 @@ function checkRefund(p: Payment, refunds: Refund[], codes: string[]): { amountCe
   for (const code of codes) {
     const line = p.lines.find((l) => l.code === code);
     if (!line) throw badInput({ lineCodes: `This payment has no line "${code}".` });
-    if (!line.refundable && !allLines)
-      throw badInput({ lineCodes: `${line.label} (${line.section}) is not refundable; only a deposit is returned.` }, "Only refundable lines can be refunded.");
+    if (!line.refundable && !allLines && !owedBack.includes(code))
+      throw badInput(
+        { lineCodes: `${line.label} (${line.section}) is not refundable; only a deposit, or a fee owed back for a service not given, is returned.` },
+        "Only refundable lines can be refunded.",
+      );
     if (refunded.has(code)) throw conflict(`${line.label} was already refunded (receipt ${refunded.get(code)}).`, { lineCodes: "Already refunded." });
     lines.push(line);
   }
@@ -898,7 +919,8 @@ function checkRefund(p: Payment, refunds: Refund[], codes: string[]): { amountCe
 }
 
 /**
- * CLERK of the payment's district: returns refundable lines (the as-built deposit, SUL 606 B),
+ * CLERK of the payment's district: returns refundable lines (the as-built deposit, SUL 606 B) and
+ * lines the payable owes back (a refused load's dumping fee, PayableHandler.linesOwedBack),
  * never more than was paid and never a line twice. A Stripe payment is refunded through Stripe
  * (with an idempotency key per payment and set of lines, so a retry never refunds twice);
  * otherwise the refund is recorded as paid back by check (or cash when paid in cash).
@@ -921,7 +943,9 @@ export async function refundPayment(
   if (Object.keys(fields).length) throw badInput(fields);
 
   const found = await paymentForClerk(ds, clerk, paymentId);
-  const { amountCents } = checkRefund(found, await refundsFor(ds, [found.id]), codes);
+  const owedBack = async (db: DataSource | EntityManager) =>
+    (await linesOwedBack(db, [{ type: found.payableType, id: found.payableId }])).get(titleKey(found.payableType, found.payableId)) ?? [];
+  const { amountCents } = checkRefund(found, await refundsFor(ds, [found.id]), codes, await owedBack(ds));
 
   let method: PaymentMethod;
   let providerRefundId: string | null = null;
@@ -939,7 +963,7 @@ export async function refundPayment(
 
   return ds.transaction(async (tx) => {
     const p = (await lockPayment(tx, found.id))!;
-    checkRefund(p, await refundsFor(tx, [p.id]), codes);
+    checkRefund(p, await refundsFor(tx, [p.id]), codes, await owedBack(tx));
     const district = await tx.findOneOrFail(District, { where: { id: p.districtId } });
     const now = clock.now();
     const receiptNumber = await nextReceiptNumber(tx, district, now);

@@ -9,6 +9,7 @@ import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 import { CLASS_LABELS, INSPECTION_STATUS, PERMIT_VIEW_FIELDS, USE_LABELS, WORK_LABELS, inspectionWhen, money, type PermitView } from "~/components/permit-view";
 import { FeeLinesTable } from "~/components/fee-lines";
+import { DocumentLinks } from "~/components/document-links";
 
 export const meta: MetaFunction = () => [{ title: "Lateral permit | Tapline" }];
 
@@ -277,14 +278,7 @@ function PermitDetails() {
           <dd>
             {p.documents.length === 0
               ? "None attached"
-              : p.documents.map((d, i) => (
-                  <span key={d.id}>
-                    {i > 0 && ", "}
-                    <a className="usa-link" href={d.downloadUrl}>
-                      {d.filename}
-                    </a>
-                  </span>
-                ))}
+              : <DocumentLinks documents={p.documents} />}
           </dd>
           {p.submittedAt && (
             <>
@@ -424,14 +418,7 @@ function RecordDrawings({ p, fields }: { p: PermitView; fields: Record<string, s
             </>
           )}
           :{" "}
-          {p.recordDrawings.map((d, i) => (
-            <span key={d.id}>
-              {i > 0 && ", "}
-              <a className="usa-link" href={d.downloadUrl}>
-                {d.filename}
-              </a>
-            </span>
-          ))}
+          <DocumentLinks documents={p.recordDrawings} />
         </p>
       )}
       {canFile && (

@@ -6,6 +6,7 @@ import { NestedErrorBoundary, Notice, SelectField } from "~/components/fields";
 import { DateTime } from "~/components/format";
 import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { CLASS_LABELS, INSPECTION_STATUS, PERMIT_VIEW_FIELDS, USE_LABELS, WORK_LABELS, inspectionWhen, money, type PermitView } from "~/components/permit-view";
+import { DocumentLinks } from "~/components/document-links";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 
@@ -160,14 +161,7 @@ export default function ReviewPermit() {
               ? op
                 ? "None filed with the application; ask for what the work needs with Request changes."
                 : "Only the district's Operator and Clerk open the plans."
-              : p.documents.map((d, i) => (
-                  <span key={d.id}>
-                    {i > 0 && ", "}
-                    <a className="usa-link" href={d.downloadUrl}>
-                      {d.filename}
-                    </a>
-                  </span>
-                ))}
+              : <DocumentLinks documents={p.documents} />}
             {p.asBuiltSheets !== null && ` (${p.asBuiltSheets} ${p.asBuiltSheets === 1 ? "sheet" : "sheets"} showing lateral connections)`}
           </dd>
           <dt>Submitted</dt>
@@ -391,14 +385,7 @@ export default function ReviewPermit() {
                   </>
                 )}
                 :{" "}
-                {p.recordDrawings.map((d, k) => (
-                  <span key={d.id}>
-                    {k > 0 && ", "}
-                    <a className="usa-link" href={d.downloadUrl}>
-                      {d.filename}
-                    </a>
-                  </span>
-                ))}
+                <DocumentLinks documents={p.recordDrawings} />
                 .{" "}
               </>
             ) : (
