@@ -6,7 +6,14 @@ import { badInput } from "./errors.js";
  * when not given), and a cursor made of the last row's sort key and id, so the next page starts
  * after it whatever was added since.
  */
-export const pageSize = (first: number | null | undefined, fallback = 50) => Math.min(Math.max(first ?? fallback, 1), 200);
+export function pageSize(first: number | null | undefined, fallback = 50, max = 200): number {
+  if (first === null || first === undefined) return fallback;
+  if (!Number.isInteger(first) || first < 1 || first > max) throw badFirst(max);
+  return first;
+}
+
+/** The answer to a `first` out of range: BAD_USER_INPUT naming it. */
+export const badFirst = (max = 200) => badInput({ first: `Ask for 1 to ${max} at a time.` }, `first must be a whole number from 1 to ${max}.`);
 
 /** The answer to a page link that was altered or belongs to another list (`field`: the argument, `after` or `before`). */
 export const badPage = (field = "after") => badInput({ [field]: "That page link is not valid; start from the first page." });

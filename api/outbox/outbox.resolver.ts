@@ -1,5 +1,6 @@
 import { Arg, Ctx, Field, ID, Int, ObjectType, Query, Resolver } from "type-graphql";
 import { forbidden } from "../common/errors.js";
+import { pageSize } from "../common/paging.js";
 import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
 import { OutboxEmail } from "./outbox-email.entity.js";
@@ -24,7 +25,7 @@ export class OutboxResolver {
     const rows = await ctx.ds.getRepository(OutboxEmail).find({
       where: { recipientId: ctx.viewer!.userId },
       order: { createdAt: "DESC" },
-      take: Math.min(first ?? 20, 100),
+      take: pageSize(first, 20, 100),
     });
     return rows.map((e) => ({ ...e, bodyText: visibleBody(e, "recipient", !!ctx.config.smtp) }));
   }
@@ -34,7 +35,7 @@ export class OutboxResolver {
   async districtOutbox(@Arg("districtId", () => ID) districtId: string, @Ctx() ctx: Context, @Arg("first", () => Int, { nullable: true }) first?: number): Promise<OutboxEmail[]> {
     if (!ctx.viewer!.staffRoles.some((r) => r.districtId === districtId && (r.role === "CLERK" || r.role === "ADMIN")))
       throw forbidden("You are not the Clerk or an ADMIN of that district.");
-    const rows = await ctx.ds.getRepository(OutboxEmail).find({ where: { districtId }, order: { createdAt: "DESC" }, take: Math.min(first ?? 50, 200) });
+    const rows = await ctx.ds.getRepository(OutboxEmail).find({ where: { districtId }, order: { createdAt: "DESC" }, take: pageSize(first) });
     return rows.map((e) => ({ ...e, bodyText: visibleBody(e, "staff", !!ctx.config.smtp) }));
   }
 }
