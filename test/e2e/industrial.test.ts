@@ -192,6 +192,13 @@ describe("an industrial user's discharge permit, from the application to a signe
       expect(await main(ar)).toContain("I certify under penalty of law");
       await ar.getByRole("button", { name: "Sign and submit the report" }).click();
       await ar.getByText("Check the box to make the certification.").first().waitFor();
+      // A wrong password is told beside the sign box, and not kept in the field.
+      await ar.click("label[for=certify]");
+      await ar.getByLabel("Your password, to sign").fill("not my password");
+      await ar.getByRole("button", { name: "Sign and submit the report" }).click();
+      await ar.locator("section[aria-labelledby=sign-heading] #error-summary", { hasText: "That password is not right." }).waitFor();
+      expect(await ar.locator("#error-summary").count()).toBe(1);
+      expect(await ar.getByLabel("Your password, to sign").inputValue()).toBe("");
       await ar.click("label[for=certify]");
       await ar.getByLabel("Your password, to sign").fill(PASSWORD);
       await ar.getByRole("button", { name: "Sign and submit the report" }).click();

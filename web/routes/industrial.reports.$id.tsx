@@ -57,7 +57,7 @@ type Report = DailyFlowInfo & ReportKindInfo & {
 };
 type Verification = { valid: boolean; storedSha256: string; computedSha256: string; matchesReport: boolean; problems: string[] };
 type Data = { report: Report; verification: Verification | null };
-type ActionData = { intent: string; error: string; fields: Record<string, string>; values: Record<string, string> };
+type ActionData = { intent: string; error: string; fields: Record<string, string>; values: Record<string, string>; at: number };
 
 const REPORT_FIELDS = `id status statusLabel periodStart periodEnd dueOn daysLeft amendsId amendedById contentHash certification signedAt
   results { id parameter sampleType sampledAt value unitLabel belowDetection detectionLimit flowMgd lab method status message conversion duties { id kind text section dueAt dueOn } }
@@ -99,7 +99,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const values = formValues(form, "password");
   const here = `/industrial/reports/${params.id}`;
   const fail = (error: string, fields: Record<string, string>, headers?: Headers) =>
-    Response.json({ intent, error, fields, values } satisfies ActionData, { status: 400, headers });
+    Response.json({ intent, error, fields, values, at: Date.now() } satisfies ActionData, { status: 400, headers });
   let r;
   let next = here;
   if (intent === "add") {
@@ -278,7 +278,8 @@ export default function ReportPage() {
           </div>
         </div>
       )}
-      <ErrorSummary message={a?.error} fields={e} labels={labels} />
+      {/* A signing error is told beside the sign box, where the person is; the others at the top. */}
+      {a?.intent !== "sign" && <ErrorSummary message={a?.error} fields={e} labels={labels} />}
       {r.amendedById && (
         <Notice type="warning">
           This report was corrected by an{" "}
@@ -431,7 +432,9 @@ export default function ReportPage() {
             <section aria-labelledby="sign-heading">
               <h2 id="sign-heading">Review, certify and sign</h2>
               {ar ? (
-                <Form method="post" className="usa-form usa-form--large" noValidate>
+                // A new key after each refusal remounts the form: a wrong password is not kept in the field.
+                <Form method="post" className="usa-form usa-form--large" noValidate key={a?.intent === "sign" ? `sign-${a.at}` : "sign"}>
+                  {a?.intent === "sign" && <ErrorSummary message={a.error} fields={e} labels={labels} />}
                   <AuthenticityTokenInput />
                   <input type="hidden" name="reviewedHash" value={r.contentHash ?? ""} />
                   <p>
