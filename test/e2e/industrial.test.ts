@@ -208,6 +208,18 @@ describe("an industrial user's discharge permit, from the application to a signe
       const ack = await e.srv.running.ds.query(`SELECT subject FROM outbox_email WHERE to_address = $1 AND kind = 'industrial.report_acknowledgment'`, [AR]);
       expect(ack).toHaveLength(1);
 
+      // The copy of record prints: what was signed, the signer, the time of receipt and its SHA-256.
+      await ar.getByRole("link", { name: "Print the copy of record" }).click();
+      await ar.getByRole("heading", { level: 1 }).waitFor();
+      const record = await ar.locator("article.tapline-receipt").innerText();
+      expect(record).toContain("Copy of record");
+      expect(record).toContain("Avery Rep (ar@harbor-plating.example)");
+      expect(record).toMatch(/SHA-256 of this copy\s+[0-9a-f]{64}/);
+      expect(record).toContain("Exceeds the limit");
+      await expectNoAxeViolations(ar);
+      await ar.getByRole("link", { name: "Back to the report" }).click();
+      await ar.getByRole("link", { name: "Print the copy of record" }).waitFor();
+
       // Anyone verifies the copy of record.
       const reportPath = new URL(ar.url()).pathname;
       await pub.goto(url(reportPath));

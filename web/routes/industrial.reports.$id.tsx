@@ -486,6 +486,11 @@ export default function ReportPage() {
               <code className="tapline-plain-text">{r.copyOfRecord.sha256}</code>
             </dd>
           </dl>
+          <p>
+            <Link className="usa-link" to={`/industrial/reports/${r.id}/record`}>
+              Print the copy of record
+            </Link>
+          </p>
           {verification ? (
             verification.valid ? (
               <SuccessAlert>The copy of record verifies: its SHA-256 matches and the stored results are those signed.</SuccessAlert>
