@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { Page } from "playwright-core";
 import Stripe from "stripe";
 import { expect } from "vitest";
 import { addCalendarDays, dateIn } from "../../api/common/dates.js";
@@ -124,4 +125,24 @@ export function weekdayAhead(hour: number, days = 3): string {
   let d = addCalendarDays(dateIn(LAKEVIEW.timeZone), days);
   while ([0, 6].includes(new Date(`${d}T12:00:00Z`).getUTCDay())) d = addCalendarDays(d, 1);
   return `${d}T${String(hour).padStart(2, "0")}:00`;
+}
+
+/**
+ * A newcomer from the home page: "Create an account", the sign-up form, then (signing up signs no
+ * one in) the sign-in form it leads to, and the dashboard. Only what the pages show is clicked.
+ */
+export async function signUpFromHome(page: Page, base: string, who: { name: string; email: string; password?: string }): Promise<void> {
+  const password = who.password ?? "a long and memorable password";
+  await page.goto(`${base}/`);
+  await page.getByRole("link", { name: "Create an account" }).first().click();
+  await page.getByLabel("Your name").fill(who.name);
+  await page.getByLabel("Email address").fill(who.email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL((u) => u.pathname === "/sign-in");
+  await page.getByLabel("Email address").fill(who.email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL((u) => u.pathname === "/dashboard");
+  await page.getByRole("heading", { level: 1, name: "My applications" }).waitFor();
 }

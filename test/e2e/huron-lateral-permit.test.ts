@@ -2,7 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../harness.js";
 import { expectNoAxeViolations, settled, signedInContext, startE2E, type E2E } from "./browser.js";
-import { weekdayAhead } from "./fixtures.js";
+import { signUpFromHome, weekdayAhead } from "./fixtures.js";
 
 /**
  * Huron's homeowner in the browser (issue 13): the Town of Huron's law keeps no contractor list,
@@ -30,12 +30,7 @@ describe("a house in Huron, from the application to the connection", () => {
     const sup = await signedInContext(e, DEMO.huronOperator);
     try {
       const page = await home.newPage();
-      await page.goto(url("/sign-up"));
-      await page.getByLabel("Your name").fill("Casey Bayshore");
-      await page.getByLabel("Email address").fill("casey.bayshore@example.org");
-      await page.getByLabel("Password").fill("a long and memorable password");
-      await page.getByRole("button", { name: "Create account" }).click();
-      await page.waitForURL((u) => u.pathname === "/dashboard");
+      await signUpFromHome(page, e.srv.url, { name: "Casey Bayshore", email: "casey.bayshore@example.org" });
 
       await page.getByRole("link", { name: "Connect to the public sewer" }).first().click();
       await page.waitForURL((u) => u.pathname === "/permits/new");

@@ -4,7 +4,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../harness.js";
 import { expectNoAxeViolations, settled, signedInContext } from "./browser.js";
-import { LAKEVIEW, PUBLIC_URL, approvedContractor, homeowner, onServer, plansPdf, startStripeE2E, weekdayAhead, type StripeE2E } from "./fixtures.js";
+import { LAKEVIEW, PUBLIC_URL, approvedContractor, homeowner, onServer, plansPdf, signUpFromHome, startStripeE2E, weekdayAhead, type StripeE2E } from "./fixtures.js";
 
 /**
  * Building lateral permits in the browser (issue 3, "Done when"): a homeowner applies, pays through
@@ -125,12 +125,7 @@ describe("a residential lateral in Lakeview, from the application to the deposit
       const page = await home.newPage();
 
       // Signs up.
-      await page.goto(url("/sign-up"));
-      await page.getByLabel("Your name").fill("Robin Homeowner");
-      await page.getByLabel("Email address").fill("robin.homeowner@example.org");
-      await page.getByLabel("Password").fill("a long and memorable password");
-      await page.getByRole("button", { name: "Create account" }).click();
-      await page.waitForURL((u) => u.pathname === "/dashboard");
+      await signUpFromHome(page, e.srv.url, { name: "Robin Homeowner", email: "robin.homeowner@example.org" });
 
       // Starts "Connect to the public sewer" from the dashboard and fills the application.
       await startApplication(page);
