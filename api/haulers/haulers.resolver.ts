@@ -13,7 +13,19 @@ import { PaymentType } from "../payments/payments.resolver.js";
 import { Payment } from "../payments/payments.service.js";
 import { HaulerLicense, HaulerLoad, HaulerPermission, HaulerVehicle, type SourceKind } from "./hauler.entity.js";
 import * as haulers from "./haulers.service.js";
-import { LICENSE_STATUS_LABELS, SOURCE_KIND_LABELS, describeSchedule, hhmm, licenseStanding, permissionStanding, renewalOpensOn, type Standing } from "./rules.js";
+import {
+  LICENSE_STATUS_LABELS,
+  SOURCE_KIND_LABELS,
+  describeSchedule,
+  hhmm,
+  licenseNextStep,
+  licenseStanding,
+  loadBookingReadiness,
+  part364Warning,
+  permissionStanding,
+  renewalOpensOn,
+  type Standing,
+} from "./rules.js";
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -37,6 +49,32 @@ export class HaulerStandingType {
   @Field(() => Boolean) inForce: boolean;
   @Field(() => [String], { description: "Why loads are refused, and what to do" }) reasons: string[];
   @Field(() => Int, { nullable: true, description: "Days left to the last day (0 on it, negative after)" }) daysLeft: number | null;
+}
+
+@ObjectType("HaulerLoadBooking", { description: "Whether loads can be booked at a district today, from its rulebook (a licence's own standing is separate)", simpleResolvers: true })
+export class HaulerLoadBookingType {
+  @Field(() => Boolean) ready: boolean;
+  @Field(() => String, { nullable: true, description: "Why not, in words, with the sections: shown before the booking form" }) reason: string | null;
+  @Field(() => String, { nullable: true, description: 'The section of the missing figure, e.g. "Sewer Use Law 1208"' }) section: string | null;
+}
+
+@ObjectType("HaulerDistrict", { description: "How a district admits septage haulers, from its rulebook today", simpleResolvers: true })
+export class HaulerDistrictType {
+  @Field(() => ID) id: string;
+  @Field(() => String) name: string;
+  @Field(() => String) slug: string;
+  @Field(() => Boolean, { description: "The Town Board licenses haulers (SUL 801): the licence application lists these districts" }) licensesHaulers: boolean;
+  @Field(() => Boolean, { description: "Septage is accepted by the Superintendent's written special permission (Huron IV-8)" }) grantsSpecialPermission: boolean;
+  @Field(() => String) section: string;
+  @Field(() => String, { nullable: true, description: "What the law says about it, in plain words" }) note: string | null;
+  @Field(() => HaulerLoadBookingType) booking: HaulerLoadBookingType;
+}
+
+@ObjectType("HaulerLicenseNextStep", { description: "What the company does next about a licence, by when and where", simpleResolvers: true })
+export class HaulerLicenseNextStepType {
+  @Field(() => String, { nullable: true }) text: string | null;
+  @Field(() => String, { nullable: true, description: "YYYY-MM-DD on the district's clock" }) dueDate: string | null;
+  @Field(() => String, { description: "Where it is done: EDIT, PAY, RENEW, RENEWAL (the renewal's page), PART364 (the licence page), BOOK or NONE" }) action: string;
 }
 
 @ObjectType("HaulerLicenseRef", { simpleResolvers: true })
@@ -344,6 +382,12 @@ export class HaulerLicensesResolver {
     return haulers.getLicense(ctx.ds, ctx.viewer!, id);
   }
 
+  @Access("PUBLIC")
+  @Query(() => [HaulerDistrictType], { description: "Every district with how it admits septage haulers (a Town Board licence, SUL 801, or special permission, Huron IV-8) and whether loads can be booked" })
+  haulerDistricts(@Ctx() ctx: Context) {
+    return haulers.haulerDistricts(ctx.ds);
+  }
+
   @Access("SIGNED_IN")
   @Query(() => [HaulerLicenseType], { description: "A hauling company's licences and applications, newest first (members only)" })
   haulerLicenses(@Arg("organizationId", () => ID) organizationId: string, @Ctx() ctx: Context) {
@@ -441,6 +485,34 @@ export class HaulerLicensesResolver {
     const opens = await this.renewalOpensOn(l, ctx);
     return opens !== null && (await today(ctx, l.districtId)) >= opens;
   }
+  @FieldResolver(() => HaulerLoadBookingType, { description: "Whether the district takes bookings of loads today (the dumping fee set, where it is paid first)" })
+  async loadBooking(@Root() l: HaulerLicense, @Ctx() ctx: Context) {
+    return loadBookingReadiness(await loaders(ctx).rulebook.load(l.districtId), (await ctx.loaders.district.load(l.districtId))!.name);
+  }
+  @FieldResolver(() => String, { nullable: true, description: "A warning when the Part 364 permit on file expires before the licence ends (SUL 802), saying whether before renewal opens" })
+  async part364Warning(@Root() l: HaulerLicense, @Ctx() ctx: Context) {
+    const rb = await loaders(ctx).rulebook.load(l.districtId);
+    return part364Warning(l, await today(ctx, l.districtId), haulers.part364Opts(rb), await this.renewalOpensOn(l, ctx));
+  }
+  @FieldResolver(() => HaulerLicenseNextStepType, { description: "What the company does next, by when and where (the dashboard says the same)" })
+  async nextStep(@Root() l: HaulerLicense, @Ctx() ctx: Context) {
+    const [rb, day, opens, renewal, district] = await Promise.all([
+      loaders(ctx).rulebook.load(l.districtId),
+      today(ctx, l.districtId),
+      this.renewalOpensOn(l, ctx),
+      loaders(ctx).renewal.load(l.id),
+      ctx.loaders.district.load(l.districtId),
+    ]);
+    const opts = haulers.part364Opts(rb);
+    return licenseNextStep(l, licenseStanding(l, day, opts), {
+      day,
+      feeDue: !!l.paymentId && !l.paidAt,
+      renewalOpens: opens,
+      renewal: renewal ? { status: renewal.status, feeDue: !!renewal.paymentId && !renewal.paidAt } : null,
+      booking: loadBookingReadiness(rb, district!.name),
+      part364: opts,
+    });
+  }
   @FieldResolver(() => HaulerLicenseRefType, { nullable: true, description: "The renewal of this licence, if one is started" }) renewal(@Root() l: HaulerLicense, @Ctx() ctx: Context) {
     return loaders(ctx).renewal.load(l.id);
   }
@@ -497,6 +569,10 @@ export class HaulerPermissionsResolver {
   @FieldResolver(() => HaulerStandingType) async standing(@Root() p: HaulerPermission, @Ctx() ctx: Context) {
     const rb = await loaders(ctx).rulebook.load(p.districtId);
     return permissionStanding(p, await today(ctx, p.districtId), rb.entry("hauler.specialPermissionEnabled").section);
+  }
+  @FieldResolver(() => HaulerLoadBookingType, { description: "Whether the district takes bookings of loads today" })
+  async loadBooking(@Root() p: HaulerPermission, @Ctx() ctx: Context) {
+    return loadBookingReadiness(await loaders(ctx).rulebook.load(p.districtId), (await ctx.loaders.district.load(p.districtId))!.name);
   }
   @FieldResolver(() => String, { nullable: true }) schedule(@Root() p: HaulerPermission) {
     return p.dumpingDays?.length ? describeSchedule(p) : null;

@@ -4,13 +4,45 @@ import { addCalendarDays, dateIn, isCalendarDate, endOfDay, type CalendarDate } 
 import { badInput, forbidden, notFound } from "../common/errors.js";
 import { decodeCursor, encodeCursor, isInstant, pageSize } from "../common/paging.js";
 import { District } from "../districts/district.entity.js";
-import { rulebookOn } from "../districts/districts.service.js";
+import { listDistricts, rulebookOn } from "../districts/districts.service.js";
 import { roleIn } from "../organizations/organizations.service.js";
 import { HaulerLicense, HaulerLoad, HaulerPermission } from "./hauler.entity.js";
-import { licenseStanding, permissionStanding, wallClock, type Standing } from "./rules.js";
+import { licenseStanding, loadBookingReadiness, permissionStanding, wallClock, type BookingReadiness, type Standing } from "./rules.js";
 import { adjustmentCents, loadDistrict, part364Opts, toLoad } from "./common.js";
 
 /** What members and staff list: a company's licences, permissions and loads, the staff queues, the station's day sheet, the monthly statement, the refunds due. */
+
+/** How a district admits septage haulers, from its rulebook today: the choices of the licence and permission forms, and whether loads can be booked. */
+export type HaulerDistrictView = {
+  id: string;
+  name: string;
+  slug: string;
+  licensesHaulers: boolean;
+  grantsSpecialPermission: boolean;
+  section: string;
+  note: string | null;
+  booking: BookingReadiness;
+};
+
+/** Every district with how it admits haulers (SUL 801: the Town Board's licence; Huron IV-8: the Superintendent's special permission). Public, like the rulebooks. */
+export async function haulerDistricts(ds: DataSource): Promise<HaulerDistrictView[]> {
+  return Promise.all(
+    (await listDistricts(ds)).map(async (d) => {
+      const rb = await rulebookOn(ds, d);
+      const licensing = rb.entry("hauler.licensingEnabled");
+      return {
+        id: d.id,
+        name: d.name,
+        slug: d.slug,
+        licensesHaulers: rb.enabled("hauler.licensingEnabled"),
+        grantsSpecialPermission: rb.enabled("hauler.specialPermissionEnabled"),
+        section: licensing.section,
+        note: licensing.note ?? null,
+        booking: loadBookingReadiness(rb, d.name),
+      };
+    }),
+  );
+}
 
 export async function organizationLicenses(ds: DataSource, viewer: Viewer, organizationId: string): Promise<HaulerLicense[]> {
   if (!(await roleIn(ds, viewer.userId, organizationId))) throw notFound("That organization");

@@ -10,7 +10,7 @@ import { isUuid } from "../documents/documents.service.js";
 import { roleIn } from "../organizations/organizations.service.js";
 import { cancelPendingPayments, createPayment, isPaid } from "../payments/payments.service.js";
 import { HaulerLicense, HaulerLoad, HaulerPermission, HaulerVehicle, SOURCE_KINDS, type SourceKind } from "./hauler.entity.js";
-import { DAY_NAMES, SOURCE_KIND_LABELS, describeSchedule, dumpingFeeCents, hhmm, insideSchedule, licenseStanding, permissionStanding, wallClock } from "./rules.js";
+import { DAY_NAMES, SOURCE_KIND_LABELS, describeSchedule, dumpingFeeCents, hhmm, insideSchedule, licenseStanding, loadBookingReadiness, permissionStanding, wallClock, type Standing } from "./rules.js";
 import { LOAD_PAYABLE, type Meta, actorOf, adjustmentCents, clean, getLicense, getLoad, getPermission, loadDistrict, longText, part364Opts, peopleOf, requireRole, staffOf, tell } from "./common.js";
 
 /** Loads: booking with the dumping fee, the Operator's approval or refusal, cancellation, the gallons received (SUL 801, 803, 804, 1208). */
@@ -33,71 +33,64 @@ export type BookLoadInput = {
  * fee (SUL 1208) is opened as a payment, paid before dumping (SUL 801).
  */
 export async function bookLoad(ds: DataSource, viewer: Viewer, input: BookLoadInput, meta: Meta): Promise<HaulerLoad> {
-  const fields: Record<string, string> = {};
-  const address = clean(input.sourceAddress);
-  if (!address || address.length > 300) fields.sourceAddress = "Enter the address the septage comes from.";
-  if (!SOURCE_KINDS.includes(input.sourceKind as SourceKind)) fields.sourceKind = "Choose what the septage comes from.";
-  const description = clean(input.sourceDescription);
-  if (description && description.length > 500) fields.sourceDescription = "Use at most 500 characters.";
-  if (input.sourceKind === "OTHER" && !description) fields.sourceDescription = "Describe the source.";
-  const gallons = input.estimatedGallons;
-  if (!Number.isInteger(gallons) || gallons < 1) fields.estimatedGallons = "Enter the estimated gallons as a whole number more than zero.";
-  if (!input.vehicleId || !isUuid(input.vehicleId)) fields.vehicleId = "Choose the vehicle.";
-  if (!!input.licenseId === !!input.permissionId) fields.licenseId = "Choose the licence (or special permission) the load comes under.";
-  if (Object.keys(fields).length) throw badInput(fields);
-
+  if (!!input.licenseId === !!input.permissionId) throw badInput({ licenseId: "Choose the licence (or special permission) the load comes under." });
   return ds.transaction(async (tx) => {
     const holder = input.licenseId ? await getLicense(tx, viewer, input.licenseId, false) : await getPermission(tx, viewer, input.permissionId!, false);
     // Booking is for the company's own people, not staff: another company's licence is not found.
     if ((await roleIn(tx, viewer.userId, holder.organizationId)) === null) throw notFound(input.licenseId ? "That licence" : "That special permission");
     const district = await loadDistrict(tx, holder.districtId);
     const rb = await rulebookOn(tx, district);
-    const arrival = zonedInstant(input.plannedArrival ?? "", district.timeZone);
-    if (!arrival) throw badInput({ plannedArrival: "Enter the planned arrival date and time, like 2026-12-07 09:30." });
-    if (arrival.getTime() < clock.now().getTime() - 15 * 60 * 1000) throw badInput({ plannedArrival: "Choose an arrival that has not passed." });
+    // Said before anything typed is looked at (the booking page says it before its form): no load
+    // is booked where the law has the fee paid first and the Board has not set it.
+    const readiness = loadBookingReadiness(rb, district.name);
+    if (!readiness.ready) throw conflict(readiness.reason!);
     const today = dateIn(district.timeZone);
-    const arrivalDay = wallClock(arrival, district.timeZone).date;
-    const vehicle = await tx.findOneBy(HaulerVehicle, input.licenseId ? { id: input.vehicleId, licenseId: holder.id } : { id: input.vehicleId, permissionId: holder.id });
-    if (!vehicle) throw badInput({ vehicleId: "Choose one of the vehicles on the licence." });
+    const standingOn = (day: string): Standing =>
+      input.licenseId ? licenseStanding(holder as HaulerLicense, day, part364Opts(rb)) : permissionStanding(holder as HaulerPermission, day, rb.entry("hauler.specialPermissionEnabled").section);
+    const now = standingOn(today);
+    // Invalid today (a renewal not yet started may take bookings for days of its term).
+    if (!now.inForce && now.state !== "NOT_YET_IN_FORCE") throw new AppError("CONFLICT", `The load cannot be booked: ${now.reasons.join(" ")}`, { plannedArrival: now.reasons.join(" ") });
 
-    let schedule: { dumpingDays: number[] | null; dumpingFrom: string | null; dumpingTo: string | null };
-    let place: string;
-    if (input.licenseId) {
-      const l = holder as HaulerLicense;
-      const opts = part364Opts(rb);
-      // In force on the arrival day, and not invalid today (a renewal not yet started may take bookings for its term).
-      for (const day of [today, arrivalDay]) {
-        const s = licenseStanding(l, day, opts);
-        if (!s.inForce && !(day === today && day !== arrivalDay && s.state === "NOT_YET_IN_FORCE"))
-          throw new AppError("CONFLICT", `The load cannot be booked${day === today ? "" : ` for ${formatDate(day)}`}: ${s.reasons.join(" ")}`, { plannedArrival: s.reasons.join(" ") });
+    // Every field at once, in the form's order.
+    const fields: Record<string, string> = {};
+    const vehicle = isUuid(input.vehicleId ?? "")
+      ? await tx.findOneBy(HaulerVehicle, input.licenseId ? { id: input.vehicleId, licenseId: holder.id } : { id: input.vehicleId, permissionId: holder.id })
+      : null;
+    if (!vehicle) fields.vehicleId = input.vehicleId ? `Choose one of the vehicles on the ${input.licenseId ? "licence" : "special permission"}.` : "Choose the vehicle.";
+    const address = clean(input.sourceAddress);
+    if (!address || address.length > 300) fields.sourceAddress = "Enter the address the septage comes from.";
+    if (!SOURCE_KINDS.includes(input.sourceKind as SourceKind)) fields.sourceKind = "Choose what the septage comes from.";
+    const description = clean(input.sourceDescription);
+    if (description && description.length > 500) fields.sourceDescription = "Use at most 500 characters.";
+    if (input.sourceKind === "OTHER" && !description) fields.sourceDescription = "Describe the source.";
+    const gallons = input.estimatedGallons;
+    if (!Number.isInteger(gallons) || gallons < 1) fields.estimatedGallons = "Enter the estimated gallons as a whole number more than zero.";
+    else if (vehicle && gallons > vehicle.tankCapacityGallons)
+      fields.estimatedGallons = `The ${vehicle.make} ${vehicle.model} (${vehicle.plate}) holds ${vehicle.tankCapacityGallons.toLocaleString("en-US")} gallons; a load cannot be more than the tank's capacity.`;
+    const schedule: { dumpingDays: number[] | null; dumpingFrom: string | null; dumpingTo: string | null } = holder;
+    const place = input.licenseId ? ((holder as HaulerLicense).dumpingLocation ?? "") : ((holder as HaulerPermission).point ?? "");
+    const arrival = zonedInstant(input.plannedArrival ?? "", district.timeZone);
+    let notInForce: string | null = null;
+    if (!arrival) fields.plannedArrival = "Enter the planned arrival date and time, like 2026-12-07 09:30.";
+    else if (arrival.getTime() < clock.now().getTime() - 15 * 60 * 1000) fields.plannedArrival = "Choose an arrival that has not passed.";
+    else {
+      const arrivalDay = wallClock(arrival, district.timeZone).date;
+      const then = standingOn(arrivalDay);
+      if (!then.inForce) {
+        notInForce = `The load cannot be booked for ${formatDate(arrivalDay)}: ${then.reasons.join(" ")}`;
+        fields.plannedArrival = then.reasons.join(" ");
+      } else if (!insideSchedule(schedule, arrival, district.timeZone)) {
+        const w = wallClock(arrival, district.timeZone);
+        fields.plannedArrival = `${DAY_NAMES[w.weekday]} at ${hhmm(`${Math.floor(w.minutes / 60)}:${String(w.minutes % 60).padStart(2, "0")}`)} is outside the allowed days and hours: ${describeSchedule(schedule)} (${rb.entry("hauler.dumpingHours").section}).`;
       }
-      schedule = l;
-      place = l.dumpingLocation ?? "";
-    } else {
-      const p = holder as HaulerPermission;
-      const section = rb.entry("hauler.specialPermissionEnabled").section;
-      for (const day of [today, arrivalDay]) {
-        const s = permissionStanding(p, day, section);
-        if (!s.inForce && !(day === today && day !== arrivalDay && s.state === "NOT_YET_IN_FORCE")) throw new AppError("CONFLICT", `The load cannot be booked: ${s.reasons.join(" ")}`, { plannedArrival: s.reasons.join(" ") });
-      }
-      schedule = p;
-      place = p.point ?? "";
     }
-    if (gallons > vehicle.tankCapacityGallons)
-      throw badInput({ estimatedGallons: `The ${vehicle.make} ${vehicle.model} (${vehicle.plate}) holds ${vehicle.tankCapacityGallons.toLocaleString("en-US")} gallons; a load cannot be more than the tank's capacity.` });
-    if (!insideSchedule(schedule, arrival, district.timeZone)) {
-      const w = wallClock(arrival, district.timeZone);
-      throw badInput({
-        plannedArrival: `${DAY_NAMES[w.weekday]} at ${hhmm(`${Math.floor(w.minutes / 60)}:${String(w.minutes % 60).padStart(2, "0")}`)} is outside the allowed days and hours: ${describeSchedule(schedule)} (${rb.entry("hauler.dumpingHours").section}).`,
-      });
-    }
+    // The licence (or permission) not in force on the arrival day is a conflict with the record, said with the day.
+    if (notInForce) throw new AppError("CONFLICT", notInForce, fields);
+    if (Object.keys(fields).length || !vehicle || !arrival) throw badInput(fields);
 
     // The dumping fee, as the Board set it (SUL 1208), paid before dumping (SUL 801).
     const rate = rb.entry("hauler.dumpingFeePer1000Gallons");
     const minimum = rb.entry("hauler.dumpingFeeMinimumPerLoad");
-    const paidBefore = rb.enabled("hauler.dumpingFeePaidBeforeDumping");
-    if (paidBefore && typeof rate.value !== "number")
-      throw conflict(`The Town Board has not set the dumping fee in this district's rulebook yet (${rate.section}); loads can be booked once it has.`);
     const rateCents = typeof rate.value === "number" ? rate.value : null;
     const minCents = typeof minimum.value === "number" ? minimum.value : 0;
     const fee = rateCents === null ? 0 : dumpingFeeCents(gallons, rateCents, minCents);
@@ -135,8 +128,8 @@ export async function bookLoad(ds: DataSource, viewer: Viewer, input: BookLoadIn
             label: `Dumping fee, ${gallons.toLocaleString("en-US")} gallons at ${formatCents(rateCents!)} per 1,000${minCents ? ` (minimum ${formatCents(minCents)})` : ""}`,
             section: rate.section,
             amountCents: fee,
-            // Returned if the District Operator refuses the load (unless the refusal says otherwise).
-            refundable: true,
+            // A fee, not a deposit: the law makes nothing of it refundable (SUL 801, 1208). A refused or
+            // cancelled load's fee is owed back all the same (registrations.ts, linesOwedBack).
           },
         ],
         rulebookVersionId: rb.version.id,

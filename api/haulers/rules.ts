@@ -1,7 +1,8 @@
 import { addCalendarDays, daysBetween, formatDate, termLastDay, wallClock, type CalendarDate } from "../common/dates.js";
 import { formatCents } from "../common/money.js";
 import { districtCode } from "../districts/district-code.js";
-import type { HaulerLicense, HaulerPermission, LicenseStatus, SourceKind } from "./hauler.entity.js";
+import type { Rulebook } from "../districts/districts.service.js";
+import type { HaulerLicense, HaulerPermission, LicenseStatus, LoadStatus, SourceKind } from "./hauler.entity.js";
 
 /**
  * The pure rules of septage hauling (SUL Article 8, 1208; Huron IV-8): fees, the days and hours a
@@ -26,6 +27,15 @@ export const LICENSE_STATUS_LABELS: Record<LicenseStatus, string> = {
   REVOKED: "Revoked",
   EXPIRED: "Expired",
   WITHDRAWN: "Withdrawn",
+};
+
+/** Load statuses in plain words. */
+export const LOAD_STATUS_LABELS: Record<LoadStatus, string> = {
+  BOOKED: "Booked",
+  APPROVED: "Approved",
+  REFUSED: "Refused",
+  RECEIVED: "Received",
+  CANCELLED: "Cancelled",
 };
 
 export const licenseNumber = (slug: string, year: string, n: number) => `${districtCode(slug)}-HL-${year}-${String(n).padStart(4, "0")}`;
@@ -156,3 +166,102 @@ export function reminderDue(validUntil: CalendarDate, day: CalendarDate, reminde
 
 /** The money line on a statement: "credit $6.00" or "due $6.00". */
 export const signedMoney = (cents: number) => (cents < 0 ? `credit ${formatCents(-cents)}` : cents > 0 ? `due ${formatCents(cents)}` : formatCents(0));
+
+/** Whether a district takes bookings of loads today, from its rulebook alone (a licence's own standing is separate). */
+export type BookingReadiness = { ready: boolean; reason: string | null; section: string | null };
+
+/**
+ * Loads can be booked at a district unless its law has the dumping fee paid before dumping (SUL 801)
+ * and the Town Board has not set the fee yet (SUL 1208): no figure is invented, so until the ADMIN
+ * enters the Board's figure no load can be booked. Told before any form, and to staff as a task.
+ */
+export function loadBookingReadiness(rb: Pick<Rulebook, "entry" | "enabled">, districtName: string): BookingReadiness {
+  const rate = rb.entry("hauler.dumpingFeePer1000Gallons");
+  if (rb.enabled("hauler.dumpingFeePaidBeforeDumping") && typeof rate.value !== "number") {
+    const before = rb.entry("hauler.dumpingFeePaidBeforeDumping").section;
+    return {
+      ready: false,
+      reason:
+        `Loads cannot be booked at ${districtName} yet: the Town Board has not set the dumping fee (${rate.section}), ` +
+        `and each load's fee is paid before dumping (${before}). Booking opens once the fee is in the district's rulebook.`,
+      section: rate.section,
+    };
+  }
+  return { ready: true, reason: null, section: null };
+}
+
+/**
+ * A warning when the Part 364 permit on file ends before the licence does (SUL 802: the licence
+ * falls with it): the day it lapses, and whether that comes before renewal opens, so the hauler
+ * files the renewed permit in time. Null when no permit is required, none is lapsing, or it has
+ * already lapsed (the standing says so then).
+ */
+export function part364Warning(
+  l: Pick<HaulerLicense, "status" | "validUntil" | "part364ExpiresOn" | "part364RevokedAt" | "part364PermitNumber">,
+  day: CalendarDate,
+  opts: { part364Required: boolean; section: string },
+  renewalOpens: CalendarDate | null,
+): string | null {
+  if (!opts.part364Required || l.status !== "APPROVED" || !l.validUntil || !l.part364ExpiresOn || l.part364RevokedAt) return null;
+  if (l.part364ExpiresOn < day || l.part364ExpiresOn >= l.validUntil) return null;
+  const before =
+    renewalOpens && l.part364ExpiresOn < renewalOpens
+      ? `before renewal opens on ${formatDate(renewalOpens)}`
+      : `before the licence ends on ${formatDate(l.validUntil)}`;
+  return (
+    `Your NYSDEC Part 364 permit${l.part364PermitNumber ? ` ${l.part364PermitNumber}` : ""} expires on ${formatDate(l.part364ExpiresOn)}, ${before}. ` +
+    `From ${formatDate(addCalendarDays(l.part364ExpiresOn, 1))} the licence is invalid and loads are refused (${opts.section}) until you file the renewed permit on the licence page.`
+  );
+}
+
+/** Where a licence's next step is done: its edit page, the payment, the renewal, the licence page (Part 364), the booking form, or nowhere. */
+export type LicenseAction = "EDIT" | "PAY" | "RENEW" | "RENEWAL" | "PART364" | "BOOK" | "NONE";
+export type LicenseNextStep = { text: string | null; dueDate: CalendarDate | null; action: LicenseAction };
+
+/** What the company does next about a licence, by when, and where: the licence card and the dashboard say the same. */
+export function licenseNextStep(
+  l: Pick<HaulerLicense, "status" | "validFrom" | "validUntil" | "part364ExpiresOn" | "part364RevokedAt" | "part364PermitNumber">,
+  s: Standing,
+  o: {
+    day: CalendarDate;
+    feeDue: boolean;
+    renewalOpens: CalendarDate | null;
+    renewal: { status: string; feeDue: boolean } | null;
+    booking: BookingReadiness;
+    part364: { part364Required: boolean; section: string };
+  },
+): LicenseNextStep {
+  const step = (text: string | null, action: LicenseAction, dueDate: CalendarDate | null = null): LicenseNextStep => ({ text, action, dueDate });
+  switch (l.status) {
+    case "DRAFT":
+      return step("Finish the application and submit it.", "EDIT");
+    case "SUBMITTED":
+      return o.feeDue ? step("Pay the application fee; the Town Board reviews the application once it is paid.", "PAY") : step("The Town Board reviews the application.", "NONE");
+    case "DENIED":
+      return step("The Town Board denied the application, with its reasons on the licence page. You may apply again.", "NONE");
+    case "SUSPENDED":
+      return step("No loads are accepted while the licence is suspended; the District Operator reinstates it.", "NONE");
+    case "REVOKED":
+      return step("The licence is revoked; apply for a new licence to discharge again.", "NONE");
+    case "APPROVED":
+      break;
+    default:
+      return step(null, "NONE");
+  }
+  if (s.state === "EXPIRED") return o.renewal ? step("The licence has expired; see its renewal.", "RENEWAL") : step("The licence has expired; apply for a new licence.", "NONE");
+  if (s.state === "PART364_LAPSED" || s.state === "PART364_REVOKED")
+    return step("File the renewed Part 364 permit on the licence page: until then the licence is invalid and loads are refused.", "PART364");
+  if (l.part364ExpiresOn && part364Warning(l, o.day, o.part364, o.renewalOpens))
+    return step(`File the renewed Part 364 permit before ${formatDate(l.part364ExpiresOn)}, when the one on file expires.`, "PART364", l.part364ExpiresOn);
+  if (o.renewal?.status === "DRAFT") return step("Finish the renewal and submit it.", "RENEWAL", l.validUntil);
+  if (o.renewal?.status === "SUBMITTED")
+    return o.renewal.feeDue
+      ? step("Pay the renewal's application fee; the Town Board reviews it once it is paid.", "RENEWAL", l.validUntil)
+      : step("The Town Board reviews the renewal.", "RENEWAL", l.validUntil);
+  if (!o.renewal && o.renewalOpens && o.day >= o.renewalOpens) return step(`Renew the licence before it ends on ${formatDate(l.validUntil!)}.`, "RENEW", l.validUntil);
+  if (!o.booking.ready) return step(o.booking.reason, "NONE");
+  const book =
+    s.state === "NOT_YET_IN_FORCE" ? `Book loads for ${formatDate(l.validFrom!)} on; pay each dumping fee before you come.` : "Book each load and pay its dumping fee before you come.";
+  const opens = !o.renewal && o.renewalOpens && o.day < o.renewalOpens ? ` Renewal opens on ${formatDate(o.renewalOpens)}.` : "";
+  return step(book + opens, "BOOK", l.validUntil);
+}

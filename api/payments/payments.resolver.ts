@@ -14,6 +14,8 @@ export class PaymentLineType {
   @Field(() => Int, { description: "Integer cents" }) amountCents: number;
   @Field(() => Boolean, { description: "A deposit that is returned later (SUL 606 B)" }) refundable: boolean;
   @Field(() => Boolean, { description: "Already refunded" }) refunded: boolean;
+  @Field(() => Boolean, { description: "No deposit, but owed back now and not yet refunded: a fee for a service not given (a refused or cancelled load's dumping fee)" })
+  owedBack: boolean;
 }
 
 @ObjectType("Refund", { description: "Money returned from a payment" })
@@ -71,14 +73,19 @@ export class RecordCounterPaymentInput {
 @InputType()
 export class RefundPaymentInput {
   @Field(() => ID) paymentId: string;
-  @Field(() => [String], { description: "Codes of refundable lines (the as-built deposit)" }) lineCodes: string[];
+  @Field(() => [String], { description: "Codes of refundable lines (the as-built deposit) or of lines owed back (a refused load's dumping fee)" }) lineCodes: string[];
   @Field(() => String) reason: string;
   @Field(() => String, { nullable: true, description: "For a payment not made through Stripe: cash or check (default: check, or cash when paid in cash)" })
   method?: string | null;
 }
 
 /** Per-request loaders for payment fields: one query per kind, never one per row. */
-const perRequest = new WeakMap<Context, { refunds: DataLoader<string, Refund[]>; titles: DataLoader<string, string> }>();
+const perRequest = new WeakMap<Context, { refunds: DataLoader<string, Refund[]>; titles: DataLoader<string, string>; owedBack: DataLoader<string, string[]> }>();
+const parseKeys = (keys: readonly string[]) =>
+  keys.map((k) => {
+    const [type, id] = k.split("\u0000");
+    return { type, id };
+  });
 function loaders(ctx: Context) {
   let l = perRequest.get(ctx);
   if (!l) {
@@ -94,6 +101,10 @@ function loaders(ctx: Context) {
         });
         const titles = await payments.payableTitles(ctx.ds, parsed);
         return keys.map((k) => titles.get(k) ?? "");
+      }),
+      owedBack: new DataLoader<string, string[]>(async (keys) => {
+        const owed = await payments.linesOwedBack(ctx.ds, parseKeys(keys));
+        return keys.map((k) => owed.get(k) ?? []);
       }),
     };
     perRequest.set(ctx, l);
@@ -179,8 +190,9 @@ export class PaymentsResolver {
 
   @FieldResolver(() => [PaymentLineType])
   async lines(@Root() p: Payment, @Ctx() ctx: Context): Promise<PaymentLineType[]> {
-    const refunded = new Set((await loaders(ctx).refunds.load(p.id)).flatMap((r) => r.lineCodes));
-    return p.lines.map((l) => ({ ...l, refundable: l.refundable === true, refunded: refunded.has(l.code) }));
+    const [refunds, owed] = await Promise.all([loaders(ctx).refunds.load(p.id), loaders(ctx).owedBack.load(payments.titleKey(p.payableType, p.payableId))]);
+    const refunded = new Set(refunds.flatMap((r) => r.lineCodes));
+    return p.lines.map((l) => ({ ...l, refundable: l.refundable === true, refunded: refunded.has(l.code), owedBack: owed.includes(l.code) && !refunded.has(l.code) }));
   }
 
   @FieldResolver(() => [RefundType])
