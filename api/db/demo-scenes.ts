@@ -7,6 +7,7 @@ import { rulebookOn } from "../districts/districts.service.js";
 import { loadDistrict } from "../industrial/common.js";
 import { defaultLimits } from "../industrial/limits.js";
 import { createReports, insertLimits, nextPermitNumber, noticeOfIntent, reportPeriods, rulebookReportingMonths } from "../industrial/permits.service.js";
+import { loadDemoHaulerScene } from "./demo-scene-haulers.js";
 
 /**
  * Demo scenes (demo mode, `npm start` only; the tests build their own): records a town would
@@ -79,4 +80,6 @@ export async function loadDemoScenes(ds: DataSource, publicUrl: string, config?:
     await createReports(tx, permitId, reportPeriods(months, effectiveOn, expiresOn), district, publicUrl);
     await audit(tx, { userId: null }, { action: "industrial.demo_scene", entityType: "IndustrialPermit", entityId: permitId, districtId, reason: "Demo mode: a permit issued four months ago" });
   });
+  // The septage hauler's story: the Board's dumping fee and a licensed company (demo-scene-haulers.ts).
+  await loadDemoHaulerScene(ds, config);
 }
