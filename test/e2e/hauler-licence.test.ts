@@ -15,7 +15,10 @@ import { LAKEVIEW, PUBLIC_URL, plansPdf } from "./fixtures.js";
  * the application fee, the Board member approves; later, after the clock has moved, the licence is
  * renewed from the expiry reminder; the hauler books a 2,500-gallon load inside the allowed hours and
  * pays the dumping fee; the operator approves it and records 2,400 gallons; the statement shows the
- * credit. Payments go through the portal's labelled test checkout.
+ * credit. Payments go through the portal's labelled test checkout. Until the Town Board's dumping fee
+ * is in the rulebook (SUL 1208), the licence and the booking page say loads cannot be booked yet,
+ * before any form, and the staff's pages show it as a task (issue 19); the fee is labelled a fee on
+ * the payment page and the receipt, not a refundable deposit.
  */
 
 let e: E2E;
@@ -26,23 +29,7 @@ let lakeviewId: string;
 beforeAll(async () => {
   e = await startE2E();
   permit = plansPdf("part-364-permit.pdf");
-  // The Town Board's dumping fee (SUL 1208) is a rulebook setting the ADMIN enters: $60.00 per 1,000 gallons, at least $50.00 a load.
-  const admin = new Client(e.srv.url);
-  await admin.signIn(DEMO.lakeviewAdmin);
-  ({ district: { id: lakeviewId } } = await admin.ok(`{ district(slug: "lakeview") { id } }`));
-  await admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, {
-    i: {
-      districtId: lakeviewId,
-      effectiveDate: dateIn(LAKEVIEW.timeZone),
-      reason: "Town Board resolution on septage dumping fees",
-      resolutionNumber: "2026-30",
-      resolutionAdoptedOn: dateIn(LAKEVIEW.timeZone),
-      changes: [
-        { key: "hauler.dumpingFeePer1000Gallons", value: 6000 },
-        { key: "hauler.dumpingFeeMinimumPerLoad", value: 5000 },
-      ],
-    },
-  });
+  ({ district: { id: lakeviewId } } = await new Client(e.srv.url).ok(`{ district(slug: "lakeview") { id } }`));
   // The hauler's account and company (the organizations feature has its own browser tests).
   const owner = new Client(e.srv.url);
   await owner.signUp(HAULER.email, HAULER.name, HAULER.password);
@@ -57,6 +44,25 @@ afterAll(async () => {
 const url = (p: string) => `${e.srv.url}${p}`;
 const main = (page: Page) => page.locator("main").innerText();
 const noonOn = (d: string) => zonedWallTime(Date.parse(`${d}T12:00:00Z`), LAKEVIEW.timeZone);
+
+/** The Town Board's dumping fee (SUL 1208), a rulebook figure the ADMIN enters with the resolution: $60.00 per 1,000 gallons, at least $50.00 a load. */
+async function boardSetsDumpingFee(): Promise<void> {
+  const admin = new Client(e.srv.url);
+  await admin.signIn(DEMO.lakeviewAdmin);
+  await admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, {
+    i: {
+      districtId: lakeviewId,
+      effectiveDate: dateIn(LAKEVIEW.timeZone),
+      reason: "Town Board resolution on septage dumping fees",
+      resolutionNumber: "2026-30",
+      resolutionAdoptedOn: dateIn(LAKEVIEW.timeZone),
+      changes: [
+        { key: "hauler.dumpingFeePer1000Gallons", value: 6000 },
+        { key: "hauler.dumpingFeeMinimumPerLoad", value: 5000 },
+      ],
+    },
+  });
+}
 
 /** Pays on the payment page through the built-in, clearly labelled test checkout; returns the receipt number. */
 async function payWithTestCheckout(page: Page, total: string): Promise<string> {
@@ -80,11 +86,15 @@ async function vehicle(page: Page, i: number, v: { make: string; model: string; 
 }
 
 /** The Board member opens the waiting application and approves it for weekdays, 07:00 to 15:00, at the plant. */
-async function boardApproves(page: Page, kind: "New licence" | "Renewal"): Promise<void> {
+async function boardApproves(page: Page, kind: "New licence" | "Renewal", feeSet = true): Promise<void> {
   await page.goto(url("/staff"));
   await page.getByRole("link", { name: /^Septage haulers of / }).first().click();
   await page.getByRole("heading", { level: 1, name: "Septage haulers" }).waitFor();
   await expectNoAxeViolations(page);
+  // No dumping fee set yet: a task on the staff's page, saying who does what.
+  const task = page.getByRole("region", { name: "To do: set the dumping fee" });
+  if (feeSet) expect(await task.count()).toBe(0);
+  else expect(await task.innerText()).toMatch(/Loads cannot be booked at Town of Lakeview Sewer District yet.*Ask the district's ADMIN to enter it/s);
   const row = page.locator("table", { hasText: "Submitted applications" }).locator("tbody tr", { hasText: kind });
   expect(await row.innerText()).toContain("paid");
   await row.getByRole("link", { name: HAULER.company }).click();
@@ -112,7 +122,10 @@ describe("a septage hauler in Lakeview, from the application to the monthly stat
       await page.getByRole("heading", { level: 1, name: `Septage hauling: ${HAULER.company}` }).waitFor();
       await expectNoAxeViolations(page);
       await page.getByRole("link", { name: "Apply for a licence" }).click();
-      await page.getByLabel("Sewer district of the receiving station").selectOption({ label: LAKEVIEW.name });
+      // Only the districts that license haulers are offered: Lakeview, chosen already; Huron's special permission is linked instead.
+      expect(await page.getByLabel("Sewer district of the receiving station").inputValue()).toBe(lakeviewId);
+      expect(await page.getByLabel("Sewer district of the receiving station").locator("option").allInnerTexts()).toEqual([LAKEVIEW.name]);
+      expect(await main(page)).toContain("Town of Huron Sewer District No. 1 does not license haulers");
       await expectNoAxeViolations(page);
       await page.getByRole("button", { name: "Start the application" }).click();
       await page.getByRole("heading", { level: 1, name: "Apply for a septage hauler licence" }).waitFor();
@@ -141,8 +154,28 @@ describe("a septage hauler in Lakeview, from the application to the monthly stat
 
       // The Board member approves.
       const bp = await board.newPage();
-      await boardApproves(bp, "New licence");
+      await boardApproves(bp, "New licence", false);
       const licenceNumber = (await bp.locator("h1").innerText()).match(/LKV-HL-\d{4}-\d{4}/)![0];
+
+      // The Board has not set the dumping fee yet: the licence card says loads cannot be booked, and no booking form is offered.
+      await page.goto(url("/haulers"));
+      const waiting = await page.locator("section.usa-summary-box", { hasText: `Licence ${licenceNumber}` }).innerText();
+      expect(waiting).toMatch(/Next: Loads cannot be booked at Town of Lakeview Sewer District yet: the Town Board has not set the dumping fee \(Sewer Use Law 1208\)/);
+      expect(await page.getByRole("link", { name: `Book a load under licence ${licenceNumber}` }).count()).toBe(0);
+      await expectNoAxeViolations(page);
+      const [issued] = await e.srv.running.ds.query(`SELECT id FROM hauler_license WHERE license_number = $1`, [licenceNumber]);
+      await page.goto(url(`/haulers/loads/new?licenseId=${issued.id}`));
+      await page.getByRole("heading", { level: 1, name: "Book a load" }).waitFor();
+      expect(await main(page)).toMatch(/Loads cannot be booked yet\.\s+Loads cannot be booked at Town of Lakeview Sewer District yet/);
+      expect(await page.getByLabel("Where the septage comes from").count()).toBe(0);
+      expect(await page.getByRole("button", { name: /^Book the load/ }).count()).toBe(0);
+      await expectNoAxeViolations(page);
+      // The Operator's day sheet shows the task too.
+      const opTask = await operator.newPage();
+      await opTask.goto(url(`/staff/station?districtId=${lakeviewId}`));
+      expect(await opTask.getByRole("region", { name: "To do: set the dumping fee" }).innerText()).toContain("the ADMIN enters it in the rulebook");
+      await opTask.close();
+      await boardSetsDumpingFee();
 
       // The hauler's licence card: in force, one year, where and when, days left.
       await page.goto(url("/haulers"));
@@ -152,6 +185,7 @@ describe("a septage hauler in Lakeview, from the application to the monthly stat
       expect(cardText).toContain("Monday to Friday, 07:00 to 15:00");
       expect(cardText).toContain("Lakeview WWTP septage receiving station");
       expect(cardText).toMatch(/\((364|365) days left\)/);
+      expect(cardText).toMatch(/Next: Book each load and pay its dumping fee before you come\. Renewal opens on /);
       await expectNoAxeViolations(page);
       const [old] = await e.srv.running.ds.query(`SELECT id, valid_until::text AS valid_until FROM hauler_license WHERE license_number = $1`, [licenceNumber]);
 
@@ -205,7 +239,24 @@ describe("a septage hauler in Lakeview, from the application to the monthly stat
       await expectNoAxeViolations(page);
       await page.getByLabel("Planned arrival at the station").fill(`${day}T09:00`);
       await page.getByRole("button", { name: "Book the load and pay" }).click();
+      await page.getByRole("heading", { level: 1, name: /^Payment to / }).waitFor();
+      const paymentPath = new URL(page.url()).pathname;
+      // The dumping fee is a fee: labelled by what it is, and not a refundable deposit.
+      const due = await main(page);
+      expect(due).toContain("Dumping fee, 2,500 gallons at $60.00 per 1,000 (minimum $50.00)");
+      expect(due).not.toMatch(/refundable deposit/i);
       await payWithTestCheckout(page, "$150.00");
+      await page.goto(url(`${paymentPath}/receipt`));
+      await page.getByRole("heading", { level: 1, name: "Receipt" }).waitFor();
+      const printed = await main(page);
+      expect(printed).toMatch(/Dumping fee, 2,500 gallons at \$60\.00 per 1,000 \(minimum \$50\.00\)\s+Sewer Use Law 1208\s+\$150\.00/);
+      expect(printed).not.toMatch(/refundable deposit/i);
+      await expectNoAxeViolations(page);
+
+      // The booked load is on the hauler's dashboard with its next step.
+      await page.goto(url("/dashboard"));
+      const onDashboard = await page.locator("tr", { hasText: "Load in SEP4411, 2,500 gallons" }).innerText();
+      expect(onDashboard).toContain("The District Operator approves or refuses the load before you come (Sewer Use Law 804).");
 
       // At the station the operator approves it and records 2,400 gallons, on a tablet-sized screen.
       const op = await operator.newPage();

@@ -23,6 +23,7 @@ export const SOURCE_KINDS = [
 ];
 
 export type Standing = { state: string; label: string; inForce: boolean; reasons: string[]; daysLeft: number | null };
+export type LoadBooking = { ready: boolean; reason: string | null; section: string | null };
 export type Vehicle = { id: string; make: string; model: string; tankCapacityGallons: number; plate: string; plateState: string; colour: string; registeredOwner: string };
 export type LicenseView = {
   id: string;
@@ -60,6 +61,11 @@ export type LicenseView = {
   viewerIsOwner: boolean;
   viewerIsMember: boolean;
   standing: Standing;
+  /** whether the district takes bookings today: no dumping fee set by the Board where it is paid first, not yet */
+  loadBooking: LoadBooking;
+  /** the Part 364 permit on file expires before the licence ends (SUL 802) */
+  part364Warning: string | null;
+  nextStep: { text: string | null; dueDate: string | null; action: string };
   vehicles: Vehicle[];
   payment: { id: string; status: string; amountCents: number; receiptNumber: string | null } | null;
   renewal: { id: string; status: string; licenseNumber: string | null; validFrom: string | null; validUntil: string | null } | null;
@@ -71,6 +77,7 @@ export const LICENSE_FIELDS = `id organizationId organizationName districtId dis
   submittedAt decidedAt decisionReason validFrom validUntil dumpingLocation dumpingDays dumpingFromText dumpingToText schedule actionReason
   renewalOpensOn renewalOpen viewerIsOwner viewerIsMember
   standing { state label inForce reasons daysLeft }
+  loadBooking { ready reason section } part364Warning nextStep { text dueDate action }
   vehicles { id make model tankCapacityGallons plate plateState colour registeredOwner }
   payment { id status amountCents receiptNumber }
   renewal { id status licenseNumber validFrom validUntil }
@@ -135,8 +142,15 @@ export function signed(cents: number): string {
   return cents < 0 ? `credit ${money(-cents)}` : cents > 0 ? `${money(cents)} due` : "$0.00";
 }
 
-/** The licence card: status, number, dates, days left, where and when dumping is allowed, and why it is not in force. */
-export function LicenseCard({ l, headingLevel = 2, links = true }: { l: LicenseView; headingLevel?: 2 | 3; links?: boolean }) {
+/** A licence loads may be booked under by its standing: in force, or a renewal not yet started (for days of its term). */
+export const bookable = (l: Pick<LicenseView, "standing">) => l.standing.inForce || l.standing.state === "NOT_YET_IN_FORCE";
+
+/**
+ * The licence card: status, number, dates, days left, where and when dumping is allowed, why it is
+ * not in force, a warning when the Part 364 permit lapses before the licence ends, why no load can
+ * be booked yet, and what to do next (these last three are the hauler's, left off for staff).
+ */
+export function LicenseCard({ l, headingLevel = 2, links = true, forStaff = false }: { l: LicenseView; headingLevel?: 2 | 3; links?: boolean; forStaff?: boolean }) {
   const H = headingLevel === 2 ? "h2" : "h3";
   const s = l.standing;
   return (
@@ -195,6 +209,25 @@ export function LicenseCard({ l, headingLevel = 2, links = true }: { l: LicenseV
               </div>
             </div>
           )}
+          {!forStaff && l.part364Warning && (
+            <div className="usa-alert usa-alert--warning usa-alert--slim">
+              <div className="usa-alert__body">
+                <p className="usa-alert__text">{l.part364Warning}</p>
+              </div>
+            </div>
+          )}
+          {!forStaff && bookable(l) && !l.loadBooking.ready && l.nextStep.text !== l.loadBooking.reason && (
+            <div className="usa-alert usa-alert--info usa-alert--slim">
+              <div className="usa-alert__body">
+                <p className="usa-alert__text">{l.loadBooking.reason}</p>
+              </div>
+            </div>
+          )}
+          {!forStaff && l.nextStep.text && (
+            <p>
+              <strong>Next:</strong> {l.nextStep.text}
+            </p>
+          )}
           {links && (
             <p>
               <Link className="usa-link" to={`/haulers/licenses/${l.id}`}>
@@ -205,6 +238,34 @@ export function LicenseCard({ l, headingLevel = 2, links = true }: { l: LicenseV
         </div>
       </div>
     </section>
+  );
+}
+
+/**
+ * A task on the staff's hauler pages while no load can be booked in the district (the Town Board
+ * has not set the dumping fee, SUL 1208): who does what, and for the ADMIN the way to the rulebook.
+ */
+export function BookingTask({ booking, district, admin }: { booking: LoadBooking; district: { slug: string; name: string }; admin: boolean }) {
+  if (booking.ready) return null;
+  return (
+    <div className="usa-alert usa-alert--warning" role="region" aria-labelledby="booking-task">
+      <div className="usa-alert__body">
+        <h2 className="usa-alert__heading" id="booking-task">
+          To do: set the dumping fee
+        </h2>
+        <p className="usa-alert__text">
+          {booking.reason} The Town Board sets the fee by resolution{booking.section ? ` (${booking.section})` : ""}; the ADMIN enters it in the rulebook with the
+          resolution's number and adoption date.{" "}
+          {admin ? (
+            <Link className="usa-link" to={`/staff/rulebook/${district.slug}`}>
+              Enter the Board's dumping fee in {district.name}'s rulebook
+            </Link>
+          ) : (
+            "Ask the district's ADMIN to enter it once the Board has adopted it."
+          )}
+        </p>
+      </div>
+    </div>
   );
 }
 

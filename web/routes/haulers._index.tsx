@@ -4,7 +4,7 @@ import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
 import { formatCalendarDate, todayIn } from "~/components/format";
 import { SuccessAlert } from "~/components/forms";
-import { LICENSE_FIELDS, LOAD_FIELDS, LOAD_STATUS_LABELS, LicenseCard, atDistrict, gallons, type LicenseView, type LoadView } from "~/components/hauler";
+import { LICENSE_FIELDS, LOAD_FIELDS, LOAD_STATUS_LABELS, LicenseCard, atDistrict, bookable, gallons, type LicenseView, type LoadBooking, type LoadView } from "~/components/hauler";
 import { money } from "~/components/money";
 
 export const meta: MetaFunction = () => [{ title: "Septage hauling | Tapline" }];
@@ -22,6 +22,7 @@ type Permission = {
   schedule: string | null;
   decisionReason: string | null;
   standing: { label: string; inForce: boolean; reasons: string[] };
+  loadBooking: LoadBooking;
 };
 type Data = {
   organizations: { role: string; organization: Org }[];
@@ -47,7 +48,7 @@ export async function loader(args: LoaderFunctionArgs) {
     args,
     `query Hauler($o: ID!) {
       haulerLicenses(organizationId: $o) { ${LICENSE_FIELDS} }
-      haulerPermissions(organizationId: $o) { id districtId status requestedPoint point conditions validFrom validUntil schedule decisionReason standing { label inForce reasons } }
+      haulerPermissions(organizationId: $o) { id districtId status requestedPoint point conditions validFrom validUntil schedule decisionReason standing { label inForce reasons } loadBooking { ready reason section } }
       haulerLoads(organizationId: $o, first: 25) { ${LOAD_FIELDS} } }`,
     { o: chosen.organization.id },
   );
@@ -83,7 +84,7 @@ export default function Haulers() {
       </>
     );
   const owner = role === "OWNER";
-  const bookable = licenses.filter((l) => l.standing.inForce || l.standing.state === "NOT_YET_IN_FORCE");
+  const canBook = licenses.filter((l) => bookable(l) && l.loadBooking.ready);
   const months = [...new Set(loads.map((x) => `${x.districtId}|${todayIn(x.timeZone, new Date(x.plannedArrival)).slice(0, 7)}`))];
   return (
     <>
@@ -125,7 +126,7 @@ export default function Haulers() {
                 </Link>
               </li>
             )}
-            {(l.standing.inForce || l.standing.state === "NOT_YET_IN_FORCE") && (
+            {bookable(l) && l.loadBooking.ready && (
               <li className="usa-button-group__item">
                 <Link className="usa-button" to={`/haulers/loads/new?licenseId=${l.id}`}>
                   Book a load<span className="usa-sr-only"> under licence {l.licenseNumber}</span>
@@ -159,7 +160,8 @@ export default function Haulers() {
                 </p>
               )}
               {p.decisionReason && <p>Superintendent: {p.decisionReason}</p>}
-              {p.standing.inForce && (
+              {p.standing.inForce && !p.loadBooking.ready && <p>{p.loadBooking.reason}</p>}
+              {p.standing.inForce && p.loadBooking.ready && (
                 <p>
                   <Link className="usa-button" to={`/haulers/loads/new?permissionId=${p.id}`}>
                     Book a load<span className="usa-sr-only"> under the special permission</span>
@@ -180,7 +182,7 @@ export default function Haulers() {
 
       <h2>Loads</h2>
       {loads.length === 0 ? (
-        <p>No loads booked yet.{bookable.length === 0 ? " A load is booked under a licence in force." : ""}</p>
+        <p>No loads booked yet.{canBook.length === 0 ? " A load is booked under a licence in force." : ""}</p>
       ) : (
         <table className="usa-table usa-table--borderless usa-table--stacked">
           <caption>Latest loads, newest arrival first</caption>

@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, redirect, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, Link, redirect, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
@@ -9,16 +9,22 @@ import { cookieHeaders, gql } from "~/graphql.server";
 
 export const meta: MetaFunction = () => [{ title: "Apply for a hauler licence | Tapline" }];
 
-type Data = { organizations: { id: string; name: string }[]; organizationId: string | null; districts: { id: string; name: string; lawName: string }[] };
+type HaulerDistrict = { id: string; name: string; licensesHaulers: boolean; grantsSpecialPermission: boolean; section: string; note: string | null };
+type Data = { organizations: { id: string; name: string }[]; organizationId: string | null; districts: HaulerDistrict[]; permissionDistricts: HaulerDistrict[] };
 
-/** Step one of the licence application: which company, at which district's station (SUL 801). */
+/** Step one of the licence application: which company, at which district's station (SUL 801); only districts that license haulers are offered. */
 export async function loader(args: LoaderFunctionArgs) {
-  const d = await requireSignedIn<{ myOrganizations: { role: string; organization: { id: string; name: string; kind: string } }[]; districts: Data["districts"] }>(
+  const d = await requireSignedIn<{ myOrganizations: { role: string; organization: { id: string; name: string; kind: string } }[]; haulerDistricts: HaulerDistrict[] }>(
     args,
-    `query ApplyHauler { myOrganizations { role organization { id name kind } } districts { id name lawName } }`,
+    `query ApplyHauler { myOrganizations { role organization { id name kind } } haulerDistricts { id name licensesHaulers grantsSpecialPermission section note } }`,
   );
   const organizations = d.myOrganizations.filter((m) => m.organization.kind === "HAULER" && m.role === "OWNER").map((m) => m.organization);
-  return { organizations, organizationId: new URL(args.request.url).searchParams.get("organizationId"), districts: d.districts } satisfies Data;
+  return {
+    organizations,
+    organizationId: new URL(args.request.url).searchParams.get("organizationId"),
+    districts: d.haulerDistricts.filter((x) => x.licensesHaulers),
+    permissionDistricts: d.haulerDistricts.filter((x) => x.grantsSpecialPermission && !x.licensesHaulers),
+  } satisfies Data;
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -32,7 +38,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function ApplyHauler() {
-  const { organizations, organizationId, districts } = useLoaderData<typeof loader>() as Data;
+  const { organizations, organizationId, districts, permissionDistricts } = useLoaderData<typeof loader>() as Data;
   const a = useActionData<{ error: string; fields: Record<string, string> }>();
   return (
     <>
@@ -49,12 +55,28 @@ export default function ApplyHauler() {
         <Form method="post" className="usa-form usa-form--large">
           <AuthenticityTokenInput />
           <SelectField name="organizationId" label="Hauling company (the owner of the trucks)" options={organizations.map((o) => ({ value: o.id, label: o.name }))} defaultValue={organizationId} error={a?.fields?.organizationId} required />
-          <SelectField name="districtId" label="Sewer district of the receiving station" options={districts.map((d) => ({ value: d.id, label: d.name }))} error={a?.fields?.districtId} required />
+          <SelectField
+            name="districtId"
+            label="Sewer district of the receiving station"
+            hint="Only the districts whose Town Board licenses haulers are listed."
+            options={districts.map((d) => ({ value: d.id, label: d.name }))}
+            error={a?.fields?.districtId}
+            required
+          />
           <button className="usa-button" type="submit">
             Start the application
           </button>
         </Form>
       )}
+      {permissionDistricts.map((d) => (
+        <p key={d.id}>
+          {d.name} does not license haulers ({d.section}): {d.note}{" "}
+          <Link className="usa-link" to={`/haulers/permission${organizationId ? `?organizationId=${organizationId}` : ""}`}>
+            Ask for special permission in {d.name}
+          </Link>
+          .
+        </p>
+      ))}
     </>
   );
 }

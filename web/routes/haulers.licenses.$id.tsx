@@ -5,7 +5,7 @@ import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, Notice } from "~/components/fields";
 import { formatCalendarDate } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
-import { LICENSE_FIELDS, LicenseCard, VehiclesTable, paid, type LicenseView } from "~/components/hauler";
+import { LICENSE_FIELDS, LicenseCard, VehiclesTable, bookable, paid, type LicenseView } from "~/components/hauler";
 import { money } from "~/components/money";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql, type GqlResult } from "~/graphql.server";
@@ -81,7 +81,7 @@ export default function Licence() {
             </Link>
           </li>
         )}
-        {l.viewerIsMember && (l.standing.inForce || l.standing.state === "NOT_YET_IN_FORCE") && (
+        {l.viewerIsMember && bookable(l) && l.loadBooking.ready && (
           <li className="usa-button-group__item">
             <Link className="usa-button" to={`/haulers/loads/new?licenseId=${l.id}`}>
               Book a load

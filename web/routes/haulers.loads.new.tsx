@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, redirect, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
-import { NestedErrorBoundary, SelectField } from "~/components/fields";
+import { NestedErrorBoundary, Notice, SelectField } from "~/components/fields";
 import { ErrorSummary, TextField } from "~/components/forms";
 import { SOURCE_KINDS, type Vehicle } from "~/components/hauler";
 import { money } from "~/components/money";
@@ -22,6 +22,8 @@ type Holder = {
   inForce: boolean;
   reasons: string[];
   vehicles: Vehicle[];
+  /** whether the district takes bookings today (no dumping fee set by the Board: not yet), said before the form */
+  booking: { ready: boolean; reason: string | null; section: string | null };
 };
 type Fee = { rate: number | null; minimum: number | null; section: string };
 type Data = { holder: Holder; fee: Fee | null };
@@ -44,7 +46,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const permissionId = url.searchParams.get("permissionId");
   let holder: Holder;
   let districtId: string;
-  const V = `vehicles { id make model tankCapacityGallons plate plateState colour registeredOwner }`;
+  const V = `vehicles { id make model tankCapacityGallons plate plateState colour registeredOwner } loadBooking { ready reason section }`;
   if (licenseId) {
     const { haulerLicense: l } = await requireSignedIn<any>(
       args,
@@ -52,7 +54,7 @@ export async function loader(args: LoaderFunctionArgs) {
       { id: licenseId },
     );
     districtId = l.districtId;
-    holder = { kind: "license", id: l.id, title: `Licence ${l.licenseNumber ?? ""}`, organizationId: l.organizationId, districtName: l.districtName, where: l.dumpingLocation, schedule: l.schedule, inForce: l.standing.inForce, reasons: l.standing.reasons, vehicles: l.vehicles };
+    holder = { kind: "license", id: l.id, title: `Licence ${l.licenseNumber ?? ""}`, organizationId: l.organizationId, districtName: l.districtName, where: l.dumpingLocation, schedule: l.schedule, inForce: l.standing.inForce, reasons: l.standing.reasons, vehicles: l.vehicles, booking: l.loadBooking };
   } else if (permissionId) {
     const { haulerPermission: p } = await requireSignedIn<any>(
       args,
@@ -60,7 +62,7 @@ export async function loader(args: LoaderFunctionArgs) {
       { id: permissionId },
     );
     districtId = p.districtId;
-    holder = { kind: "permission", id: p.id, title: "Special permission", organizationId: p.organizationId, districtName: "", where: p.point, schedule: p.schedule, inForce: p.standing.inForce, reasons: p.standing.reasons, vehicles: p.vehicles };
+    holder = { kind: "permission", id: p.id, title: "Special permission", organizationId: p.organizationId, districtName: "", where: p.point, schedule: p.schedule, inForce: p.standing.inForce, reasons: p.standing.reasons, vehicles: p.vehicles, booking: p.loadBooking };
   } else throw new Response("Choose the licence the load comes under, from Septage hauling.", { status: 404 });
   const r = await gql<{ districts: { id: string; name: string; rulebook: { entries: { key: string; value: unknown; section: string }[] } }[] }>(
     args.context,
@@ -84,8 +86,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const values: Record<string, string> = {};
   for (const k of ["holderKind", "holderId", "vehicleId", "sourceAddress", "sourceKind", "sourceDescription", "estimatedGallons", "plannedArrival"]) values[k] = String(form.get(k) ?? "").trim();
   const fail = (error: string, fields: Record<string, string>, headers?: Headers) => Response.json({ error, fields, values } satisfies ActionData, { status: 400, headers });
+  // Not a whole number: sent as 0, so the API names it with every other field in one answer.
   const g = values.estimatedGallons.replace(/,/g, "");
-  if (!/^\d+$/.test(g)) return fail("Please correct the highlighted fields.", { estimatedGallons: "Enter the estimated gallons as a whole number." });
   const r = await gql<{ bookHaulerLoad: { id: string; payment: { id: string; status: string } | null } }>(
     context,
     request,
@@ -97,7 +99,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         sourceAddress: values.sourceAddress,
         sourceKind: values.sourceKind,
         sourceDescription: values.sourceDescription || null,
-        estimatedGallons: Number(g),
+        estimatedGallons: /^\d{1,9}$/.test(g) ? Number(g) : 0,
         plannedArrival: values.plannedArrival,
       },
     },
@@ -120,6 +122,11 @@ export default function BookLoad() {
       <p className="usa-intro">
         {holder.title} · {holder.districtName}
       </p>
+      {!holder.booking.ready && (
+        <Notice type="warning">
+          <strong>Loads cannot be booked yet.</strong> {holder.booking.reason}
+        </Notice>
+      )}
       <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
       {!holder.inForce && (
         <div className="usa-alert usa-alert--warning usa-alert--slim">
@@ -140,35 +147,37 @@ export default function BookLoad() {
             : `None set by the Board in this district's rulebook${fee ? ` (${fee.section})` : ""}.`}
         </dd>
       </dl>
-      <Form method="post" className="usa-form usa-form--large" noValidate>
-        <AuthenticityTokenInput />
-        <input type="hidden" name="holderKind" value={holder.kind} />
-        <input type="hidden" name="holderId" value={holder.id} />
-        <SelectField
-          name="vehicleId"
-          label={LABELS.vehicleId}
-          options={holder.vehicles.map((v) => ({ value: v.id, label: `${v.plate}: ${v.make} ${v.model}, ${v.tankCapacityGallons.toLocaleString("en-US")} gallons` }))}
-          defaultValue={a?.values.vehicleId}
-          error={e.vehicleId}
-          required
-        />
-        <TextField name="sourceAddress" label={LABELS.sourceAddress} hint="The address of the tank you pumped." defaultValue={a?.values.sourceAddress} error={e.sourceAddress} required />
-        <SelectField name="sourceKind" label={LABELS.sourceKind} options={SOURCE_KINDS} defaultValue={a?.values.sourceKind} error={e.sourceKind} required />
-        <TextField name="sourceDescription" label={`${LABELS.sourceDescription} (needed for "other")`} defaultValue={a?.values.sourceDescription} error={e.sourceDescription} />
-        <TextField name="estimatedGallons" label={LABELS.estimatedGallons} hint="At most the tank's capacity." defaultValue={a?.values.estimatedGallons} error={e.estimatedGallons} inputMode="numeric" required />
-        <TextField
-          name="plannedArrival"
-          type="datetime-local"
-          label={LABELS.plannedArrival}
-          hint={`As the district's clock reads it, inside the allowed days and hours${holder.schedule ? ` (${holder.schedule})` : ""}.`}
-          defaultValue={a?.values.plannedArrival}
-          error={e.plannedArrival ?? e.licenseId}
-          required
-        />
-        <button className="usa-button" type="submit">
-          Book the load{fee?.rate !== null && fee?.rate !== undefined ? " and pay" : ""}
-        </button>
-      </Form>
+      {holder.booking.ready && (
+        <Form method="post" className="usa-form usa-form--large" noValidate>
+          <AuthenticityTokenInput />
+          <input type="hidden" name="holderKind" value={holder.kind} />
+          <input type="hidden" name="holderId" value={holder.id} />
+          <SelectField
+            name="vehicleId"
+            label={LABELS.vehicleId}
+            options={holder.vehicles.map((v) => ({ value: v.id, label: `${v.plate}: ${v.make} ${v.model}, ${v.tankCapacityGallons.toLocaleString("en-US")} gallons` }))}
+            defaultValue={a?.values.vehicleId}
+            error={e.vehicleId}
+            required
+          />
+          <TextField name="sourceAddress" label={LABELS.sourceAddress} hint="The address of the tank you pumped." defaultValue={a?.values.sourceAddress} error={e.sourceAddress} required />
+          <SelectField name="sourceKind" label={LABELS.sourceKind} options={SOURCE_KINDS} defaultValue={a?.values.sourceKind} error={e.sourceKind} required />
+          <TextField name="sourceDescription" label={`${LABELS.sourceDescription} (needed for "other")`} defaultValue={a?.values.sourceDescription} error={e.sourceDescription} />
+          <TextField name="estimatedGallons" label={LABELS.estimatedGallons} hint="At most the tank's capacity." defaultValue={a?.values.estimatedGallons} error={e.estimatedGallons} inputMode="numeric" required />
+          <TextField
+            name="plannedArrival"
+            type="datetime-local"
+            label={LABELS.plannedArrival}
+            hint={`As the district's clock reads it, inside the allowed days and hours${holder.schedule ? ` (${holder.schedule})` : ""}.`}
+            defaultValue={a?.values.plannedArrival}
+            error={e.plannedArrival ?? e.licenseId}
+            required
+          />
+          <button className="usa-button" type="submit">
+            Book the load{fee?.rate !== null && fee?.rate !== undefined ? " and pay" : ""}
+          </button>
+        </Form>
+      )}
       <p>
         <Link className="usa-link" to={`/haulers?organizationId=${holder.organizationId}`}>
           Back to septage hauling

@@ -15,14 +15,15 @@ type ActionData = { error: string; fields: Record<string, string>; values: Recor
 
 /** Huron: septic tank pumpage only by the Superintendent's written special permission, at stated points and conditions (Huron IV-8). */
 export async function loader(args: LoaderFunctionArgs) {
-  const d = await requireSignedIn<{ myOrganizations: { role: string; organization: { id: string; name: string; kind: string } }[]; districts: Data["districts"] }>(
+  const d = await requireSignedIn<{ myOrganizations: { role: string; organization: { id: string; name: string; kind: string } }[]; haulerDistricts: { id: string; name: string; grantsSpecialPermission: boolean }[] }>(
     args,
-    `query PermissionForm { myOrganizations { role organization { id name kind } } districts { id name } }`,
+    `query PermissionForm { myOrganizations { role organization { id name kind } } haulerDistricts { id name grantsSpecialPermission } }`,
   );
   return {
     organizations: d.myOrganizations.filter((m) => m.organization.kind === "HAULER" && m.role === "OWNER").map((m) => m.organization),
     organizationId: new URL(args.request.url).searchParams.get("organizationId"),
-    districts: d.districts,
+    // Only the districts that accept septage by special permission (Huron IV-8).
+    districts: d.haulerDistricts.filter((x) => x.grantsSpecialPermission).map(({ id, name }) => ({ id, name })),
   } satisfies Data;
 }
 
@@ -57,7 +58,7 @@ export default function AskPermission() {
       <Form method="post" className="usa-form usa-form--large maxw-none" noValidate>
         <AuthenticityTokenInput />
         <SelectField name="organizationId" label="Hauling company" options={organizations.map((o) => ({ value: o.id, label: o.name }))} defaultValue={a?.values.organizationId ?? organizationId} error={e.organizationId} required />
-        <SelectField name="districtId" label="District" options={districts.map((d) => ({ value: d.id, label: d.name }))} defaultValue={a?.values.districtId ?? districts.find((d) => /huron/i.test(d.name))?.id} error={e.districtId} required />
+        <SelectField name="districtId" label="District" options={districts.map((d) => ({ value: d.id, label: d.name }))} defaultValue={a?.values.districtId} error={e.districtId} required />
         <TextField name="requestedPoint" label="Point of discharge you ask for" defaultValue={a?.values.requestedPoint} error={e.requestedPoint} required />
         <TextArea name="requestedConditions" label="Proposed conditions (optional)" defaultValue={a?.values.requestedConditions} error={e.requestedConditions} />
         {e.vehicles && (

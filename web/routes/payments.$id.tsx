@@ -13,7 +13,7 @@ import { asSentence, paymentStatusLabel } from "~/components/payment-status";
 
 export const meta: MetaFunction = () => [{ title: "Payment | Tapline" }];
 
-type Line = { code: string; label: string; section: string; amountCents: number; refundable: boolean; refunded: boolean };
+type Line = { code: string; label: string; section: string; amountCents: number; refundable: boolean; refunded: boolean; owedBack: boolean };
 type Payment = {
   id: string;
   status: string;
@@ -39,7 +39,7 @@ export async function loader(args: LoaderFunctionArgs) {
     args,
     `query Payment($id: ID!) { me { id } paymentProviderMode payment(id: $id) {
       id status amountCents refundedCents paidAt receiptNumber methodDescription payerId payableTitle href cancelledAt cancelReason refundDue
-      lines { code label section amountCents refundable refunded }
+      lines { code label section amountCents refundable refunded owedBack }
       refunds { id amountCents reason method receiptNumber createdAt }
       district { name timeZone } } }`,
     { id: args.params.id },

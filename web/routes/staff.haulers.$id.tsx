@@ -56,7 +56,7 @@ export default function StaffLicence() {
         {l.licenseNumber ? `Licence ${l.licenseNumber}` : l.previousLicenseId ? "Licence renewal" : "Licence application"}: {l.organizationName}
       </h1>
       <ErrorSummary message={a?.error} fields={a?.fields} />
-      <LicenseCard l={l} links={false} />
+      <LicenseCard l={l} links={false} forStaff />
       <h2>Application</h2>
       <dl className="tapline-facts">
         <dt>Submitted</dt>

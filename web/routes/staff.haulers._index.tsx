@@ -4,6 +4,7 @@ import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
 import { DateTime, formatCalendarDate } from "~/components/format";
 import { SuccessAlert } from "~/components/forms";
+import { BookingTask, type LoadBooking } from "~/components/hauler";
 import { money } from "~/components/money";
 import { requireStaff } from "~/components/staff.server";
 
@@ -25,7 +26,8 @@ type Lic = {
 type Perm = { id: string; organizationName: string; status: string; requestedPoint: string; requestedConditions: string | null; createdAt: string; standing: { label: string } };
 type Refund = { load: { id: string; feeCents: number; refusalReason: string | null; paymentId: string }; organizationName: string; plate: string; receiptNumber: string | null };
 type Data = {
-  districts: { id: string; name: string; timeZone: string }[];
+  districts: { id: string; slug: string; name: string; timeZone: string }[];
+  booking: LoadBooking;
   districtId: string;
   roles: string[];
   queue: Lic[];
@@ -41,17 +43,25 @@ export async function loader(args: LoaderFunctionArgs) {
   const info = await requireStaff(args);
   const district = info.districts.find((d) => d.id === new URL(args.request.url).searchParams.get("districtId")) ?? info.districts[0];
   const refundsToo = district.roles.includes("CLERK") || district.roles.includes("OPERATOR");
-  const d = await requireSignedIn<{ haulerLicenseQueue: Lic[]; haulerLicensesExpiring: Lic[]; haulerPermissionQueue: Perm[]; haulerRefundsDue?: Refund[] }>(
+  const d = await requireSignedIn<{
+    haulerLicenseQueue: Lic[];
+    haulerLicensesExpiring: Lic[];
+    haulerPermissionQueue: Perm[];
+    haulerRefundsDue?: Refund[];
+    haulerDistricts: { id: string; booking: LoadBooking }[];
+  }>(
     args,
     `query StaffHaulers($d: ID!) {
       haulerLicenseQueue(districtId: $d) { ${LIC} }
       haulerLicensesExpiring(districtId: $d, withinDays: 60) { ${LIC} }
       haulerPermissionQueue(districtId: $d) { id organizationName status requestedPoint requestedConditions createdAt standing { label } }
+      haulerDistricts { id booking { ready reason section } }
       ${refundsToo ? "haulerRefundsDue(districtId: $d) { load { id feeCents refusalReason paymentId } organizationName plate receiptNumber }" : ""} }`,
     { d: district.id },
   );
   return {
-    districts: info.districts.map((x) => ({ id: x.id, name: x.name, timeZone: x.timeZone })),
+    districts: info.districts.map((x) => ({ id: x.id, slug: x.slug, name: x.name, timeZone: x.timeZone })),
+    booking: d.haulerDistricts.find((x) => x.id === district.id)?.booking ?? { ready: true, reason: null, section: null },
     districtId: district.id,
     roles: district.roles,
     queue: d.haulerLicenseQueue,
@@ -62,7 +72,7 @@ export async function loader(args: LoaderFunctionArgs) {
 }
 
 export default function StaffHaulers() {
-  const { districts, districtId, roles, queue, expiring, permissions, refunds } = useLoaderData<typeof loader>() as Data;
+  const { districts, districtId, roles, queue, expiring, permissions, refunds, booking } = useLoaderData<typeof loader>() as Data;
   const [params] = useSearchParams();
   const district = districts.find((d) => d.id === districtId)!;
   const operator = roles.includes("OPERATOR");
@@ -86,6 +96,7 @@ export default function StaffHaulers() {
         </Form>
       )}
       <h2>{district.name}</h2>
+      <BookingTask booking={booking} district={district} admin={roles.includes("ADMIN")} />
 
       <h3>Applications and renewals for the Town Board</h3>
       {queue.length === 0 ? (

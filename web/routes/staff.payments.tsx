@@ -13,7 +13,7 @@ import { PAYMENT_STATUS_LABELS, paymentStatusLabel } from "~/components/payment-
 
 export const meta: MetaFunction = () => [{ title: "Payments | Staff | Tapline" }];
 
-type Line = { code: string; label: string; section: string; amountCents: number; refundable: boolean; refunded: boolean };
+type Line = { code: string; label: string; section: string; amountCents: number; refundable: boolean; refunded: boolean; owedBack: boolean };
 type Payment = {
   id: string;
   status: string;
@@ -49,7 +49,7 @@ const PAGE = 25;
 
 const LEDGER = `query DistrictPayments($d: ID!, $s: String, $f: Int, $b: String) { districtPayments(districtId: $d, status: $s, first: $f, before: $b) {
   nextCursor payments { id status amountCents refundedCents receiptNumber paidAt createdAt methodDescription payableTitle href payerName cancelledAt cancelReason refundDue
-    lines { code label section amountCents refundable refunded } refunds { id amountCents reason receiptNumber method } } } }`;
+    lines { code label section amountCents refundable refunded owedBack } refunds { id amountCents reason receiptNumber method } } } }`;
 
 /** The Clerk's and ADMIN's ledger; the API checks the district again on every call. */
 export async function loader(args: LoaderFunctionArgs) {
@@ -177,14 +177,15 @@ function CounterForm({ p, districtId, status, a }: { p: Payment; districtId: str
 
 function RefundForm({ p, districtId, status, a }: { p: Payment; districtId: string; status: string; a?: ActionData }) {
   // Money paid after its payment was cancelled was never due: every line goes back, not only deposits.
-  const open = p.lines.filter((l) => (l.refundable || p.refundDue) && !l.refunded);
+  // A fee owed back (a refused load's dumping fee) goes back too, though it is no deposit.
+  const open = p.lines.filter((l) => (l.refundable || l.owedBack || p.refundDue) && !l.refunded);
   if (!open.length || (p.status !== "PAID" && p.status !== "PARTIALLY_REFUNDED")) return null;
   const mine = a?.paymentId === p.id && a.intent === "refund" ? a : undefined;
   const id = (s: string) => `${s}-${p.id}`;
   return (
     <details className="tapline-details" open={!!mine}>
       <summary>
-        {p.refundDue ? "Refund the payment made after cancellation" : "Refund the deposit"}
+        {p.refundDue ? "Refund the payment made after cancellation" : open.some((l) => !l.refundable) ? "Refund the fee owed back" : "Refund the deposit"}
         <span className="usa-sr-only">
           {" "}
           of {p.payableTitle}, {p.payerName}
@@ -215,7 +216,9 @@ function RefundForm({ p, districtId, status, a }: { p: Payment; districtId: stri
           <div className="usa-hint" id={id("reason-hint")}>
             {p.refundDue
               ? `For example: paid after the payment was cancelled (${p.cancelReason})`
-              : "For example: four copies of the as-built drawing approved (Sewer Use Law 606 B)"}
+              : open.some((l) => !l.refundable)
+                ? "For example: the load was refused at the station"
+                : "For example: four copies of the as-built drawing approved (Sewer Use Law 606 B)"}
           </div>
           <FieldError id={id("reason-error")} message={mine?.fields?.reason} />
           <textarea
@@ -326,7 +329,7 @@ export default function StaffPayments() {
                     {p.lines.map((l) => (
                       <li key={l.code}>
                         {l.label} ({l.section}): {money(l.amountCents)}
-                        {l.refundable ? (l.refunded ? ", deposit returned" : ", refundable deposit") : ""}
+                        {l.refundable ? (l.refunded ? ", deposit returned" : ", refundable deposit") : l.refunded ? ", refunded" : l.owedBack ? ", owed back" : ""}
                       </li>
                     ))}
                   </ul>

@@ -5,7 +5,7 @@ import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
 import { formatCalendarDate } from "~/components/format";
 import { ErrorSummary, SuccessAlert } from "~/components/forms";
-import { LOAD_STATUS_LABELS, gallons, paid } from "~/components/hauler";
+import { BookingTask, LOAD_STATUS_LABELS, gallons, paid, type LoadBooking } from "~/components/hauler";
 import { dollarsToCents, money } from "~/components/money";
 import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
@@ -38,7 +38,8 @@ type Row = {
   };
 };
 type Data = {
-  districts: { id: string; name: string }[];
+  districts: { id: string; slug: string; name: string; roles: string[] }[];
+  booking: LoadBooking;
   districtId: string;
   operator: boolean;
   date: string;
@@ -71,16 +72,21 @@ export async function loader(args: LoaderFunctionArgs) {
   const url = new URL(args.request.url);
   const district = info.districts.find((d) => d.id === url.searchParams.get("districtId")) ?? info.districts[0];
   const after = url.searchParams.get("after") || null;
-  const { stationDaySheet } = await requireSignedIn<{ stationDaySheet: { date: string; timeZone: string; rows: Row[]; total: number; nextCursor: string | null } }>(
+  const { stationDaySheet, haulerDistricts } = await requireSignedIn<{
+    stationDaySheet: { date: string; timeZone: string; rows: Row[]; total: number; nextCursor: string | null };
+    haulerDistricts: { id: string; booking: LoadBooking }[];
+  }>(
     args,
     `query DaySheet($d: ID!, $day: String, $a: String) { stationDaySheet(districtId: $d, date: $day, first: 25, after: $a) { date timeZone total nextCursor rows { arrivalTime
       organizationName plate vehicle tankCapacityGallons holderNumber holderInForce holderReasons paymentStatus
-      load { id status estimatedGallons sourceAddress sourceKind feeCents sampleRequired sampleCostCents measuredGallons refusalReason refundDue } } } }`,
+      load { id status estimatedGallons sourceAddress sourceKind feeCents sampleRequired sampleCostCents measuredGallons refusalReason refundDue } } }
+      haulerDistricts { id booking { ready reason section } } }`,
     { d: district.id, day: url.searchParams.get("date") || null, a: after },
   );
   return {
     after,
-    districts: info.districts.map((d) => ({ id: d.id, name: d.name })),
+    districts: info.districts.map((d) => ({ id: d.id, slug: d.slug, name: d.name, roles: d.roles })),
+    booking: haulerDistricts.find((x) => x.id === district.id)?.booking ?? { ready: true, reason: null, section: null },
     districtId: district.id,
     operator: district.roles.includes("OPERATOR"),
     ...stationDaySheet,
@@ -119,7 +125,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
 const DONE: Record<string, string> = { approve: "The load is approved.", refuse: "The load is refused.", received: "The gallons received are recorded." };
 
 export default function Station() {
-  const { districts, districtId, operator, date, rows, total, nextCursor, after } = useLoaderData<typeof loader>() as Data;
+  const { districts, districtId, operator, date, rows, total, nextCursor, after, booking } = useLoaderData<typeof loader>() as Data;
+  const district = districts.find((d) => d.id === districtId)!;
   const a = useActionData<ActionData>();
   const [params] = useSearchParams();
   return (
@@ -129,6 +136,7 @@ export default function Station() {
         {districts.find((d) => d.id === districtId)?.name} · {formatCalendarDate(date)} · {total} load{total === 1 ? "" : "s"} booked
       </p>
       {params.get("done") && !a && <SuccessAlert>{DONE[params.get("done")!] ?? "Done."}</SuccessAlert>}
+      <BookingTask booking={booking} district={district} admin={district.roles.includes("ADMIN")} />
       <ErrorSummary message={a?.error} />
       <nav aria-label="Days" className="margin-bottom-2">
         <ul className="usa-button-group">
