@@ -3,6 +3,7 @@ import { resetClock, travelTo } from "../../api/common/clock.js";
 import { addCalendarDays, dateIn, formatDate, zonedWallTime } from "../../api/common/dates.js";
 import { clearMicroCache } from "../../api/graphql/micro-cache.js";
 import { Client, DEMO, errorCode, startTestServer, type TestServer } from "../harness.js";
+import { DumpingFeeIsAFee1765800000000 } from "../../migrations/1765800000000-DumpingFeeIsAFee.js";
 
 /**
  * A newcomer hauler's path (issue 19): which districts license haulers (the form's default is one
@@ -208,6 +209,28 @@ describe("once the dumping fee is set", () => {
     await operator.ok(`mutation($i: DecideHaulerLoadInput!) { decideHaulerLoad(input: $i) { id } }`, { i: { id: kept.id, decision: "APPROVE" } });
     await operator.ok(`mutation($id: ID!) { recordHaulerLoadReceived(id: $id, measuredGallons: 2500) { id } }`, { id: kept.id });
     expect(errorCode(await clerk.gql(REFUND, { i: { paymentId: kept.paymentId, lineCodes: ["dumping-fee"], reason: "By mistake" } }))).toBe("BAD_USER_INPUT");
+  });
+
+  it("corrects dumping-fee lines written before as refundable deposits (migration DumpingFeeIsAFee), leaving other lines alone", async () => {
+    const { c, license } = await licensed();
+    const booked = (await c.ok(BOOK, { i: load(license) })).bookHaulerLoad;
+    const ds = srv.running.ds;
+    // As the portal wrote it before: the fee marked refundable, beside a line of another kind.
+    await ds.query(
+      `UPDATE payment SET lines = jsonb_build_array(lines->0 || '{"refundable": true}', '{"code": "other", "label": "Other", "section": "x", "amountCents": 1, "refundable": true}'::jsonb) WHERE id = $1`,
+      [booked.paymentId],
+    );
+    const q = ds.createQueryRunner();
+    try {
+      await new DumpingFeeIsAFee1765800000000().up(q);
+    } finally {
+      await q.release();
+    }
+    const [row] = await ds.query(`SELECT lines FROM payment WHERE id = $1`, [booked.paymentId]);
+    expect(row.lines.map((l: any) => [l.code, l.refundable])).toEqual([
+      ["dumping-fee", false],
+      ["other", true],
+    ]);
   });
 
   it("puts the booked load on the hauler's dashboard with its next step, from paying to the day it comes, and off once received", async () => {
