@@ -1,9 +1,9 @@
 import { redirect, type LoaderFunctionArgs } from "@remix-run/node";
-import { cookieHeaders, gql } from "./graphql.server";
+import { cookieHeaders, gql, statusOf } from "./graphql.server";
 
 /**
  * Runs a signed-in page's query. Signed out (or session ended) sends the person to sign in and back;
- * a FORBIDDEN answer is a 403 page; any other failure a 500 page with the API's message.
+ * a refusal is a 4xx page (statusOf); only what is unexpected a 500, with the API's message.
  */
 export async function requireSignedIn<T = any>({ request, context }: Pick<LoaderFunctionArgs, "request" | "context">, query: string, variables?: Record<string, unknown>): Promise<T> {
   const r = await gql<T>(context, request, query, variables);
@@ -12,7 +12,5 @@ export async function requireSignedIn<T = any>({ request, context }: Pick<Loader
     const url = new URL(request.url);
     throw redirect(`/sign-in?redirectTo=${encodeURIComponent(url.pathname + url.search)}`, { headers: cookieHeaders(r) });
   }
-  if (r.error.code === "FORBIDDEN") throw new Response(r.error.message, { status: 403 });
-  if (r.error.code === "NOT_FOUND") throw new Response(r.error.message, { status: 404 });
-  throw new Response(r.error.message, { status: 500 });
+  throw new Response(r.error.message, { status: statusOf(r.error.code) });
 }

@@ -28,3 +28,11 @@ export function cookieHeaders(...results: { setCookies: string[] }[]): Headers {
 }
 
 export const portalContext = (context: AppLoadContext) => context as unknown as PortalLoadContext;
+
+/**
+ * The HTTP status a page answers when its GraphQL read fails: a refused input (a NUL in an address's
+ * id, say) is the asker's error, not the server's; only what is unexpected is a 500.
+ */
+export function statusOf(code: string): number {
+  return code === "NOT_FOUND" ? 404 : code === "FORBIDDEN" ? 403 : code === "BAD_USER_INPUT" ? 400 : 500;
+}

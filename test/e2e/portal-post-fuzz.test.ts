@@ -174,3 +174,25 @@ describe("POSTs to every portal action", () => {
     }
   });
 });
+
+describe("an address holding a NUL or a lone surrogate where an id goes", () => {
+  it("is a 4xx on every page with a parameter, signed out and signed in, never a 5xx", async () => {
+    const signedIn = await visitor("signed in", DEMO.applicant);
+    const pages = fs
+      .readdirSync(ROUTES)
+      .filter((f) => /\.tsx?$/.test(f) && f.includes("$"))
+      .sort();
+    const outcomes: { url: string; who: string; status: number }[] = [];
+    for (const f of pages)
+      for (const bad of ["%00", "%ED%A0%80", "a%00b"])
+        for (const w of [null, signedIn]) {
+          // Every parameter of the route gets the bad value.
+          const url = urlOf(f).pathname.split("/").map((seg, i, all) => (seg === ID || seg === "lakeview" || seg === "cs_test_fuzz" ? bad : all[i])).join("/");
+          const res = await fetch(`${srv.url}${url}`, { redirect: "manual", headers: w ? { cookie: w.cookie } : {} });
+          await res.arrayBuffer();
+          outcomes.push({ url, who: w ? w.name : "signed out", status: res.status });
+        }
+    expect(outcomes.filter((o) => o.status >= 500).map((o) => `${o.who} GET ${o.url} → ${o.status}`)).toEqual([]);
+    expect(outcomes.length).toBe(pages.length * 6);
+  });
+});

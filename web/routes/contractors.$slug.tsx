@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { NestedErrorBoundary } from "~/components/fields";
 import { formatCalendarDate } from "~/components/format";
-import { gql } from "~/graphql.server";
+import { gql, statusOf } from "~/graphql.server";
 import { money } from "~/components/money";
 
 type Requirement = { label: string; section: string; note: string | null; required: boolean; minimumCents: number | null };
@@ -38,7 +38,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const r = await gql<Data>(context, request, Q, { slug: params.slug });
-  if (!r.ok) throw new Response(r.error.message, { status: r.error.code === "NOT_FOUND" ? 404 : 500 });
+  if (!r.ok) throw new Response(r.error.message, { status: statusOf(r.error.code) });
   return r.data;
 }
 

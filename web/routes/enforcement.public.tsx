@@ -3,7 +3,7 @@ import { Form, useLoaderData } from "@remix-run/react";
 import { date } from "~/components/enforcement";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
 import { money } from "~/components/money";
-import { gql } from "~/graphql.server";
+import { gql, statusOf } from "~/graphql.server";
 
 export const meta: MetaFunction = () => [{ title: "Enforcement actions against industrial users | Tapline" }];
 
@@ -16,7 +16,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (!ds.ok) throw new Response(ds.error.message, { status: 500 });
   const slug = new URL(request.url).searchParams.get("district") ?? ds.data.districts[0]?.slug ?? "";
   const r = await gql<{ publicEnforcementActions: Row[] }>(context, request, `query PublicEnforcement($s: String!) { publicEnforcementActions(districtSlug: $s) { number kindLabel respondentName violation section servedOn finalOn fineTotalCents } }`, { s: slug });
-  if (!r.ok) throw new Response(r.error.message, { status: r.error.code === "NOT_FOUND" ? 404 : 500 });
+  if (!r.ok) throw new Response(r.error.message, { status: statusOf(r.error.code) });
   return { districts: ds.data.districts, slug, rows: r.data.publicEnforcementActions } satisfies Data;
 }
 

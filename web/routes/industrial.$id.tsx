@@ -7,7 +7,7 @@ import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { LIFECYCLE_FIELDS, PermitLifecycle, type Lifecycle } from "~/components/industrial-lifecycle";
 import { money } from "~/components/money";
 import { requireCsrf } from "~/csrf.server";
-import { cookieHeaders, gql } from "~/graphql.server";
+import { cookieHeaders, gql, statusOf } from "~/graphql.server";
 
 export const meta: MetaFunction = () => [{ title: "Wastewater discharge permit | Tapline" }];
 
@@ -75,7 +75,7 @@ const PERMIT_PAGE_FIELDS = `id status statusLabel permitNumber facilityName addr
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const r = await gql<{ industrialPermit: PermitPage }>(context, request, `query IndustrialPermit($id: ID!) { industrialPermit(id: $id) { ${PERMIT_PAGE_FIELDS} ${LIFECYCLE_FIELDS} } }`, { id: params.id });
-  if (!r.ok) throw new Response(r.error.message, { status: r.error.code === "NOT_FOUND" ? 404 : 500 });
+  if (!r.ok) throw new Response(r.error.message, { status: statusOf(r.error.code) });
   return r.data;
 }
 

@@ -16,7 +16,7 @@ import {
   type EventsPermit,
 } from "~/components/industrial-events";
 import { requireCsrf } from "~/csrf.server";
-import { cookieHeaders, gql } from "~/graphql.server";
+import { cookieHeaders, gql, statusOf } from "~/graphql.server";
 import { formValues } from "~/util";
 
 export const meta: MetaFunction = () => [{ title: "Violations, discharges and milestones | Tapline" }];
@@ -37,7 +37,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     `query PermitEvents($id: ID!) { industrialPermit(id: $id) { ${EVENTS_PERMIT_FIELDS} ${EVENT_RULES_FIELDS} viewerRole } }`,
     { id: params.id },
   );
-  if (!r.ok) throw new Response(r.error.message, { status: r.error.code === "NOT_FOUND" ? 404 : 500 });
+  if (!r.ok) throw new Response(r.error.message, { status: statusOf(r.error.code) });
   if (r.data.industrialPermit.viewerRole === null) throw new Response("This page is for the permit holder's members.", { status: 404 });
   return r.data;
 }

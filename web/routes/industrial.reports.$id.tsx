@@ -7,7 +7,7 @@ import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { DAILY_FLOW_FIELDS, DailyFlowsSection, parseFlowLines, type DailyFlowInfo } from "~/components/industrial-flows";
 import { REPORT_KIND_FIELDS, ReportKindPanel, type ReportKindInfo } from "~/components/industrial-events";
 import { requireCsrf } from "~/csrf.server";
-import { cookieHeaders, gql } from "~/graphql.server";
+import { cookieHeaders, gql, statusOf } from "~/graphql.server";
 import { formValues } from "~/util";
 
 export const meta: MetaFunction = () => [{ title: "Compliance report | Tapline" }];
@@ -75,7 +75,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     `query Report($id: ID!) { industrialReport(id: $id) { ${REPORT_FIELDS} } }`,
     { id: params.id },
   );
-  if (!r.ok) throw new Response(r.error.message, { status: r.error.code === "NOT_FOUND" ? 404 : 500 });
+  if (!r.ok) throw new Response(r.error.message, { status: statusOf(r.error.code) });
   let verification: Verification | null = null;
   if (verify && r.data.industrialReport.status === "SIGNED") {
     const v = await gql<{ verifyCopyOfRecord: Verification }>(context, request, `query Verify($id: ID!) { verifyCopyOfRecord(reportId: $id) { valid storedSha256 computedSha256 matchesReport problems } }`, {

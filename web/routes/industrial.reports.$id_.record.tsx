@@ -2,7 +2,7 @@ import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run
 import { Link, useLoaderData } from "@remix-run/react";
 import { NestedErrorBoundary } from "~/components/fields";
 import { formatCalendarDate, formatDateTime } from "~/components/format";
-import { gql } from "~/graphql.server";
+import { gql, statusOf } from "~/graphql.server";
 import receiptCss from "~/styles/receipt.css?url";
 
 /**
@@ -49,7 +49,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     `query CopyOfRecord($id: ID!) { industrialReport(id: $id) { id permit { timeZone } copyOfRecord { document sha256 } } }`,
     { id: params.id },
   );
-  if (!r.ok) throw new Response(r.error.message, { status: r.error.code === "NOT_FOUND" ? 404 : 500 });
+  if (!r.ok) throw new Response(r.error.message, { status: statusOf(r.error.code) });
   const report = r.data.industrialReport;
   if (!report.copyOfRecord) throw new Response("This report is not signed yet: it has no copy of record.", { status: 404 });
   return { id: report.id, timeZone: report.permit.timeZone, sha256: report.copyOfRecord.sha256, doc: JSON.parse(report.copyOfRecord.document) as Doc } satisfies Data;

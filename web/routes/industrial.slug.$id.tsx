@@ -6,7 +6,7 @@ import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { TextArea } from "~/components/hauler";
 import { EVENT_SLUG_FIELDS, SlugFacts, type EventSlug } from "~/components/industrial-events";
 import { requireCsrf } from "~/csrf.server";
-import { cookieHeaders, gql } from "~/graphql.server";
+import { cookieHeaders, gql, statusOf } from "~/graphql.server";
 
 export const meta: MetaFunction = () => [{ title: "Accidental discharge | Tapline" }];
 
@@ -24,7 +24,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const r = await gql<{ industrialSlugDischarge: Slug }>(context, request, `query Slug($id: ID!) { industrialSlugDischarge(id: $id) { ${EVENT_SLUG_FIELDS} permitId permitNumber facilityName } }`, {
     id: params.id,
   });
-  if (!r.ok) throw new Response(r.error.message, { status: r.error.code === "NOT_FOUND" ? 404 : 500 });
+  if (!r.ok) throw new Response(r.error.message, { status: statusOf(r.error.code) });
   const s = r.data.industrialSlugDischarge;
   const p = await gql<{ industrialPermit: { viewerRole: string | null; timeZone: string } }>(context, request, `query Role($id: ID!) { industrialPermit(id: $id) { viewerRole timeZone } }`, { id: s.permitId });
   return { slug: s, member: p.ok && p.data.industrialPermit.viewerRole !== null, timeZone: p.ok ? p.data.industrialPermit.timeZone : "UTC" } satisfies Data;

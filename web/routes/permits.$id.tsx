@@ -15,7 +15,7 @@ export const meta: MetaFunction = () => [{ title: "Lateral permit | Tapline" }];
 
 export async function loader(args: LoaderFunctionArgs) {
   // /permits/:id/edit is a page of its own (rendered in place of this one).
-  if (new URL(args.request.url).pathname.replace(/\/$/, "") !== `/permits/${args.params.id}`) return null;
+  if (/\/edit\/?$/.test(new URL(args.request.url).pathname)) return null;
   return requireSignedIn<{ lateralPermit: PermitView }>(args, `query Permit($id: ID!) { lateralPermit(id: $id) { ${PERMIT_VIEW_FIELDS} } }`, { id: args.params.id });
 }
 

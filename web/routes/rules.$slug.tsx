@@ -4,7 +4,7 @@ import { NestedErrorBoundary } from "~/components/fields";
 import { formatCalendarDate, todayIn } from "~/components/format";
 import { ErrorSummary } from "~/components/forms";
 import { ENTRY_FIELDS, LimitsTable, RuleLine, SOURCE_LABELS, SourceTag, byTopic, slugify, type Rulebook, type RulebookVersion } from "~/components/rulebook";
-import { gql } from "~/graphql.server";
+import { gql, statusOf } from "~/graphql.server";
 
 type District = {
   slug: string;
@@ -41,7 +41,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     dateError = r.error.fields.on ?? r.error.message;
     r = await gql<{ district: District }>(context, request, Q, { slug: params.slug, on: null });
   }
-  if (!r.ok) throw new Response(r.error.message, { status: r.error.code === "NOT_FOUND" ? 404 : 500 });
+  if (!r.ok) throw new Response(r.error.message, { status: statusOf(r.error.code) });
   return { district: r.data.district, on: dateError ? null : on, dateError, typedOn } satisfies Data;
 }
 
