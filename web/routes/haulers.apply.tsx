@@ -48,7 +48,7 @@ export default function ApplyHauler() {
         364 waste transporter permit, the approximate septage you haul in a year and your service area, and pay the application fee before the Board
         reviews it (Sewer Use Law 801-802).
       </p>
-      <ErrorSummary message={a?.error} fields={a?.fields} labels={{ organizationId: "Hauling company", districtId: "District" }} />
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={{ organizationId: "Hauling company (the owner of the trucks)", districtId: "Sewer district of the receiving station" }} />
       {organizations.length === 0 ? (
         <p>Only the owner of a hauling company applies. Add your company under Account, Organizations.</p>
       ) : (

@@ -54,7 +54,7 @@ export default function AskPermission() {
         The Town of Huron admits septic tank pumpage only with the Superintendent's written special permission, at a stated point and on stated conditions
         (Huron IV-8). Say where you ask to discharge and list your trucks; the Superintendent states the point, conditions, days and hours.
       </p>
-      <ErrorSummary message={a?.error} fields={a?.fields} labels={{ requestedPoint: "Point of discharge", requestedConditions: "Proposed conditions", vehicles: "Vehicles" }} />
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={{ organizationId: "Hauling company", districtId: "District", requestedPoint: "Point of discharge you ask for", requestedConditions: "Proposed conditions (optional)", vehicles: "Vehicles" }} />
       <Form method="post" className="usa-form usa-form--large maxw-none" noValidate>
         <AuthenticityTokenInput />
         <SelectField name="organizationId" label="Hauling company" options={organizations.map((o) => ({ value: o.id, label: o.name }))} defaultValue={a?.values.organizationId ?? organizationId} error={e.organizationId} required />
