@@ -187,7 +187,7 @@ describe("personal API tokens", () => {
 describe("demo accounts", () => {
   it("has one account per staff role in each district, listed publicly only in demo mode", async () => {
     const d = await new Client(srv.url).ok(`{ demoAccounts { email role district } }`);
-    expect(d.demoAccounts.filter((a: any) => a.district === "lakeview").map((a: any) => a.role).sort()).toEqual(["ADMIN", "BOARD", "CLERK", "CONTRACTOR", "INDUSTRIAL_USER", "OPERATOR"]);
+    expect(d.demoAccounts.filter((a: any) => a.district === "lakeview").map((a: any) => a.role).sort()).toEqual(["ADMIN", "BOARD", "CLERK", "CONTRACTOR", "HAULER", "INDUSTRIAL_USER", "OPERATOR"]);
     expect(d.demoAccounts.filter((a: any) => a.district === "huron").map((a: any) => a.role).sort()).toEqual(["ADMIN", "BOARD", "CLERK", "OPERATOR"]);
     const clerk = new Client(srv.url);
     await clerk.signIn(DEMO.lakeviewClerk);
