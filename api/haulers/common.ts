@@ -129,12 +129,8 @@ export async function tell(tx: EntityManager, to: { id: string; email: string; d
     });
 }
 
-export async function staffOf(db: Db, districtId: string, role: "BOARD" | "OPERATOR" | "CLERK") {
-  return db.query(`SELECT u.id, u.email, u.display_name FROM staff_role s JOIN app_user u ON u.id = s.user_id WHERE s.district_id = $1 AND s.role = $2 ORDER BY u.email`, [
-    districtId,
-    role,
-  ]) as Promise<{ id: string; email: string; display_name: string }[]>;
-}
+// A district's holders of a role, shared with the other features.
+export { staffOf } from "../staff/staff-of.js";
 
 /** The licence rules a district uses; CONFLICT when its law has no licences (Huron: special permission). */
 export function requireLicensing(rb: Rulebook) {
