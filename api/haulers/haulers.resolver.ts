@@ -81,10 +81,14 @@ export class HaulerLicenseNextStepType {
 export class HaulerLicenseRefType {
   @Field(() => ID) id: string;
   @Field(() => String) status: string;
+  @Field(() => String, { description: "The status in words" }) statusLabel: string;
   @Field(() => String, { nullable: true }) licenseNumber: string | null;
   @Field(() => String, { nullable: true }) validFrom: string | null;
   @Field(() => String, { nullable: true }) validUntil: string | null;
 }
+
+/** Another licence as a reference, its status in words. */
+const licenseRef = (l: HaulerLicense | null | undefined) => (l ? { ...l, statusLabel: LICENSE_STATUS_LABELS[l.status] } : null);
 
 @ObjectType("HaulerLicense", { description: "A septage hauler licence from the Town Board and its application (SUL 801-803)", simpleResolvers: true })
 export class HaulerLicenseType {
@@ -513,11 +517,11 @@ export class HaulerLicensesResolver {
       part364: opts,
     });
   }
-  @FieldResolver(() => HaulerLicenseRefType, { nullable: true, description: "The renewal of this licence, if one is started" }) renewal(@Root() l: HaulerLicense, @Ctx() ctx: Context) {
-    return loaders(ctx).renewal.load(l.id);
+  @FieldResolver(() => HaulerLicenseRefType, { nullable: true, description: "The renewal of this licence, if one is started" }) async renewal(@Root() l: HaulerLicense, @Ctx() ctx: Context) {
+    return licenseRef(await loaders(ctx).renewal.load(l.id));
   }
-  @FieldResolver(() => HaulerLicenseRefType, { nullable: true, description: "The licence this one renews" }) previous(@Root() l: HaulerLicense, @Ctx() ctx: Context) {
-    return l.previousLicenseId ? loaders(ctx).license.load(l.previousLicenseId) : null;
+  @FieldResolver(() => HaulerLicenseRefType, { nullable: true, description: "The licence this one renews" }) async previous(@Root() l: HaulerLicense, @Ctx() ctx: Context) {
+    return l.previousLicenseId ? licenseRef(await loaders(ctx).license.load(l.previousLicenseId)) : null;
   }
   @FieldResolver(() => Boolean, { description: "The viewer owns the hauling company (applies, renews, files the Part 364 permit)" })
   async viewerIsOwner(@Root() l: HaulerLicense, @Ctx() ctx: Context) {

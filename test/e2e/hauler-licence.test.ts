@@ -105,6 +105,8 @@ async function boardApproves(page: Page, kind: "New licence" | "Renewal", feeSet
   // Monday to Friday are ticked, 07:00 to 15:00 filled in; the Board member keeps them.
   await page.getByRole("button", { name: "Approve the licence" }).click();
   await page.getByRole("heading", { level: 1, name: /^Licence LKV-HL-\d{4}-\d{4}: / }).waitFor();
+  // The Board member is told it is done.
+  await page.getByText("The licence is approved and the hauling company told.").waitFor();
 }
 
 describe("a septage hauler in Lakeview, from the application to the monthly statement", () => {

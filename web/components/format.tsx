@@ -41,6 +41,18 @@ export const STAFF_ROLE_LABELS: Record<string, string> = {
   ADMIN: "Administrator",
 };
 
+/** Who a demo account acts as, in words (staff roles as STAFF_ROLE_LABELS; the others as what they do). */
+export const DEMO_ROLE_LABELS: Record<string, string> = {
+  APPLICANT: "Homeowner (applicant)",
+  INDUSTRIAL_USER: "Industrial user (Authorized Representative)",
+  CONTRACTOR: "Contractor",
+  HAULER: "Septage hauler",
+  CLERK: "Town Clerk",
+  OPERATOR: "District Operator or Superintendent",
+  BOARD: "Town Board member",
+  ADMIN: "Administrator",
+};
+
 export const ORGANIZATION_KIND_LABELS: Record<string, string> = {
   HAULER: "Septage hauling company",
   INDUSTRIAL_USER: "Industrial user",

@@ -68,7 +68,7 @@ export type LicenseView = {
   nextStep: { text: string | null; dueDate: string | null; action: string };
   vehicles: Vehicle[];
   payment: { id: string; status: string; amountCents: number; receiptNumber: string | null } | null;
-  renewal: { id: string; status: string; licenseNumber: string | null; validFrom: string | null; validUntil: string | null } | null;
+  renewal: { id: string; status: string; statusLabel: string; licenseNumber: string | null; validFrom: string | null; validUntil: string | null } | null;
   previous: { id: string; status: string; licenseNumber: string | null; validFrom: string | null; validUntil: string | null } | null;
 };
 
@@ -80,7 +80,7 @@ export const LICENSE_FIELDS = `id organizationId organizationName districtId dis
   loadBooking { ready reason section } part364Warning nextStep { text dueDate action }
   vehicles { id make model tankCapacityGallons plate plateState colour registeredOwner }
   payment { id status amountCents receiptNumber }
-  renewal { id status licenseNumber validFrom validUntil }
+  renewal { id status statusLabel licenseNumber validFrom validUntil }
   previous { id status licenseNumber validFrom validUntil }`;
 
 export type LoadView = {

@@ -91,7 +91,7 @@ export default function Licence() {
       </ul>
       {l.renewal && (
         <Notice>
-          Renewal: {l.renewal.licenseNumber ? `licence ${l.renewal.licenseNumber}` : "an application"} ({l.renewal.status.toLowerCase()})
+          Renewal: {l.renewal.licenseNumber ? `licence ${l.renewal.licenseNumber}` : "an application"} ({l.renewal.statusLabel.toLowerCase()})
           {l.renewal.validFrom ? `, from ${formatCalendarDate(l.renewal.validFrom)}` : ""}.{" "}
           <Link className="usa-link" to={`/haulers/licenses/${l.renewal.id}`}>
             Open the renewal

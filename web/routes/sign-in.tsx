@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, redirect, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
+import { DEMO_ROLE_LABELS } from "~/components/format";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql, portalContext } from "~/graphql.server";
 import { safeRedirect } from "~/util";
@@ -63,7 +64,7 @@ export default function SignIn() {
             <thead><tr><th scope="col">Role</th><th scope="col">District</th><th scope="col">Email</th></tr></thead>
             <tbody>
               {demoAccounts.map((d: any) => (
-                <tr key={d.email}><td>{d.role}</td><td>{d.district ?? "any"}</td><td><code>{d.email}</code></td></tr>
+                <tr key={d.email}><td>{DEMO_ROLE_LABELS[d.role] ?? d.role}</td><td>{d.district ?? "any"}</td><td><code>{d.email}</code></td></tr>
               ))}
             </tbody>
           </table>

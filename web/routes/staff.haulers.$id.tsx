@@ -1,10 +1,10 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, redirect, useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { Form, Link, redirect, useActionData, useLoaderData, useRouteLoaderData, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, Notice } from "~/components/fields";
 import { DateTime } from "~/components/format";
-import { ErrorSummary, TextField } from "~/components/forms";
+import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { LICENSE_FIELDS, LicenseCard, ScheduleInputs, TextArea, VehiclesTable, paid, type LicenseView } from "~/components/hauler";
 import { money } from "~/components/money";
 import type { StaffInfo } from "~/components/staff.server";
@@ -39,8 +39,23 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
               : { id: params.id, decision: "DENY", reason: values.reason },
         });
   if (!r.ok) return Response.json({ error: r.error.message, fields: r.error.fields, intent, values, days } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
-  return redirect(`/staff/haulers/${params.id}`, { headers: cookieHeaders(r) });
+  return redirect(`/staff/haulers/${params.id}?done=${intent === "act" ? "act" : intent === "approve" ? "approved" : "denied"}`, { headers: cookieHeaders(r) });
 }
+
+/** What the person just did, said back after the redirect. */
+const DONE: Record<string, string> = {
+  approved: "The licence is approved and the hauling company told. It is in force as shown below.",
+  denied: "The application is denied and the hauling company told, with your reason.",
+  act: "The licence is changed as you decided and the hauling company told.",
+};
+const LABELS: Record<string, string> = {
+  reason: "Reason",
+  dumpingLocation: "Where dumping is allowed",
+  dumpingDays: "Days dumping is allowed",
+  dumpingFrom: "Opening time",
+  dumpingTo: "Closing time",
+  action: "Action",
+};
 
 export default function StaffLicence() {
   const { haulerLicense: l } = useLoaderData<typeof loader>() as { haulerLicense: LicenseView };
@@ -50,12 +65,14 @@ export default function StaffLicence() {
   const a = useActionData<ActionData>();
   const e = (intent: string) => (a?.intent === intent ? a.fields : {});
   const feePaid = !l.payment || paid(l.payment.status);
+  const done = useSearchParams()[0].get("done");
   return (
     <>
       <h1>
         {l.licenseNumber ? `Licence ${l.licenseNumber}` : l.previousLicenseId ? "Licence renewal" : "Licence application"}: {l.organizationName}
       </h1>
-      <ErrorSummary message={a?.error} fields={a?.fields} />
+      {done && !a && DONE[done] && <SuccessAlert>{DONE[done]}</SuccessAlert>}
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
       <LicenseCard l={l} links={false} forStaff />
       <h2>Application</h2>
       <dl className="tapline-facts">

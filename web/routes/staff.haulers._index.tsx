@@ -20,7 +20,7 @@ type Lic = {
   applicationFeeCents: number | null;
   validUntil: string | null;
   standing: { daysLeft: number | null; label: string };
-  renewal: { id: string; status: string } | null;
+  renewal: { id: string; status: string; statusLabel: string } | null;
   vehicles: { id: string }[];
 };
 type Perm = { id: string; organizationName: string; status: string; requestedPoint: string; requestedConditions: string | null; createdAt: string; standing: { label: string } };
@@ -36,7 +36,7 @@ type Data = {
   refunds: Refund[];
 };
 
-const LIC = `id organizationName licenseNumber previousLicenseId submittedAt paidAt applicationFeeCents validUntil standing { daysLeft label } renewal { id status } vehicles { id }`;
+const LIC = `id organizationName licenseNumber previousLicenseId submittedAt paidAt applicationFeeCents validUntil standing { daysLeft label } renewal { id status statusLabel } vehicles { id }`;
 
 /** Staff: licence applications and renewals waiting for the Town Board, licences expiring in 60 days, special permissions, refunds due. */
 export async function loader(args: LoaderFunctionArgs) {
@@ -161,7 +161,7 @@ export default function StaffHaulers() {
                 <td data-label="Company">{l.organizationName}</td>
                 <td data-label="Last day">{l.validUntil ? formatCalendarDate(l.validUntil) : ""}</td>
                 <td data-label="Days left">{l.standing.daysLeft}</td>
-                <td data-label="Renewal">{l.renewal ? l.renewal.status.toLowerCase() : "not started"}</td>
+                <td data-label="Renewal">{l.renewal ? l.renewal.statusLabel : "not started"}</td>
               </tr>
             ))}
           </tbody>
