@@ -1,6 +1,7 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData } from "@remix-run/react";
+import { useLoaderData } from "@remix-run/react";
 import { NestedErrorBoundary } from "~/components/fields";
+import { PrintHint } from "~/components/print-hint";
 import { formatCalendarDate, formatDateTime } from "~/components/format";
 import { gql, statusOf } from "~/graphql.server";
 import receiptCss from "~/styles/receipt.css?url";
@@ -62,12 +63,7 @@ export default function CopyOfRecord() {
   const { id, timeZone, sha256, doc } = useLoaderData<typeof loader>() as Data;
   return (
     <>
-      <p className="tapline-no-print">
-        <Link className="usa-link" to={`/industrial/reports/${id}`}>
-          Back to the report
-        </Link>
-        {" · "}To print or save as PDF, use your browser's Print command (Ctrl+P, or ⌘P on a Mac).
-      </p>
+      <PrintHint backTo={`/industrial/reports/${id}`} backLabel="Back to the report" />
       <article className="tapline-receipt" aria-labelledby="record-heading">
         <div className="tapline-receipt__head">
           <h1 id="record-heading">{doc.document}</h1>

@@ -2,6 +2,7 @@ import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run
 import { Link, useLoaderData } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
+import { PrintHint } from "~/components/print-hint";
 import { money } from "~/components/money";
 import receiptCss from "~/styles/receipt.css?url";
 
@@ -61,12 +62,7 @@ export default function Receipt() {
   const tz = p.district.timeZone;
   return (
     <>
-      <p className="tapline-no-print">
-        <Link className="usa-link" to={`/payments/${p.id}`}>
-          Back to the payment
-        </Link>
-        {" · "}To print or save as PDF, use your browser's Print command (Ctrl+P, or ⌘P on a Mac).
-      </p>
+      <PrintHint backTo={`/payments/${p.id}`} backLabel="Back to the payment" />
       <article className="tapline-receipt" aria-labelledby="receipt-title">
         <header className="tapline-receipt__head">
           <div>
