@@ -201,6 +201,19 @@ export async function settleCheckout(tx: EntityManager, input: SettleInput): Pro
   const actor = input.actor ?? { userId: null };
   const details = { provider: input.provider, eventId: input.eventId, sessionId: input.sessionId, amountTotal: input.amountTotal, currency: input.currency };
   const amountMatches = input.amountTotal === p.amountCents && (input.currency ?? "").toLowerCase() === p.currency;
+  // One way a completed card checkout marks the payment paid, whether or not it was cancelled meanwhile.
+  const paidByCard = (afterCancel: boolean) =>
+    markPaid(tx, p, {
+      provider: input.provider,
+      method: "card",
+      checkNumber: null,
+      sessionId: input.sessionId,
+      paymentIntent: input.paymentIntent,
+      actor,
+      publicUrl: input.publicUrl,
+      details: { eventId: input.eventId, sessionId: input.sessionId },
+      ...(afterCancel ? { afterCancel: true } : {}),
+    });
 
   if (p.status === "CANCELLED") {
     // The test checkout is ours and closed with the cancellation, in its transaction: nothing was paid.
@@ -211,17 +224,7 @@ export async function settleCheckout(tx: EntityManager, input: SettleInput): Pro
     // the payable is not told (its onPaid is not called), as it was withdrawn or cancelled.
     if (!amountMatches) return amountMismatch(tx, p, actor, details, log);
     log?.error({ paymentId: p.id, ...details }, "a checkout completed for a cancelled payment; recorded as paid after cancellation, the Clerk should refund it");
-    await markPaid(tx, p, {
-      provider: input.provider,
-      method: "card",
-      checkNumber: null,
-      sessionId: input.sessionId,
-      paymentIntent: input.paymentIntent,
-      actor,
-      publicUrl: input.publicUrl,
-      details: { eventId: input.eventId, sessionId: input.sessionId },
-      afterCancel: true,
-    });
+    await paidByCard(true);
     return { outcome: "paid_after_cancel", paymentId: p.id };
   }
 
@@ -237,16 +240,7 @@ export async function settleCheckout(tx: EntityManager, input: SettleInput): Pro
 
   if (!amountMatches) return amountMismatch(tx, p, actor, details, log);
 
-  await markPaid(tx, p, {
-    provider: input.provider,
-    method: "card",
-    checkNumber: null,
-    sessionId: input.sessionId,
-    paymentIntent: input.paymentIntent,
-    actor,
-    publicUrl: input.publicUrl,
-    details: { eventId: input.eventId, sessionId: input.sessionId },
-  });
+  await paidByCard(false);
   return { outcome: "paid", paymentId: p.id };
 }
 

@@ -3,6 +3,7 @@ import { resetClock, travelTo } from "../../api/common/clock.js";
 import { addCalendarDays, dateIn, formatDate, zonedWallTime } from "../../api/common/dates.js";
 import { clearMicroCache } from "../../api/graphql/micro-cache.js";
 import { Client, DEMO, errorCode, startTestServer, type TestServer } from "../harness.js";
+import { setDumpingFee as setLakeviewDumpingFee } from "./hauler-helpers.js";
 import { DumpingFeeIsAFee1765800000000 } from "../../migrations/1765800000000-DumpingFeeIsAFee.js";
 
 /**
@@ -104,19 +105,7 @@ async function dashboard(c: Client) {
 }
 
 async function setDumpingFee() {
-  await admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, {
-    i: {
-      districtId: lakeview.id,
-      effectiveDate: dateIn(TZ),
-      reason: "Town Board resolution: septage dumping fees",
-      resolutionNumber: "2026-30",
-      resolutionAdoptedOn: dateIn(TZ),
-      changes: [
-        { key: "hauler.dumpingFeePer1000Gallons", value: 6000 },
-        { key: "hauler.dumpingFeeMinimumPerLoad", value: 5000 },
-      ],
-    },
-  });
+  await setLakeviewDumpingFee(admin, lakeview.id, dateIn(TZ));
   clearMicroCache();
 }
 

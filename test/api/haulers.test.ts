@@ -5,6 +5,7 @@ import { addCalendarDays, dateIn, zonedWallTime } from "../../api/common/dates.j
 import { clearMicroCache } from "../../api/graphql/micro-cache.js";
 import { enqueueJob, runDueJobs } from "../../api/jobs/queue.js";
 import { Client, DEMO, errorCode, startTestServer, type GqlResponse, type TestServer, isSessionBookkeeping } from "../harness.js";
+import { setDumpingFee } from "./hauler-helpers.js";
 
 /**
  * Septage hauler licences and loads over HTTP (SUL Article 8, 1208; Huron IV-8), with the law's
@@ -34,20 +35,7 @@ beforeAll(async () => {
   ({ lakeview, huron } = await new Client(srv.url).ok(`{ lakeview: district(slug: "lakeview") { id } huron: district(slug: "huron") { id } }`));
   [board, operator, clerk, admin] = await Promise.all([DEMO.lakeviewBoard, DEMO.lakeviewOperator, DEMO.lakeviewClerk, DEMO.lakeviewAdmin].map(signedIn));
   // The Town Board sets the dumping fee (SUL 1208): $60.00 per 1,000 gallons, at least $50.00 a load; a sample costs $75.00 (SUL 804).
-  await admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, {
-    i: {
-      districtId: lakeview.id,
-      effectiveDate: dateIn(TZ),
-      reason: "Town Board resolution: septage dumping fees",
-      resolutionNumber: "2026-30",
-      resolutionAdoptedOn: dateIn(TZ),
-      changes: [
-        { key: "hauler.dumpingFeePer1000Gallons", value: 6000 },
-        { key: "hauler.dumpingFeeMinimumPerLoad", value: 5000 },
-        { key: "hauler.sampleCost", value: 7500 },
-      ],
-    },
-  });
+  await setDumpingFee(admin, lakeview.id, dateIn(TZ), [{ key: "hauler.sampleCost", value: 7500 }]);
 });
 afterAll(() => srv?.close());
 afterEach(() => resetClock());
