@@ -9,7 +9,7 @@ export const DEMO_PASSWORD = "tapline-demo-2026";
 
 /**
  * One account per role in each district; the applicant and the industrial user have no staff role
- * (the industrial user's permit is a demo scene, demo-scenes.ts; the septage hauler's licence too,
+ * (the industrial user's permit is a demo scene, demo-scene-industrial.ts; the septage hauler's licence too,
  * demo-scene-haulers.ts). Demo mode only.
  */
 export const DEMO_ACCOUNTS: { email: string; displayName: string; role: StaffRoleName | "APPLICANT" | "INDUSTRIAL_USER" | "CONTRACTOR" | "HAULER"; district?: string }[] = [
