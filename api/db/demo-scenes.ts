@@ -1,6 +1,7 @@
 import type { DataSource } from "typeorm";
 import type { Config } from "../config.js";
 import { loadContractorScene } from "./demo-scene-contractors.js";
+import { loadEnforcementScene } from "./demo-scene-enforcement.js";
 import { loadDemoHaulerScene } from "./demo-scene-haulers.js";
 import { DEMO_INDUSTRY, loadIndustrialScene } from "./demo-scene-industrial.js";
 
@@ -18,4 +19,6 @@ export async function loadDemoScenes(ds: DataSource, publicUrl: string, config?:
   await loadIndustrialScene(ds, publicUrl);
   // The septage hauler's story: the Board's dumping fee and a licensed company (demo-scene-haulers.ts).
   await loadDemoHaulerScene(ds, config);
+  // A fine served on the demo applicant in each district, as each law has it (demo-scene-enforcement.ts).
+  await loadEnforcementScene(ds, publicUrl);
 }

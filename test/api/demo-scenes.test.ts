@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addCalendarDays, dateIn } from "../../api/common/dates.js";
 import { DEMO_CONTRACTOR } from "../../api/db/demo-scene-contractors.js";
+import { DEMO_ENFORCEMENT } from "../../api/db/demo-scene-enforcement.js";
 import { DEMO_INDUSTRY, loadDemoScenes } from "../../api/db/demo-scenes.js";
 import { Client, startTestServer, type TestServer } from "../harness.js";
 
-/** `npm start`'s demo scene: the demo industrial user's permit, issued four months ago, with a report open for results. */
+/** `npm start`'s demo scenes: the demo industrial user's permit, issued four months ago, with a report open for results; the demo contractor; the demo applicant's fines. */
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -57,5 +59,45 @@ describe("the demo contractor", () => {
     expect((await fetch(`${srv.url}/documents/${doc.id}`, { headers: { cookie: clerk.cookieHeader } })).status).toBe(200);
     const [{ n }] = await srv.running.ds.query(`SELECT count(*)::int AS n FROM organization WHERE name = $1`, [DEMO_CONTRACTOR.organization]);
     expect(n).toBe(1);
+  });
+});
+
+describe("the demo applicant's fines", () => {
+  const ACTIONS = `{ myEnforcementActions { id kind number status section servedOn correctBy answerDueOn petitionDueOn petitionDaysLeft petitionTo final canPetition finalExplanation
+    fineTotalCents fineDays { date amountCents } escalatesId district { slug timeZone } charge { status amountCents } } }`;
+  it("has a fine in Lakeview with the petition window open (SUL 1105, 1104-1108) and one in Huron after a notice's time to correct, final when served (Huron V-1, V-2)", async () => {
+    const applicant = new Client(srv.url);
+    await applicant.signIn(DEMO_ENFORCEMENT.respondent);
+    const { myEnforcementActions: actions } = await applicant.ok(ACTIONS);
+    expect(actions).toHaveLength(4); // a second start added none
+    const of = (slug: string, kind: string) => actions.filter((a: any) => a.district.slug === slug && a.kind === kind);
+    const today = (a: any) => dateIn(a.district.timeZone);
+
+    const [lvNotice] = of("lakeview", "NOTICE_OF_VIOLATION");
+    const [lvFine] = of("lakeview", "FINE");
+    expect(lvNotice.servedOn).toBe(addCalendarDays(today(lvNotice), -12));
+    expect(lvNotice.answerDueOn).toBe(addCalendarDays(lvNotice.servedOn, 10)); // SUL 1102
+    expect(lvFine).toMatchObject({ status: "SERVED", section: "Sewer Use Law 1105", escalatesId: lvNotice.id, petitionTo: "TOWN_BOARD", final: false, canPetition: true, fineTotalCents: 75_000, charge: { status: "OPEN", amountCents: 75_000 } });
+    expect(lvFine.servedOn).toBe(addCalendarDays(today(lvFine), -3));
+    expect(lvFine.petitionDueOn).toBe(addCalendarDays(lvFine.servedOn, 15));
+    expect(lvFine.petitionDaysLeft).toBe(12);
+    expect(lvFine.fineDays.every((d: any) => d.date <= lvFine.servedOn && d.amountCents === 25_000)).toBe(true); // the SUL's minimum a day
+
+    const [hNotice] = of("huron", "NOTICE_OF_VIOLATION");
+    const [hFine] = of("huron", "FINE");
+    expect(hNotice.correctBy).toBe(addCalendarDays(hNotice.servedOn, 7));
+    expect(hFine).toMatchObject({ section: "Huron V-2", escalatesId: hNotice.id, petitionDueOn: null, final: true, canPetition: false, fineTotalCents: 45_000, charge: { status: "OPEN" } });
+    expect(hFine.finalExplanation).toContain("provides no petition");
+    expect(hFine.fineDays.every((d: any) => d.date > hNotice.correctBy && d.date <= hFine.servedOn && d.amountCents <= 20_000)).toBe(true);
+
+    // Both fines are on the dashboard, each task linking to its action.
+    const { myDashboard } = await applicant.ok(`{ myDashboard { items { kind id nextStep nextStepHref daysLeft } } }`);
+    const tasks = myDashboard.items.filter((i: any) => i.kind === "EnforcementAction");
+    expect(tasks.find((i: any) => i.id === lvFine.id)).toMatchObject({ nextStep: "Pay the fine of $750.00 or petition the Town Board", nextStepHref: `/enforcement/${lvFine.id}`, daysLeft: 12 });
+    expect(tasks.find((i: any) => i.id === hFine.id)).toMatchObject({ nextStep: "Pay the fine of $450.00", nextStepHref: `/enforcement/${hFine.id}` });
+
+    // Filed within the window, the Lakeview petition is accepted.
+    const filed = await applicant.ok(`mutation($i: FilePetitionInput!) { filePetition(input: $i) { status } }`, { i: { actionId: lvFine.id, grounds: "The leaders were disconnected the day after the notice.", relief: "MODIFY" } });
+    expect(filed.filePetition.status).toBe("FILED");
   });
 });
