@@ -11,7 +11,7 @@ import { rulebookOn } from "../districts/districts.service.js";
 import { isUuid } from "../documents/documents.service.js";
 import { Organization } from "../organizations/organization.entity.js";
 import { ACTION_KINDS, Charge, EnforcementAction, type ActionKind } from "./enforcement.entity.js";
-import { KINDS, PETITION_TO_LABELS, deadlinesFor, fineLimits, sectionFor } from "./rules.js";
+import { KINDS, PETITION_TO_LABELS, aKind, deadlinesFor, fineLimits, sectionFor } from "./rules.js";
 import { type Meta, actorOf, type Db, text, loadDistrict, todayIn, type Respondent, isRespondent, tell, nextNumber, getAction } from "./common.js";
 
 /** Notices, orders and fines served by the District Operator (SUL 1102-1105, 1117; Huron V-1, V-2), and the respondent's answer to a notice. */
@@ -155,7 +155,7 @@ export async function createAction(ds: DataSource, viewer: Viewer, input: Create
     if (rb.enabled("enforcement.fineRequiresPriorNotice") && !fields.fineDays) {
       const section = rb.entry("enforcement.fineRequiresPriorNotice").section;
       if (!escalates || escalates.kind !== "NOTICE_OF_VIOLATION" || !escalates.correctBy)
-        fields.escalatesId = `A fine follows a written notice of the violation with a time to correct it (${section}): choose that notice.`;
+        fields.escalatesId = `A fine follows a written notice of the violation with a time to correct it (${section}): serve the fine as a follow-up of that notice, from the notice's page.`;
       else if (fineDays.some((d) => d.date <= escalates!.correctBy!))
         fields.fineDays = `Only days after the time to correct in the notice (${escalates.correctBy}) can be fined (${section}).`;
     }
@@ -188,7 +188,11 @@ export async function createAction(ds: DataSource, viewer: Viewer, input: Create
         petitionTo: deadlines.petitionTo,
         hearingDueOn: deadlines.hearingDueOn,
         finalOn: finalNow ? servedOn : null,
-        finalReason: finalNow ? "The law provides no petition against this action: it takes effect when served." : null,
+        finalReason: finalNow
+          ? KINDS[kind].petitionTo
+            ? `The ${district.lawName} provides no petition against ${aKind(kind)} (${rb.entry("enforcement.petitionsEnabled").section}): it takes effect when served.`
+            : `The law provides no petition against ${aKind(kind)}: it takes effect when served.`
+          : null,
         escalatesId: escalates?.id ?? null,
         subjectType,
         subjectId,

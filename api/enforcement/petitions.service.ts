@@ -9,7 +9,7 @@ import { rulebookById, type Rulebook } from "../districts/districts.service.js";
 import { isUuid } from "../documents/documents.service.js";
 import { cancelPendingPayments } from "../payments/payments.service.js";
 import { Charge, EnforcementAction, Petition, PetitionDocument, RELIEFS, type Relief } from "./enforcement.entity.js";
-import { ACTION_STATUS_LABELS, KINDS, PETITION_TO_LABELS, RELIEF_LABELS, fineLimits, petitionable, spreadOverDays } from "./rules.js";
+import { ACTION_STATUS_LABELS, KINDS, PETITION_TO_LABELS, RELIEF_LABELS, aKind, fineLimits, petitionable, spreadOverDays } from "./rules.js";
 import { CHARGE_PAYABLE, type Meta, actorOf, text, loadDistrict, todayIn, memberOrgIds, isRespondent, tell, getAction, getPetition } from "./common.js";
 
 /** Petitions to the Town Board (SUL 1104-1108; Huron Article V): filed, withdrawn, decided, with the decision's effect on the action and its charges. */
@@ -37,7 +37,7 @@ export async function filePetition(
       throw conflict(
         petitionable(rb, a.kind) || KINDS[a.kind].petitionTo
           ? `${district.lawName} provides no petition against this action (${rb.entry("enforcement.petitionsEnabled").section}).`
-          : `The law provides no petition against a ${KINDS[a.kind].label.toLowerCase()}.`,
+          : `The law provides no petition against ${aKind(a.kind)}.`,
       );
     const today = todayIn(district);
     if (today > a.petitionDueOn)

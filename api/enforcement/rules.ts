@@ -60,6 +60,12 @@ export const PETITION_STATUS_LABELS: Record<string, string> = {
 
 export const PETITION_TO_LABELS: Record<PetitionTo, string> = { TOWN_BOARD: "the Town Board", DISTRICT_OPERATOR: "the District Operator" };
 
+/** "an administrative fine", "a consent order": a kind's label in a sentence. */
+export function aKind(kind: ActionKind): string {
+  const l = KINDS[kind].label.toLowerCase();
+  return `${/^[aeiou]/.test(l) ? "an" : "a"} ${l}`;
+}
+
 /** The section to cite for a kind of action in this district ("Sewer Use Law 1105"; "Huron V-2"). */
 export function sectionFor(rb: Rulebook, kind: ActionKind): string {
   if (kind === "FINE") return rb.entry("enforcement.fineMaxPerDay").section;

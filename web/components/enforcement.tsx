@@ -135,7 +135,9 @@ export function Deadlines({ a }: { a: ActionView }) {
   return (
     <ul className="usa-list">
       <li>
-        Served (mailed) on <strong>{date(a.servedOn)}</strong>; a notice counts as given on mailing (Sewer Use Law 1111).
+        Served (mailed) on <strong>{date(a.servedOn)}</strong>
+        {/* Only the Sewer Use Law says a notice counts as given on mailing (1111); Huron's says nothing of it. */}
+        {a.section.startsWith("Sewer Use Law") ? "; a notice counts as given on mailing (Sewer Use Law 1111)." : "."}
       </li>
       {a.answerDueOn && !a.respondedAt && (
         <li>

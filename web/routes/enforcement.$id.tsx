@@ -55,11 +55,28 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 const DONE: Record<string, string> = {
-  petition: "Your petition is filed. You will be told of every step, and the Board's written decision appears here.",
   withdraw: "Your petition is withdrawn.",
   respond: "Your answer is sent to the District Operator.",
 };
-const LABELS = { grounds: "Grounds", relief: "Relief asked", documentIds: "Documents", explanation: "Explanation", correctionPlan: "Correction plan" };
+/** Each field's visible label, in the page's order: the answer to a notice, then the petition. */
+const LABELS: Record<string, string> = {
+  explanation: "Explain the violation",
+  correctionPlan: "How you will correct it and prevent it from happening again",
+  relief: "What do you ask for?",
+  grounds: "Your grounds",
+  documentIds: "Documents to attach",
+};
+
+/** The confirmation of a petition just filed: when it was received, and that it was in time. */
+function PetitionReceived({ p, a }: { p: ActionView["petitions"][number] | undefined; a: ActionView }) {
+  if (!p) return <SuccessAlert>Your petition is filed.</SuccessAlert>;
+  return (
+    <SuccessAlert>
+      Your petition to {a.petitionToLabel} is filed: received <DateTime iso={p.filedAt} timeZone={a.district.timeZone} />, within the time to petition (until {date(a.petitionDueOn!)}). A
+      confirmation is emailed to you. You will be told of every step, and the written decision appears on this page.
+    </SuccessAlert>
+  );
+}
 
 export default function EnforcementActionPage() {
   const { enforcementAction: a, myDocuments } = useLoaderData<typeof loader>() as Data;
@@ -77,7 +94,11 @@ export default function EnforcementActionPage() {
       <p className="usa-intro">
         Served on {a.respondentName} · {a.district.name} · {a.section}
       </p>
-      {params.get("done") && !d && <SuccessAlert>{DONE[params.get("done")!] ?? "Done."}</SuccessAlert>}
+      {params.get("done") === "petition" && !d ? (
+        <PetitionReceived p={a.petitions.at(-1)} a={a} />
+      ) : (
+        params.get("done") && !d && <SuccessAlert>{DONE[params.get("done")!] ?? "Done."}</SuccessAlert>
+      )}
       <ErrorSummary message={d?.error} fields={d?.fields} labels={LABELS} />
 
       <section className="usa-summary-box" aria-labelledby="status-heading">
@@ -195,6 +216,11 @@ export default function EnforcementActionPage() {
                 Petition filed {date(p.filedOn)}: {p.statusLabel}
               </h3>
               <dl className="tapline-facts">
+                <dt>Received</dt>
+                <dd>
+                  <DateTime iso={p.filedAt} timeZone={tz} />
+                  {p.filedByName ? `, from ${p.filedByName}` : ""}
+                </dd>
                 <dt>Relief asked</dt>
                 <dd>{p.reliefLabel}</dd>
                 <dt>Grounds</dt>

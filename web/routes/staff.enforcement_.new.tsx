@@ -46,26 +46,25 @@ export async function action({ request, context }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
   const values = formValues(form);
-  const fields: Record<string, string> = {};
+  // A fine's days are entered as first day, count and amount per day; those three are checked here,
+  // and every other field by the API in the same round, so the form shows every problem at once.
+  const local: Record<string, string> = {};
   let fineDays: { date: string; amountCents: number }[] | null = null;
   if (values.kind === "FINE") {
     const perDay = dollarsToCents(values.finePerDay ?? "");
     const count = Number(values.fineDayCount);
-    if (perDay === undefined || perDay === null) fields.finePerDay = "Enter the fine per day in dollars, like 500.00.";
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(values.fineFirstDay ?? "")) fields.fineFirstDay = "Enter the first day of violation like 2026-11-02.";
-    if (!Number.isInteger(count) || count < 1 || count > 366) fields.fineDayCount = "Enter the number of days of violation (1 to 366).";
-    if (!Object.keys(fields).length) {
-      const start = Date.parse(`${values.fineFirstDay}T00:00:00Z`);
-      fineDays = Array.from({ length: count }, (_, i) => ({ date: new Date(start + i * 86_400_000).toISOString().slice(0, 10), amountCents: perDay! }));
-    }
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(values.fineFirstDay ?? "")) local.fineFirstDay = "Enter the first day of violation like 2026-11-02.";
+    if (!/^\d+$/.test(values.fineDayCount ?? "") || count < 1 || count > 366) local.fineDayCount = "Enter the number of days of violation (1 to 366).";
+    if (perDay === undefined || perDay === null) local.finePerDay = "Enter the fine per day in dollars, like 500.00.";
+    const start = Date.parse(`${values.fineFirstDay}T00:00:00Z`);
+    fineDays = Object.keys(local).length || Number.isNaN(start) ? [] : Array.from({ length: count }, (_, i) => ({ date: new Date(start + i * 86_400_000).toISOString().slice(0, 10), amountCents: perDay! }));
   }
-  if (Object.keys(fields).length) return Response.json({ error: "Please correct the highlighted fields.", fields, values } satisfies ActionData, { status: 400 });
-  const who = values.respondentKind === "organization" ? { respondentOrganizationName: values.respondentOrganizationName || null } : { respondentEmail: values.respondentEmail || null };
   const r = await gql<{ createEnforcementAction: { id: string } }>(context, request, `mutation Serve($i: CreateEnforcementActionInput!) { createEnforcementAction(input: $i) { id } }`, {
     i: {
       districtId: values.districtId,
       kind: values.kind,
-      ...(values.escalatesId ? {} : who),
+      // A follow-up is served on the earlier action's respondent; otherwise whichever of the two is given (the API refuses both or neither).
+      ...(values.escalatesId ? {} : { respondentOrganizationName: values.respondentOrganizationName || null, respondentEmail: values.respondentEmail || null }),
       violation: values.violation ?? "",
       requirements: values.requirements || null,
       correctBy: values.correctBy || null,
@@ -78,28 +77,42 @@ export async function action({ request, context }: ActionFunctionArgs) {
       propertyAddress: values.propertyAddress || null,
     },
   });
+  // Problems in the fine's days leave fineDays empty, which the API refuses too: never served with them.
   if (!r.ok) {
-    const f = { ...r.error.fields };
-    // A fine's days are entered as first day, count and amount: show the API's message there.
-    if (f.fineDays) f.finePerDay = f.fineDays;
-    return Response.json({ error: r.error.message, fields: f, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
+    const fields: Record<string, string> = { ...r.error.fields };
+    // The API's word on a fine's days goes beside the field it comes from: the amount, or the days.
+    if (fields.fineDays) {
+      if (!Object.keys(local).length) local[/\$\d/.test(fields.fineDays) ? "finePerDay" : "fineFirstDay"] = fields.fineDays;
+      delete fields.fineDays;
+    }
+    // An earlier action is chosen by serving from its page; without one, the problem is the kind chosen.
+    if (fields.escalatesId && !values.escalatesId) {
+      fields.kind = fields.escalatesId;
+      delete fields.escalatesId;
+    }
+    return Response.json({ error: r.error.message, fields: { ...fields, ...local }, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
   }
   return redirect(`/staff/enforcement/${r.data.createEnforcementAction.id}?done=served`, { headers: cookieHeaders(r) });
 }
 
+/** Each field's visible label, in the form's order (the error summary follows it). */
 const LABELS: Record<string, string> = {
+  districtId: "District",
   kind: "Kind of action",
-  respondentEmail: "Person served",
-  respondentOrganizationName: "Organization served",
-  violation: "Violation",
-  requirements: "Required",
+  escalatesId: "Follows from",
+  respondentOrganizationName: "Organization's name",
+  respondentEmail: "Or the person's email",
+  violation: "Violation found",
+  requirements: "What the action requires",
   correctBy: "Correct by",
   servedOn: "Date of mailing",
-  escalatesId: "Earlier action",
-  finePerDay: "Fine per day",
   fineFirstDay: "First day of violation",
   fineDayCount: "Days of violation",
-  subjectLabel: "Record behind the action",
+  finePerDay: "Fine per day (dollars)",
+  taxParcel: "Tax parcel (optional)",
+  propertyAddress: "Property address (optional)",
+  subjectType: "Kind of record",
+  subjectLabel: "Its number or name",
 };
 
 export default function ServeAction() {
@@ -111,7 +124,7 @@ export default function ServeAction() {
     <>
       <h1>Serve a notice, order or fine</h1>
       <p>
-        The notice counts as given on the date of mailing (Sewer Use Law 1111). A fine is {money(rules.fineMinPerDayCents)} to {money(rules.fineMaxPerDayCents)} for each day of violation (
+        {rules.fineSection.startsWith("Sewer Use Law") ? "The notice counts as given on the date of mailing (Sewer Use Law 1111). " : ""}A fine is {money(rules.fineMinPerDayCents)} to {money(rules.fineMaxPerDayCents)} for each day of violation (
         {rules.fineSection}){rules.fineRequiresPriorNotice ? ", and only after a written notice whose time to correct has passed" : ""}.
       </p>
       <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
@@ -132,33 +145,33 @@ export default function ServeAction() {
         {earlier ? (
           <>
             <input type="hidden" name="escalatesId" value={earlier.id} />
-            <p>
+            <p id="escalatesId">
               Follows from {earlier.kindLabel} {earlier.number} of {date(earlier.servedOn)}, served on <strong>{earlier.respondentName}</strong>
               {earlier.correctBy ? `; time to correct ended ${date(earlier.correctBy)}` : ""}.
             </p>
+            {e.escalatesId && (
+              <span className="usa-error-message" role="alert">
+                {e.escalatesId}
+              </span>
+            )}
           </>
         ) : (
           <fieldset className="usa-fieldset">
-            <legend className="usa-legend">Served on</legend>
-            <div className="usa-radio">
-              <input className="usa-radio__input" id="respondentKind" type="radio" name="respondentKind" value="organization" defaultChecked={v.respondentKind !== "person"} />
-              <label className="usa-radio__label" htmlFor="respondentKind">
-                An organization (industrial user, hauler, contractor)
-              </label>
-            </div>
-            <div className="usa-radio">
-              <input className="usa-radio__input" id="respondentKind-person" type="radio" name="respondentKind" value="person" defaultChecked={v.respondentKind === "person"} />
-              <label className="usa-radio__label" htmlFor="respondentKind-person">
-                A person
-              </label>
-            </div>
-            <TextField name="respondentOrganizationName" label="Organization's name" error={e.respondentOrganizationName} defaultValue={v.respondentOrganizationName} />
-            <TextField name="respondentEmail" label="Or the person's email" type="email" error={e.respondentEmail} defaultValue={v.respondentEmail} />
+            <legend className="usa-legend">Served on (one of the two)</legend>
+            <TextField name="respondentOrganizationName" label="Organization's name" hint="An industrial user, hauler or contractor" error={e.respondentOrganizationName} defaultValue={v.respondentOrganizationName} />
+            <TextField name="respondentEmail" label="Or the person's email" hint="The email of the person's portal account" type="email" error={e.respondentEmail} defaultValue={v.respondentEmail} />
           </fieldset>
         )}
         <TextArea name="violation" label="Violation found" error={e.violation} defaultValue={v.violation} />
-        <TextArea name="requirements" label="What the action requires (orders: the actions and dates)" error={e.requirements} defaultValue={v.requirements} />
-        <TextField name="correctBy" label="Correct by (compliance order: service is cut unless corrected by)" type="date" error={e.correctBy} defaultValue={v.correctBy} />
+        <TextArea name="requirements" label="What the action requires" hint="For an order: the actions and their dates." error={e.requirements} defaultValue={v.requirements} />
+        <TextField
+          name="correctBy"
+          label="Correct by"
+          hint="A notice: the time to correct the violation. A compliance order: the day sewer service is cut unless it is corrected."
+          type="date"
+          error={e.correctBy}
+          defaultValue={v.correctBy}
+        />
         <TextField name="servedOn" label="Date of mailing" type="date" hint="Today when left empty" error={e.servedOn} defaultValue={v.servedOn} />
         <fieldset className="usa-fieldset">
           <legend className="usa-legend">For a fine: each day is a separate violation</legend>
