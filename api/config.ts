@@ -70,6 +70,19 @@ export type Config = {
 
 export class ConfigError extends Error {}
 
+/**
+ * The mode the libraries run in. React, graphql-js, Remix and Express pick their builds from
+ * NODE_ENV when they are loaded, which is not the same thing as the deployment's mode (NODE_ENV,
+ * read by loadConfig: secrets required, demo off): `npm start` runs their production builds however
+ * it is deployed and whether the demo is on or off (development builds are several times slower);
+ * `npm run dev` (TAPLINE_DEV=1) their development builds, for React's warnings and Vite's reloading;
+ * the tests keep `test`.
+ */
+export function librariesMode(source: Record<string, string | undefined> = process.env): "production" | "development" | "test" {
+  if (source.NODE_ENV === "test") return "test";
+  return source.TAPLINE_DEV === "1" ? "development" : "production";
+}
+
 /** Reads and validates the environment; throws one error naming every bad or missing variable. */
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const parsed = envSchema.safeParse(source);

@@ -1,5 +1,4 @@
-import { ConfigError, loadConfig } from "./config.js";
-import { startTapline } from "./app.js";
+import { ConfigError, librariesMode, loadConfig } from "./config.js";
 
 let config;
 try {
@@ -11,9 +10,14 @@ try {
   }
   throw e;
 }
+// The deployment's mode and the demo are read above; the libraries read NODE_ENV as they load,
+// so it is set to their mode before the app (and with it React, graphql-js, Remix) is imported.
+const libraries = librariesMode();
+process.env.NODE_ENV = libraries;
+const { startTapline } = await import("./app.js");
 const running = await startTapline(config, { portal: process.env.TAPLINE_DEV === "1" ? "dev" : "build", demoScenes: true });
 running.log.info(
-  { port: config.port, database: config.databaseUrl ? "postgresql" : `embedded PGlite in ${config.dataDir}`, demo: config.demo },
+  { url: running.url, port: config.port, database: config.databaseUrl ? "postgresql" : `embedded PGlite in ${config.dataDir}`, demo: config.demo, libraries },
   `Tapline is ready at ${config.publicUrl}`,
 );
 for (const sig of ["SIGINT", "SIGTERM"] as const)
