@@ -1,4 +1,4 @@
-import { daysLeft } from "../common/dates.js";
+import { daysLeft, formatDate } from "../common/dates.js";
 import { registerDashboardProvider, type DashboardItem } from "../dashboard/dashboard.js";
 import { STATUS_LABELS, type PermitStatus } from "./common.js";
 
@@ -52,7 +52,7 @@ registerDashboardProvider(async (ds, viewer) => {
     if (p.next_report)
       return {
         ...base,
-        nextStep: `File the compliance report for ${p.next_report.periodStart} to ${p.next_report.periodEnd} (Sewer Use Law 1005(3))`,
+        nextStep: `File the compliance report for ${formatDate(p.next_report.periodStart)} to ${formatDate(p.next_report.periodEnd)} (Sewer Use Law 1005(3))`,
         dueDate: p.next_report.dueOn,
         daysLeft: daysLeft(p.next_report.dueOn, p.time_zone),
         href: `/industrial/reports/${p.next_report.id}`,

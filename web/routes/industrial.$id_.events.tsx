@@ -2,7 +2,7 @@ import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFu
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
-import { DateTime, formatCalendarDate } from "~/components/format";
+import { DateTime, formatCalendarDate, formatDateTime } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { TextArea } from "~/components/hauler";
 import {
@@ -63,7 +63,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   } else if (intent === "slug") {
     const volume = (values.estimatedVolumeGallons ?? "").replace(/,/g, "").trim();
     const n = volume === "" ? null : /^\d+(\.\d+)?$/.test(volume) ? Number(volume) : NaN;
-    if (Number.isNaN(n)) return fail("Please correct the highlighted fields.", { estimatedVolumeGallons: "Enter the volume in gallons as a number." });
+    // A volume the page cannot read goes as one the API refuses (-1), so every other field is checked in the same answer.
+    const unread = Number.isNaN(n) ? { estimatedVolumeGallons: "Enter the volume in gallons as a number." } : null;
     r = await gql<{ reportSlugDischarge: { id: string; writtenDueOn: string } }>(context, request, `mutation Slug($i: IndustrialSlugDischargeInput!) { reportSlugDischarge(input: $i) { id writtenDueOn } }`, {
       i: {
         permitId: params.id,
@@ -71,10 +72,11 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
         notifiedAt: values.slugNotifiedAt ?? "",
         notifiedWhom: values.slugNotifiedWhom ?? "",
         substance: values.substance ?? "",
-        estimatedVolumeGallons: n,
+        estimatedVolumeGallons: unread ? -1 : n,
         description: values.description ?? "",
       },
     });
+    if (unread) return fail("Please correct the highlighted fields.", { ...(r.ok ? {} : slugFields(r.error.fields)), ...unread }, cookieHeaders(r));
     if (r.ok)
       next = `/industrial/slug/${r.data.reportSlugDischarge.id}?done=${encodeURIComponent(`The discharge is recorded and the District Operator is told by email. Write the report by ${formatCalendarDate(r.data.reportSlugDischarge.writtenDueOn)}.`)}`;
   } else if (intent === "progress") {
@@ -87,12 +89,16 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   } else return fail("Unknown action.", {});
   if (!r.ok) {
     if (r.error.code === "UNAUTHENTICATED") throw redirect(`/sign-in?redirectTo=${encodeURIComponent(here)}`, { headers: cookieHeaders(r) });
-    // The slug form's notification fields have their own names on this page.
-    const fields: Record<string, string> = {};
-    for (const [k, m] of Object.entries(r.error.fields)) fields[intent === "slug" && (k === "notifiedAt" || k === "notifiedWhom") ? `slug${k[0].toUpperCase()}${k.slice(1)}` : k] = m;
-    return fail(r.error.message, fields, cookieHeaders(r));
+    return fail(r.error.message, intent === "slug" ? slugFields(r.error.fields) : r.error.fields, cookieHeaders(r));
   }
   return redirect(next, { headers: cookieHeaders(r) });
+}
+
+/** The slug form's notification fields have their own names on this page. */
+function slugFields(fields: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, m] of Object.entries(fields)) out[k === "notifiedAt" || k === "notifiedWhom" ? `slug${k[0].toUpperCase()}${k.slice(1)}` : k] = m;
+  return out;
 }
 
 const METHODS = [
@@ -102,9 +108,10 @@ const METHODS = [
   { value: "IN_PERSON", label: "In person" },
   { value: "LETTER", label: "By letter" },
 ];
+/** Each field's visible label: the forms show these, and the error summary names fields by them. */
 const LABELS: Record<string, string> = {
   dutyId: "Violation",
-  notifiedWhom: "Whom you told",
+  notifiedWhom: "Whom you told at the district",
   method: "How",
   notifiedAt: "When",
   text: "What you told the district",
@@ -112,12 +119,14 @@ const LABELS: Record<string, string> = {
   slugNotifiedAt: "When you told the district",
   slugNotifiedWhom: "Whom you told",
   substance: "What was discharged",
-  estimatedVolumeGallons: "Estimated volume",
+  estimatedVolumeGallons: "Estimated volume, gallons",
+  description: "What happened (optional)",
+  permitId: "Permit",
   milestoneIndex: "Milestone",
-  met: "Met",
-  metOn: "Date met",
-  reason: "Reason for the delay",
-  expectedOn: "Expected date",
+  met: "Was it met?",
+  metOn: "If met: the date",
+  reason: "If not met: the reason for the delay",
+  expectedOn: "If not met: the date you expect to meet it",
 };
 
 export default function PermitEvents() {
@@ -142,8 +151,7 @@ export default function PermitEvents() {
         {p.facilityName} · {p.organizationName}
       </p>
       {params.get("done") && !a && <SuccessAlert>{params.get("done")}</SuccessAlert>}
-      <ErrorSummary message={a?.error} fields={e} labels={LABELS} />
-
+      {a && !["notify", "slug", "progress"].includes(a.intent) && <ErrorSummary message={a.error} fields={e} labels={LABELS} />}
       <section aria-labelledby="violations-heading">
         <h2 id="violations-heading">Violations (Sewer Use Law 1005(4))</h2>
         <p>
@@ -155,18 +163,19 @@ export default function PermitEvents() {
           <Form method="post" className="usa-form usa-form--large">
             <AuthenticityTokenInput />
             <h3 id="notify">Record the notification you made</h3>
+            {a?.intent === "notify" && <ErrorSummary message={a.error} fields={e} labels={LABELS} />}
             <SelectField
               name="dutyId"
-              label="Violation"
-              options={openNotify.map((d) => ({ value: d.id, label: `${d.text}: due ${new Date(d.dueAt).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short" })}` }))}
+              label={LABELS.dutyId}
+              options={openNotify.map((d) => ({ value: d.id, label: `${d.text}: due ${formatDateTime(d.dueAt, p.timeZone)}` }))}
               defaultValue={v("notify", "dutyId")}
               error={e.dutyId}
               required
             />
-            <TextField name="notifiedWhom" label="Whom you told at the district" defaultValue={v("notify", "notifiedWhom")} error={e.notifiedWhom} required />
-            <SelectField name="method" label="How" options={METHODS} defaultValue={v("notify", "method")} error={e.method} required />
-            <TextField name="notifiedAt" type="datetime-local" label="When" hint="Date and time, in the district's time" defaultValue={v("notify", "notifiedAt")} error={e.notifiedAt} required />
-            <TextArea name="text" label="What you told the district" hint="The parameter, the result, and what you are doing about it" defaultValue={v("notify", "text")} error={e.text} />
+            <TextField name="notifiedWhom" label={LABELS.notifiedWhom} defaultValue={v("notify", "notifiedWhom")} error={e.notifiedWhom} required />
+            <SelectField name="method" label={LABELS.method} options={METHODS} defaultValue={v("notify", "method")} error={e.method} required />
+            <TextField name="notifiedAt" type="datetime-local" label={LABELS.notifiedAt} hint="Date and time, in the district's time" defaultValue={v("notify", "notifiedAt")} error={e.notifiedAt} required />
+            <TextArea name="text" label={LABELS.text} hint="The parameter, the result, and what you are doing about it" defaultValue={v("notify", "text")} error={e.text} />
             <button className="usa-button" type="submit" name="intent" value="notify" disabled={busy}>
               Record the notification
             </button>
@@ -215,12 +224,13 @@ export default function PermitEvents() {
           <Form method="post" className="usa-form usa-form--large">
             <AuthenticityTokenInput />
             <h3>Record a discharge</h3>
-            <TextField name="occurredAt" type="datetime-local" label="When the discharge happened" defaultValue={v("slug", "occurredAt")} error={e.occurredAt} required />
-            <TextField name="slugNotifiedAt" type="datetime-local" label="When you told the district" defaultValue={v("slug", "slugNotifiedAt")} error={e.slugNotifiedAt} required />
-            <TextField name="slugNotifiedWhom" label="Whom you told" defaultValue={v("slug", "slugNotifiedWhom")} error={e.slugNotifiedWhom} required />
-            <TextField name="substance" label="What was discharged" defaultValue={v("slug", "substance")} error={e.substance} required />
-            <TextField name="estimatedVolumeGallons" label="Estimated volume, gallons" inputMode="decimal" defaultValue={v("slug", "estimatedVolumeGallons")} error={e.estimatedVolumeGallons} required />
-            <TextArea name="description" label="What happened (optional)" defaultValue={v("slug", "description")} error={e.description} />
+            {a?.intent === "slug" && <ErrorSummary message={a.error} fields={e} labels={LABELS} />}
+            <TextField name="occurredAt" type="datetime-local" label={LABELS.occurredAt} defaultValue={v("slug", "occurredAt")} error={e.occurredAt} required />
+            <TextField name="slugNotifiedAt" type="datetime-local" label={LABELS.slugNotifiedAt} defaultValue={v("slug", "slugNotifiedAt")} error={e.slugNotifiedAt} required />
+            <TextField name="slugNotifiedWhom" label={LABELS.slugNotifiedWhom} defaultValue={v("slug", "slugNotifiedWhom")} error={e.slugNotifiedWhom} required />
+            <TextField name="substance" label={LABELS.substance} defaultValue={v("slug", "substance")} error={e.substance} required />
+            <TextField name="estimatedVolumeGallons" label={LABELS.estimatedVolumeGallons} inputMode="decimal" defaultValue={v("slug", "estimatedVolumeGallons")} error={e.estimatedVolumeGallons} required />
+            <TextArea name="description" label={LABELS.description} defaultValue={v("slug", "description")} error={e.description} />
             <button className="usa-button" type="submit" name="intent" value="slug" disabled={busy}>
               Record the discharge
             </button>
@@ -237,9 +247,10 @@ export default function PermitEvents() {
             <Form method="post" className="usa-form usa-form--large">
               <AuthenticityTokenInput />
               <h3>File a progress report</h3>
+              {a?.intent === "progress" && <ErrorSummary message={a.error} fields={e} labels={LABELS} />}
               <SelectField
                 name="milestoneIndex"
-                label="Milestone"
+                label={LABELS.milestoneIndex}
                 options={p.milestones.map((m) => ({ value: String(m.index), label: `${m.milestone} (${formatCalendarDate(m.dueOn)})` }))}
                 defaultValue={v("progress", "milestoneIndex")}
                 error={e.milestoneIndex}
@@ -247,7 +258,7 @@ export default function PermitEvents() {
               />
               <SelectField
                 name="met"
-                label="Was it met?"
+                label={LABELS.met}
                 options={[
                   { value: "", label: "- Choose -" },
                   { value: "yes", label: "Yes, met" },
@@ -257,9 +268,9 @@ export default function PermitEvents() {
                 error={e.met}
                 required
               />
-              <TextField name="metOn" type="date" label="If met: the date" defaultValue={v("progress", "metOn")} error={e.metOn} />
-              <TextArea name="reason" label="If not met: the reason for the delay" defaultValue={v("progress", "reason")} error={e.reason} />
-              <TextField name="expectedOn" type="date" label="If not met: the date you expect to meet it" defaultValue={v("progress", "expectedOn")} error={e.expectedOn} />
+              <TextField name="metOn" type="date" label={LABELS.metOn} defaultValue={v("progress", "metOn")} error={e.metOn} />
+              <TextArea name="reason" label={LABELS.reason} defaultValue={v("progress", "reason")} error={e.reason} />
+              <TextField name="expectedOn" type="date" label={LABELS.expectedOn} defaultValue={v("progress", "expectedOn")} error={e.expectedOn} />
               <button className="usa-button" type="submit" name="intent" value="progress" disabled={busy}>
                 File the progress report
               </button>

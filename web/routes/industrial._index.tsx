@@ -3,6 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
 import { formatCalendarDate, daysLeftText } from "~/components/format";
+import { DischargePrograms, PROGRAM_QUERY, dischargePrograms } from "~/components/industrial-programs";
 
 export const meta: MetaFunction = () => [{ title: "Industrial discharge permits | Tapline" }];
 
@@ -19,22 +20,25 @@ type Row = {
 };
 
 export async function loader(args: LoaderFunctionArgs) {
-  return requireSignedIn<{ myIndustrialPermits: Row[] }>(
+  const r = await requireSignedIn<{ myIndustrialPermits: Row[]; districts: Parameters<typeof dischargePrograms>[0] }>(
     args,
-    `query MyIndustrial { myIndustrialPermits { id status statusLabel permitNumber facilityName organizationName districtName nextReport { id dueOn daysLeft } openDuties { id } } }`,
+    `query MyIndustrial { myIndustrialPermits { id status statusLabel permitNumber facilityName organizationName districtName nextReport { id dueOn daysLeft } openDuties { id } } ${PROGRAM_QUERY} }`,
   );
+  return { myIndustrialPermits: r.myIndustrialPermits, programs: dischargePrograms(r.districts) };
 }
 
 /** The wastewater discharge permits and applications of the organizations I belong to (SUL Article 10). */
 export default function MyIndustrialPermits() {
-  const { myIndustrialPermits: rows } = useLoaderData<typeof loader>() as { myIndustrialPermits: Row[] };
+  const { myIndustrialPermits: rows, programs } = useLoaderData<typeof loader>();
   return (
     <>
       <h1>Industrial discharge permits</h1>
       <p>
-        <Link className="usa-button" to="/industrial/apply">
-          Apply for a wastewater discharge permit
-        </Link>
+        {programs.some((p) => p.enabled) && (
+          <Link className="usa-button" to="/industrial/apply">
+            Apply for a wastewater discharge permit
+          </Link>
+        )}
         <Link className="usa-link margin-left-2" to="/notices">
           Public notices
         </Link>
@@ -81,6 +85,7 @@ export default function MyIndustrialPermits() {
           </tbody>
         </table>
       )}
+      <DischargePrograms programs={programs} />
     </>
   );
 }

@@ -6,6 +6,7 @@ import { NestedErrorBoundary, Notice, RadioGroup, SelectField } from "~/componen
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql, type GqlResult } from "~/graphql.server";
+import { DischargePrograms, PROGRAM_QUERY, dischargePrograms, type DischargeProgram } from "~/components/industrial-programs";
 
 export const meta: MetaFunction = () => [{ title: "Apply for a wastewater discharge permit | Tapline" }];
 
@@ -51,7 +52,9 @@ type Permit = {
 type Data = {
   permit: Permit | null;
   organizations: { id: string; name: string }[];
+  /** The districts whose law has a permit program: the only ones an application can name. */
   districts: { id: string; name: string }[];
+  programs: DischargeProgram[];
 };
 type Values = Record<string, string>;
 type ActionData = { error: string; fields: Record<string, string>; values: Values; id: string | null };
@@ -101,10 +104,12 @@ const LABELS: Record<string, string> = {
 
 export async function loader(args: LoaderFunctionArgs) {
   const id = new URL(args.request.url).searchParams.get("id");
-  const base = await requireSignedIn<{ myOrganizations: { role: string; organization: { id: string; name: string; kind: string } }[]; districts: { id: string; name: string }[] }>(
+  const base = await requireSignedIn<{ myOrganizations: { role: string; organization: { id: string; name: string; kind: string } }[]; districts: Parameters<typeof dischargePrograms>[0] }>(
     args,
-    `query ApplyIndustrial { myOrganizations { role organization { id name kind } } districts { id name } }`,
+    `query ApplyIndustrial { myOrganizations { role organization { id name kind } } ${PROGRAM_QUERY} }`,
   );
+  // Only a district whose law has a permit program can be applied to (Huron's has none, III-2).
+  const programs = dischargePrograms(base.districts);
   const organizations = base.myOrganizations
     .filter((m) => m.organization.kind === "INDUSTRIAL_USER" && (m.role === "OWNER" || m.role === "AUTHORIZED_REPRESENTATIVE"))
     .map((m) => ({ id: m.organization.id, name: m.organization.name }));
@@ -114,7 +119,7 @@ export async function loader(args: LoaderFunctionArgs) {
     permit = r.industrialPermit;
     if (permit.status !== "DRAFT") throw redirect(`/industrial/${permit.id}`);
   }
-  return { permit, organizations, districts: base.districts } satisfies Data;
+  return { permit, organizations, districts: programs.filter((p) => p.enabled).map((p) => ({ id: p.id, name: p.name })), programs } satisfies Data;
 }
 
 const num = (s: string): number | null | typeof NaN => {
@@ -312,7 +317,7 @@ function RowTable({
 }
 
 export default function ApplyIndustrial() {
-  const { permit: p, organizations, districts } = useLoaderData<typeof loader>() as Data;
+  const { permit: p, organizations, districts, programs } = useLoaderData<typeof loader>() as Data;
   const a = useActionData<ActionData>();
   const [params] = useSearchParams();
   const busy = useNavigation().state === "submitting";
@@ -335,11 +340,12 @@ export default function ApplyIndustrial() {
         <h1>Apply for a wastewater discharge permit</h1>
         <p>
           Only the owner or the Authorized Representative of an organization registered as an industrial user applies.{" "}
-          <Link className="usa-link" to="/account/organizations">
+          <Link className="usa-link" to="/account/organizations?returnTo=%2Findustrial%2Fapply">
             Register your organization
           </Link>{" "}
           first.
         </p>
+        <DischargePrograms programs={programs} />
       </>
     );
   return (
@@ -349,6 +355,7 @@ export default function ApplyIndustrial() {
         A significant industrial user may not discharge to the public sewer without a wastewater discharge permit (Sewer Use Law 1003). The application carries the
         information of Sewer Use Law 1004 A; you can save it as a draft and come back to it.
       </p>
+      {!p && programs.some((d) => !d.enabled) && <DischargePrograms programs={programs} />}
       {params.get("saved") && !a && <SuccessAlert>Your draft is saved.</SuccessAlert>}
       <ErrorSummary message={a?.error} fields={e} labels={LABELS} />
       <Form method="post" encType="multipart/form-data" className="usa-form usa-form--large" noValidate>

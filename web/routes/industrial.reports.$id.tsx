@@ -106,11 +106,14 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     const value = numberOrNull(values.value ?? "");
     const detectionLimit = numberOrNull(values.detectionLimit ?? "");
     const flowMgd = numberOrNull(values.flowMgd ?? "");
+    const below = values.belowDetection === "yes";
+    // A number the page cannot read is told here, and still sent as one the API refuses (no value,
+    // a flow of -1 MGD), so the API checks every other field in the same answer and saves nothing.
     const local: Record<string, string> = {};
-    if (Number.isNaN(value)) local.value = "Enter the value as a number, e.g. 1.30.";
-    if (Number.isNaN(detectionLimit)) local.detectionLimit = "Enter the detection limit as a number.";
+    if (!below && Number.isNaN(value)) local.value = "Enter the value as a number, e.g. 1.30.";
+    if (below && Number.isNaN(detectionLimit)) local.detectionLimit = "Enter the detection limit as a number.";
     if (Number.isNaN(flowMgd)) local.flowMgd = "Enter the flow in MGD as a number.";
-    if (Object.keys(local).length) return fail("Please correct the highlighted fields.", local);
+    const readable = (n: number | null) => (n === null || Number.isNaN(n) ? null : n);
     r = await gql<{ addIndustrialResults: { id: string }[] }>(context, request, `mutation Add($r: ID!, $x: [IndustrialResultInput!]!) { addIndustrialResults(reportId: $r, results: $x) { id } }`, {
       r: params.id,
       x: [
@@ -118,16 +121,20 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
           parameter: values.parameter ?? "",
           sampleType: values.sampleType ?? "",
           sampledAt: values.sampledAt ?? "",
-          value: values.belowDetection === "yes" ? null : value,
+          value: below ? null : readable(value),
           unit: values.unit ?? "",
-          belowDetection: values.belowDetection === "yes",
-          detectionLimit,
-          flowMgd,
+          belowDetection: below,
+          detectionLimit: below ? readable(detectionLimit) : null,
+          flowMgd: Number.isNaN(flowMgd) ? -1 : flowMgd,
           lab: values.lab ?? "",
           method: values.method ?? "",
         },
       ],
     });
+    if (Object.keys(local).length) {
+      const fields = { ...(r.ok ? {} : r.error.fields), ...local };
+      return fail("Please correct the highlighted fields.", fields, cookieHeaders(r));
+    }
     if (r.ok) next = `${here}?saved=${r.data.addIndustrialResults.map((x) => x.id).join(",")}#saved`;
   } else if (intent === "csv") {
     const file = form.get("file");
@@ -185,20 +192,27 @@ const UNITS = [
   { value: "degF", label: "°F" },
   { value: "degC", label: "°C" },
 ];
+/** Each field's visible label: the form shows these, and the error summary names fields by them. */
 const LABELS: Record<string, string> = {
   parameter: "Parameter",
   sampleType: "Sample type",
-  sampledAt: "Sampled at",
+  sampledAt: "Sampled at (the district's local time)",
   value: "Value",
   unit: "Unit",
-  detectionLimit: "Detection limit",
-  flowMgd: "Flow",
-  lab: "Laboratory",
-  method: "Method",
+  belowDetection: "Below the detection limit",
+  detectionLimit: "Detection limit (for a result below it)",
+  flowMgd: "The day's flow, MGD (for mass limits)",
+  lab: "Laboratory (NYSDOH-certified)",
+  method: "Method (Standard Methods)",
+  results: "Results",
   csv: "CSV file",
-  flows: "Daily flows",
-  password: "Password",
-  certify: "Certification",
+  flows: "The period's daily flows, one day a line",
+  standardsMet: "Are the pretreatment standards met on a consistent basis?",
+  measures: "If not: the additional operation and maintenance or pretreatment needed",
+  professionalName: "Qualified professional who reviewed it",
+  professionalCredential: "Professional's credential",
+  certify: "I have reviewed this report and make the certification above",
+  password: "Your password, to sign",
 };
 
 /** Each task an exceedance opens, linked to where it is done (the permit's events page). */
@@ -384,19 +398,19 @@ export default function ReportPage() {
                 error={e.sampleType}
                 required
               />
-              <TextField name="sampledAt" type="datetime-local" label="Sampled at (the district's local time)" defaultValue={v("sampledAt")} error={e.sampledAt} required />
+              <TextField name="sampledAt" type="datetime-local" label={LABELS.sampledAt} defaultValue={v("sampledAt")} error={e.sampledAt} required />
               <TextField name="value" label={LABELS.value} defaultValue={v("value")} error={e.value} inputMode="decimal" />
               <SelectField name="unit" label={LABELS.unit} options={UNITS} defaultValue={v("unit") || "mg/L"} error={e.unit} required />
               <div className="usa-checkbox">
                 <input className="usa-checkbox__input" id="belowDetection" type="checkbox" name="belowDetection" value="yes" defaultChecked={v("belowDetection") === "yes"} />
                 <label className="usa-checkbox__label" htmlFor="belowDetection">
-                  Below the detection limit
+                  {LABELS.belowDetection}
                 </label>
               </div>
-              <TextField name="detectionLimit" label="Detection limit (for a result below it)" defaultValue={v("detectionLimit")} error={e.detectionLimit} inputMode="decimal" />
-              <TextField name="flowMgd" label="The day's flow, MGD (for mass limits)" defaultValue={v("flowMgd")} error={e.flowMgd} inputMode="decimal" />
-              <TextField name="lab" label="Laboratory (NYSDOH-certified)" defaultValue={v("lab")} error={e.lab} required />
-              <TextField name="method" label="Method (Standard Methods)" hint="e.g. EPA 200.7" defaultValue={v("method")} error={e.method} required />
+              <TextField name="detectionLimit" label={LABELS.detectionLimit} defaultValue={v("detectionLimit")} error={e.detectionLimit} inputMode="decimal" />
+              <TextField name="flowMgd" label={LABELS.flowMgd} defaultValue={v("flowMgd")} error={e.flowMgd} inputMode="decimal" />
+              <TextField name="lab" label={LABELS.lab} defaultValue={v("lab")} error={e.lab} required />
+              <TextField name="method" label={LABELS.method} hint="e.g. EPA 200.7" defaultValue={v("method")} error={e.method} required />
               <button className="usa-button" type="submit" name="intent" value="add" disabled={busy}>
                 Save and check
               </button>
@@ -452,11 +466,11 @@ export default function ReportPage() {
                     <div className="usa-checkbox">
                       <input className="usa-checkbox__input" id="certify" type="checkbox" name="certify" value="yes" aria-describedby="certification-text" />
                       <label className="usa-checkbox__label" htmlFor="certify">
-                        I have reviewed this report and make the certification above
+                        {LABELS.certify}
                       </label>
                     </div>
                   </div>
-                  <TextField name="password" type="password" label="Your password, to sign" error={e.password} autoComplete="current-password" required />
+                  <TextField name="password" type="password" label={LABELS.password} error={e.password} autoComplete="current-password" required />
                   <button className="usa-button" type="submit" name="intent" value="sign" disabled={busy}>
                     Sign and submit the report
                   </button>
