@@ -16,7 +16,7 @@ async function npmStart(env: Record<string, string>): Promise<Started> {
   const db = await freshDatabase();
   const { NODE_ENV: _, TAPLINE_DEV: __, ...inherited } = process.env; // vitest sets NODE_ENV=test; a newcomer's shell has none
   const child = spawn("node_modules/.bin/tsx", ["api/main.ts"], {
-    env: { ...inherited, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", TAPLINE_DATA_DIR: db.dataDir, ...(db.databaseUrl ? { DATABASE_URL: db.databaseUrl } : {}), ...env },
+    env: { ...inherited, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", TAPLINE_DATA_DIR: db.dataDir, ...(db.databaseUrl ? { DATABASE_URL: db.databaseUrl } : {}), ...env } as unknown as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "inherit"],
   });
   const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
