@@ -13,7 +13,7 @@ import { PaymentType } from "../payments/payments.resolver.js";
 import { Payment } from "../payments/payments.service.js";
 import { EnforcementAction, ShowCauseHearing } from "./enforcement.entity.js";
 import * as svc from "./enforcement.service.js";
-import { ACTION_STATUS_LABELS, KINDS, PETITION_STATUS_LABELS, PETITION_TO_LABELS, RELIEF_LABELS, fineLimits, finality, petitionable, sectionFor, type Statement } from "./rules.js";
+import { ACTION_STATUS_LABELS, DECISION_LABELS, KINDS, PETITION_STATUS_LABELS, PETITION_TO_LABELS, RELIEF_LABELS, fineLimits, finality, petitionable, sectionFor, type Statement } from "./rules.js";
 import { hearingIcs } from "./ics.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -408,8 +408,7 @@ export class EnforcementResolver {
     return KINDS[a.kind as keyof typeof KINDS].reliefs.map((r) => ({ value: r, label: RELIEF_LABELS[r] }));
   }
   @FieldResolver(() => [OptionType], { description: "Decisions open on a petition against it, besides a show-cause hearing" }) decisionOptions(@Root() a: ActionType) {
-    const labels = { REJECT: "Reject as frivolous", MODIFY: "Modify", SUSPEND: "Suspend", RECONNECT: "Reconnect the water supply" };
-    return KINDS[a.kind as keyof typeof KINDS].decisions.map((d) => ({ value: d, label: labels[d] }));
+    return KINDS[a.kind as keyof typeof KINDS].decisions.map((d) => ({ value: d, label: DECISION_LABELS[d] }));
   }
   @FieldResolver(() => [PetitionType]) petitions(@Root() a: ActionType, @Ctx() ctx: Context) {
     return loadersOf(ctx).petitions.load(a.id);

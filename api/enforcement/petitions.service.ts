@@ -9,7 +9,7 @@ import { rulebookById, type Rulebook } from "../districts/districts.service.js";
 import { isUuid } from "../documents/documents.service.js";
 import { cancelPendingPayments } from "../payments/payments.service.js";
 import { Charge, EnforcementAction, Petition, PetitionDocument, RELIEFS, type Relief } from "./enforcement.entity.js";
-import { ACTION_STATUS_LABELS, KINDS, PETITION_TO_LABELS, RELIEF_LABELS, aKind, fineLimits, petitionable, spreadOverDays } from "./rules.js";
+import { ACTION_STATUS_LABELS, DECISION_LABELS, KINDS, PETITION_TO_LABELS, RELIEF_LABELS, aKind, fineLimits, petitionable, spreadOverDays } from "./rules.js";
 import { CHARGE_PAYABLE, type Meta, actorOf, text, loadDistrict, todayIn, memberOrgIds, isRespondent, tell, getAction, getPetition } from "./common.js";
 
 /** Petitions to the Town Board (SUL 1104-1108; Huron Article V): filed, withdrawn, decided, with the decision's effect on the action and its charges. */
@@ -204,7 +204,7 @@ export async function decidePetition(ds: DataSource, viewer: Viewer, input: Deci
     const rb = await rulebookById(tx, a.rulebookVersionId);
     const fields: Record<string, string> = {};
     const decision = input.decision as "REJECT" | "MODIFY" | "SUSPEND" | "RECONNECT";
-    if (!(KINDS[a.kind].decisions as string[]).includes(decision)) fields.decision = `Choose one of: ${KINDS[a.kind].decisions.join(", ")}, or order a show-cause hearing.`;
+    if (!(KINDS[a.kind].decisions as string[]).includes(decision)) fields.decision = `Choose one of: ${KINDS[a.kind].decisions.map((x) => DECISION_LABELS[x].toLowerCase()).join(", ")}; or order a show-cause hearing.`;
     const reasons = text(input.reasons, "reasons", 8000, "Give the written reasons for the decision.", fields);
     let terms: string | null = null;
     if (decision === "MODIFY") terms = validateModification(a, rb, input, fields);

@@ -37,6 +37,8 @@ export const RELIEF_LABELS: Record<Relief, string> = {
   CONTINUED_USE: "Permit continued use of the sewer",
 };
 
+export const DECISION_LABELS: Record<KindInfo["decisions"][number], string> = { REJECT: "Reject as frivolous", MODIFY: "Modify", SUSPEND: "Suspend", RECONNECT: "Reconnect the water supply" };
+
 export const ACTION_STATUS_LABELS: Record<string, string> = {
   SERVED: "Served",
   UNDER_PETITION: "Under petition",

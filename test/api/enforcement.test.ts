@@ -125,6 +125,7 @@ describe("serving actions", () => {
     const direct = await fine(u, "2026-09-01", 20000, 1, huronOperator, huron.id);
     expect(errorCode(direct)).toBe("BAD_USER_INPUT");
     expect(direct.errors![0].extensions!.fields!.escalatesId).toContain("Huron V-1, V-2, V-4");
+    expect(direct.errors![0].extensions!.fields!.escalatesId).toContain("serve the fine as a follow-up of that notice");
     // The notice gives a reasonable time to correct (Huron has no fixed number of days).
     const noTime = await huronOperator.gql(CREATE, { i: { districtId: huron.id, kind: "NOTICE_OF_VIOLATION", respondentEmail: u.email, violation: "Roof leader connected to the sewer" } });
     expect(noTime.errors![0].extensions!.fields!.correctBy).toContain("Huron V-1");
@@ -139,6 +140,7 @@ describe("serving actions", () => {
     expect(tooMuch.errors![0].extensions!.fields!.fineDays).toContain("at most $200.00 (Huron V-2)");
     const ok = (await fine(u, "2026-09-20", 20000, 3, huronOperator, huron.id, { escalatesId: notice.id })).data.createEnforcementAction;
     expect(ok).toMatchObject({ fineTotalCents: 60000, escalatesId: notice.id, section: "Huron V-2", petitionDueOn: null, final: true, canPetition: false });
+    expect(ok.finalExplanation).toBe("The Town of Huron Sewer Law for Sewer District No. 1 provides no petition against an administrative fine (Huron Article V): it takes effect when served.");
     // Huron's law has no petition to the Board.
     expect(errorCode(await u.c.gql(PETITION, { i: { actionId: ok.id, grounds: "x", relief: "MODIFY" } }))).toBe("CONFLICT");
     // Escalation is visible from the notice.
@@ -275,6 +277,9 @@ describe("petitions (SUL 1104-1108) and default (SUL 1110)", () => {
     const low = await board.gql(DECIDE, { i: { ...i, newAmountCents: 74999 } });
     expect(low.errors![0].extensions!.fields!.newAmountCents).toContain("between $750.00 and $3,000.00");
     expect(errorCode(await board.gql(DECIDE, { i: { ...i, reasons: " " } }))).toBe("BAD_USER_INPUT");
+    // No decision chosen and no reasons: both at once, the choices in words, never their codes.
+    const none = (await board.gql(DECIDE, { i: { petitionId: p.id, decision: "", reasons: "" } })).errors![0].extensions!.fields!;
+    expect(none).toEqual({ decision: "Choose one of: reject as frivolous, modify, suspend; or order a show-cause hearing.", reasons: "Give the written reasons for the decision." });
     travelTo(NY_NOON("2026-11-20"));
     const d = (await board.ok(DECIDE, { i })).decidePetition;
     expect(d).toMatchObject({ status: "MODIFIED", decidedByName: "Bea Board (Lakeview)", decisionReasons: "First offence" });

@@ -163,6 +163,12 @@ describe("a person served a fine, to a filed petition, by clicking only", () => 
       await checked(board, /^Petition against administrative fine LKV-EA-\d{4}-\d{4}$/);
       await board.getByRole("heading", { level: 2, name: "Decide without a hearing" }).waitFor();
       expect(await main(board)).toContain("The sump pump was disconnected the day the notice arrived");
+      // Its decision form names every problem by its label, all at once.
+      await board.getByRole("button", { name: "Record the decision" }).click();
+      const undecided = await summary(board);
+      expect(undecided).toContain("Decision: Choose one of: reject as frivolous, modify, suspend; or order a show-cause hearing.");
+      expect(undecided).toContain("Written reasons: Give the written reasons for the decision.");
+      await expectNoAxeViolations(board);
 
       // The Operator's page of the fine shows it under petition.
       await op.reload();

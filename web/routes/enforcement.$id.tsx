@@ -270,7 +270,8 @@ export default function EnforcementActionPage() {
           <h2 id="petition-heading">Petition {a.petitionToLabel}</h2>
           <p>
             You may ask {a.petitionToLabel} in writing to {a.reliefOptions.map((r) => r.label.toLowerCase()).join(" or ")}, until {date(a.petitionDueOn!)} ({a.section}).
-            Without a petition by then the {a.kindLabel.toLowerCase()} becomes final and your right to contest it is waived (Sewer Use Law 1110).
+            A petition filed here is your written petition: it is received at once and counts as given today (you may instead send it by registered mail, Sewer Use Law
+            1111). Without a petition by then the {a.kindLabel.toLowerCase()} becomes final and your right to contest it is waived (Sewer Use Law 1110).
           </p>
           <Form method="post" className="usa-form usa-form--large">
             <AuthenticityTokenInput />

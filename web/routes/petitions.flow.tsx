@@ -49,7 +49,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect(`/petitions/flow?filed=1`, { headers: cookieHeaders(r) });
 }
 
-const LABELS = { districtId: "District", propertyAddress: "Property", evidence: "Evidence", documentIds: "Documents", organizationId: "Filed for" };
+/** Each field's visible label, in the form's order (the error summary follows it). */
+const LABELS: Record<string, string> = {
+  districtId: "Sewer district",
+  organizationId: "Filed for",
+  propertyAddress: "Property address",
+  taxParcel: "Tax parcel (optional)",
+  evidence: "How much of the metered water does not reach the sewer, and how you know",
+  documentIds: "Documents to attach (sub-meter readings, process records)",
+};
 
 export default function FlowRequests() {
   const d = useLoaderData<typeof loader>() as Data;

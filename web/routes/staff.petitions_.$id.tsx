@@ -14,7 +14,7 @@ import { formValues } from "~/util";
 
 export const meta: MetaFunction = () => [{ title: "Petition | Staff | Tapline" }];
 
-type Data = { petition: PetitionView & { action: ActionView }; board: boolean };
+type Data = { petition: PetitionView & { action: ActionView }; board: boolean; showCauseNoticeMinDays: number | null };
 type ActionData = { intent: string; error: string; fields: Record<string, string>; values: Record<string, string> };
 
 export async function loader(args: LoaderFunctionArgs) {
@@ -28,7 +28,13 @@ export async function loader(args: LoaderFunctionArgs) {
     { id: args.params.id },
   );
   const district = info.districts.find((d) => d.id === petition.action.districtId);
-  return { petition, board: !!district?.roles.includes("BOARD") } satisfies Data;
+  // The notice period of a show-cause hearing, from the district's rulebook (SUL 1109: 10 days).
+  const { enforcementRules } = await requireSignedIn<{ enforcementRules: { showCauseNoticeMinDays: number | null } }>(
+    args,
+    `query HearingRules($d: ID!) { enforcementRules(districtId: $d) { showCauseNoticeMinDays } }`,
+    { d: petition.action.districtId },
+  );
+  return { petition, board: !!district?.roles.includes("BOARD"), showCauseNoticeMinDays: enforcementRules.showCauseNoticeMinDays } satisfies Data;
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -37,37 +43,49 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const values = formValues(form);
   const intent = values.intent;
   const here = `/staff/petitions/${params.id}`;
+  // The amount is read here and every other field by the API in the same round: every problem at once.
   const amount = dollarsToCents(values.newAmount ?? "");
-  if (amount === undefined) return Response.json({ intent, error: "Please correct the highlighted fields.", fields: { newAmount: "Enter the amount in dollars, like 750.00." }, values } satisfies ActionData, { status: 400 });
+  const modifying = (intent === "decide" && values.decision === "MODIFY") || (intent === "outcome" && values.outcome === "MODIFIED");
+  const local: Record<string, string> = modifying && amount === undefined ? { newAmount: "Enter the amount in dollars, like 750.00." } : {};
   let r;
   if (intent === "decide")
     r = await gql(context, request, `mutation DecidePetition($i: DecidePetitionInput!) { decidePetition(input: $i) { id } }`, {
-      i: { petitionId: params.id, decision: values.decision ?? "", reasons: values.reasons ?? "", newAmountCents: values.decision === "MODIFY" ? amount : null, newTerms: values.newTerms || null },
+      i: { petitionId: params.id, decision: values.decision ?? "", reasons: values.reasons ?? "", newAmountCents: values.decision === "MODIFY" ? (amount ?? null) : null, newTerms: values.newTerms || null },
     });
-  else if (intent === "hearing")
+  else if (intent === "hearing") {
+    // The date and the time are two fields: say which one is missing before the API reads them as one.
+    if (!values.hearingDate) local.hearingDate = "Enter the date of the hearing.";
+    if (!values.hearingTime) local.hearingTime = "Enter the time of the hearing.";
     r = await gql(context, request, `mutation OrderHearing($i: OrderShowCauseHearingInput!) { orderShowCauseHearing(input: $i) { id } }`, {
       i: {
         petitionId: params.id,
-        scheduledFor: values.hearingDate && values.hearingTime ? `${values.hearingDate}T${values.hearingTime}` : values.hearingDate ?? "",
+        scheduledFor: `${values.hearingDate ?? ""}T${values.hearingTime ?? ""}`,
         place: values.place ?? "",
         reasons: values.reasons ?? "",
         proposedAction: values.proposedAction ?? "",
         informationRequested: values.informationRequested || null,
       },
     });
-  else if (intent === "outcome")
+  } else if (intent === "outcome")
     r = await gql(context, request, `mutation DecideHearing($i: DecideHearingInput!) { decideShowCauseHearing(input: $i) { id } }`, {
-      i: { hearingId: values.hearingId ?? "", outcome: values.outcome ?? "", reasons: values.reasons ?? "", newAmountCents: values.outcome === "MODIFIED" ? amount : null, newTerms: values.newTerms || null },
+      i: { hearingId: values.hearingId ?? "", outcome: values.outcome ?? "", reasons: values.reasons ?? "", newAmountCents: values.outcome === "MODIFIED" ? (amount ?? null) : null, newTerms: values.newTerms || null },
     });
   else return Response.json({ intent, error: "Unknown action.", fields: {}, values } satisfies ActionData, { status: 400 });
   if (!r.ok) {
     if (r.error.code === "UNAUTHENTICATED") throw redirect(`/sign-in?redirectTo=${encodeURIComponent(here)}`, { headers: cookieHeaders(r) });
-    const fields = { ...r.error.fields };
-    if (fields.newAmountCents) fields.newAmount = fields.newAmountCents;
-    if (fields.scheduledFor) fields.hearingDate = fields.scheduledFor;
-    delete fields.newAmountCents;
-    delete fields.scheduledFor;
-    return Response.json({ intent, error: r.error.message, fields, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
+    const fields: Record<string, string> = { ...r.error.fields };
+    // The API's keys, as this page's fields are named.
+    const rename = (from: string, to: string) => {
+      if (from in fields) {
+        if (!(to in local)) fields[to] = fields[from];
+        delete fields[from];
+      }
+    };
+    rename("newAmountCents", "newAmount");
+    if (local.hearingDate || local.hearingTime) delete fields.scheduledFor;
+    rename("scheduledFor", "hearingDate");
+    if (intent === "hearing") rename("reasons", "hearingReasons");
+    return Response.json({ intent, error: r.error.message, fields: { ...fields, ...local }, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
   }
   return redirect(`${here}?done=${intent}`, { headers: cookieHeaders(r) });
 }
@@ -77,21 +95,22 @@ const DONE: Record<string, string> = {
   hearing: "The hearing is ordered and the notice is served on the petitioner.",
   outcome: "The decision after the hearing is recorded and the petitioner is notified.",
 };
-const LABELS: Record<string, string> = {
-  decision: "Decision",
-  outcome: "Decision",
-  reasons: "Reasons",
-  newAmount: "Modified fine",
-  newTerms: "Modified terms",
-  hearingDate: "Hearing date",
-  hearingTime: "Hearing time",
-  place: "Place",
-  proposedAction: "Proposed action",
-  informationRequested: "Information requested",
+/** Each form's visible labels, in its order (the error summary follows it). */
+const LABELS: Record<string, Record<string, string>> = {
+  decide: { decision: "Decision", reasons: "Written reasons", newAmount: "Modified fine, total (dollars), when modifying", newTerms: "Modified terms, when modifying" },
+  hearing: {
+    hearingDate: "Hearing date",
+    hearingTime: "Time",
+    place: "Place",
+    hearingReasons: "Reasons why the action is to be taken",
+    proposedAction: "Proposed enforcement action",
+    informationRequested: "Information the petitioner should supply (optional)",
+  },
+  outcome: { outcome: "The Board", reasons: "Written reasons", newAmount: "Modified fine, total (dollars), when modifying", newTerms: "Modified terms, when modifying" },
 };
 
 export default function StaffPetition() {
-  const { petition: p, board } = useLoaderData<typeof loader>() as Data;
+  const { petition: p, board, showCauseNoticeMinDays } = useLoaderData<typeof loader>() as Data;
   const a = p.action;
   const d = useActionData<ActionData>();
   const [params] = useSearchParams();
@@ -105,7 +124,7 @@ export default function StaffPetition() {
         {a.respondentName} · filed {date(p.filedOn)} by {p.filedByName} · {p.statusLabel}
       </p>
       {params.get("done") && !d && <SuccessAlert>{DONE[params.get("done")!] ?? "Done."}</SuccessAlert>}
-      <ErrorSummary message={d?.error} fields={d?.fields} labels={LABELS} />
+      <ErrorSummary message={d?.error} fields={d?.fields} labels={LABELS[d?.intent ?? ""] ?? {}} />
 
       <section aria-labelledby="petition-heading">
         <h2 id="petition-heading">The petition</h2>
@@ -174,14 +193,18 @@ export default function StaffPetition() {
           </section>
           <section aria-labelledby="hearing-heading">
             <h2 id="hearing-heading">Order a show-cause hearing (Sewer Use Law 1109)</h2>
-            <p>The notice is served today and must be served at least 10 calendar days before the hearing.</p>
+            <p>
+              The notice is served today
+              {showCauseNoticeMinDays !== null ? ` and must be served at least ${showCauseNoticeMinDays} calendar days before the hearing` : ""}. It names the time and place,
+              the reasons and the proposed action.
+            </p>
             <Form method="post" className="usa-form usa-form--large">
               <AuthenticityTokenInput />
               <input type="hidden" name="intent" value="hearing" />
               <TextField name="hearingDate" label="Hearing date" type="date" error={e("hearing", "hearingDate")} defaultValue={v("hearing", "hearingDate")} />
-              <TextField name="hearingTime" label={`Time (${a.district.name}'s local time)`} type="time" error={e("hearing", "hearingTime")} defaultValue={v("hearing", "hearingTime") || "19:00"} />
+              <TextField name="hearingTime" label="Time" hint={`${a.district.name}'s local time`} type="time" error={e("hearing", "hearingTime")} defaultValue={v("hearing", "hearingTime") || "19:00"} />
               <TextField name="place" label="Place" error={e("hearing", "place")} defaultValue={v("hearing", "place")} />
-              <TextArea name="reasons" id="hearingReasons" label="Reasons why the action is to be taken" error={e("hearing", "reasons")} defaultValue={v("hearing", "reasons")} />
+              <TextArea name="reasons" id="hearingReasons" label="Reasons why the action is to be taken" error={e("hearing", "hearingReasons")} defaultValue={v("hearing", "reasons")} />
               <TextArea name="proposedAction" label="Proposed enforcement action" error={e("hearing", "proposedAction")} defaultValue={v("hearing", "proposedAction")} />
               <TextArea name="informationRequested" label="Information the petitioner should supply (optional)" error={e("hearing", "informationRequested")} defaultValue={v("hearing", "informationRequested")} />
               <button className="usa-button" type="submit">

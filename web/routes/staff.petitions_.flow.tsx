@@ -42,6 +42,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect(`/staff/petitions/flow?districtId=${values.districtId}&done=1`, { headers: cookieHeaders(r) });
 }
 
+/** Each field's visible label, in the form's order (the error summary follows it). */
+const LABELS: Record<string, string> = { decision: "Decision", sewerPercent: "Percentage that reaches the sewer (for a percentage)", reasons: "Reasons" };
+
 export default function FlowQueue() {
   const d = useLoaderData<typeof loader>() as Data;
   const timeZone = d.districts.find((x) => x.id === d.districtId)?.timeZone;
@@ -75,7 +78,7 @@ export default function FlowQueue() {
             {d.operator && (
               <Form method="post" className="usa-form">
                 <AuthenticityTokenInput />
-                {mine && <ErrorSummary message={a!.error} fields={a!.fields} />}
+                {mine && <ErrorSummary message={a!.error} fields={a!.fields} labels={LABELS} />}
                 <input type="hidden" name="id" value={r.id} />
                 <input type="hidden" name="districtId" value={d.districtId} />
                 <SelectField
