@@ -181,6 +181,10 @@ export const RULEBOOK_KEYS = {
   "billing.fixedChargePerEdu": { kind: "money", topic: "Charges and billing" }, // cents; SUL 1203; Huron VII
   "billing.minimumCharge": { kind: "money", topic: "Charges and billing" }, // cents; SUL 1203; Huron VII
   "billing.fiscalYearStart": { kind: "text", topic: "Charges and billing" }, // SUL 1211; Huron Article VI
+  "billing.fixedCostsPerYear": { kind: "money", topic: "Charges and billing" }, // cents a fiscal year, shared over the district's EDUs; SUL 1203, 1211; Huron VII
+  "billing.eduAssessment": { kind: "boolean", topic: "Charges and billing" }, // accounts assessed in EDUs (the 1203 table); SUL 1203; Huron VI-2
+  "billing.minimumPerUserBehindMeter": { kind: "boolean", topic: "Charges and billing" }, // each user behind a shared meter pays the minimum, the owner the excess; SUL 1203; Huron VI-2
+  "billing.segmentsEnabled": { kind: "boolean", topic: "Charges and billing" }, // the service area may be segmented for a fair share of charges; SUL 1204; Huron Article VI
 
   // Equivalent dwelling units
   "billing.edu.singleFamilyHome": { kind: "number", topic: "Equivalent dwelling units" }, // EDU per home; SUL 1203; Huron VII

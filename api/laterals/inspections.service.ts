@@ -8,6 +8,7 @@ import { formatCents } from "../common/money.js";
 import { District } from "../districts/district.entity.js";
 import { isUuid } from "../documents/documents.service.js";
 import { INSPECTION_KINDS, LateralInspection, LateralPermit, type InspectionKind } from "./lateral-permit.entity.js";
+import { serviceFromConnection } from "../rents/connection.js";
 import { FEE_CODES, INSPECTION_LABELS, inspectionName, nextRequiredKind, requiredInspections } from "./rules.js";
 import { actorOf, clean, permitRulebook, getPermit, requireApplicant, requireOperator, requireStatus, loadDistrict, addressOf, notify } from "./common.js";
 
@@ -195,6 +196,8 @@ export async function recordInspectionResult(
       p.updatedAt = clock.now();
       await tx.save(p);
       await audit(tx, actorOf(viewer, meta.requestId), { action: "lateral.connected", entityType: "LateralPermit", entityId: p.id, districtId: p.districtId, details: { passed: [...passed] } });
+      // The property is served from this day: its sewer-rent account opens or is updated (api/rents/connection.ts).
+      await serviceFromConnection(tx, viewer, p, dateIn(district.timeZone, p.connectedAt), actorOf(viewer, meta.requestId));
       const copies = rb.entry("lateral.asBuiltCopies");
       const deposit = p.feeLines.find((l) => l.code === FEE_CODES.deposit);
       await notify(
