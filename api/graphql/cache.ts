@@ -29,8 +29,45 @@ export const CACHE_PUBLIC = `@cacheControl(maxAge: ${PUBLIC_MAX_AGE})`;
 
 export const publicResponseCache = new InMemoryLRUCache<string>({ maxSize: 32 * 1024 * 1024 });
 
+/**
+ * The portal's in-process calls (`gql()`, web/graphql.server.ts) of public-only operations: the
+ * answer itself, kept as long as the response cache above keeps it (its maxAge) and cleared with
+ * it, so a public page's data skips Apollo's whole request pipeline (context, hashing, the cached
+ * string's JSON.parse) while it is fresh. Answers are frozen: loaders share them.
+ */
+type PortalAnswer = { data: unknown; expires: number };
+const portalAnswers = new Map<string, PortalAnswer>();
+const PORTAL_ANSWERS_MAX = 500;
+
+export const portalAnswerKey = (query: string, variables: Record<string, unknown> | undefined) => `${query}\u0000${variables ? JSON.stringify(variables) : ""}`;
+
+export function cachedPortalAnswer(key: string): unknown {
+  const hit = portalAnswers.get(key);
+  if (!hit) return undefined;
+  if (hit.expires > Date.now()) return hit.data;
+  portalAnswers.delete(key);
+  return undefined;
+}
+
+/** Keeps an answer whose `Cache-Control` says public with a max-age (what Apollo's cache-control plugin set). */
+export function keepPortalAnswer(key: string, data: unknown, cacheControl: string | undefined): void {
+  const maxAge = /(?:^|,)\s*public\b/.test(cacheControl ?? "") ? Number(/max-age=(\d+)/.exec(cacheControl!)?.[1] ?? 0) : 0;
+  if (maxAge <= 0) return;
+  if (portalAnswers.size >= PORTAL_ANSWERS_MAX) portalAnswers.delete(portalAnswers.keys().next().value!);
+  portalAnswers.set(key, { data: deepFreeze(data), expires: Date.now() + maxAge * 1000 });
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === "object" && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
 /** Called after a change to public data, so this instance answers fresh at once (others within a minute). */
 export async function clearPublicCache(): Promise<void> {
+  portalAnswers.clear();
   await publicResponseCache.clear();
 }
 
