@@ -80,6 +80,11 @@ export default function StaffLayout() {
             </NavLink>
           </li>
           <li>
+            <NavLink to="/staff/properties" className={link}>
+              Properties and accounts
+            </NavLink>
+          </li>
+          <li>
             <NavLink to="/staff/delinquency" className={link}>
               Charges and delinquency
             </NavLink>

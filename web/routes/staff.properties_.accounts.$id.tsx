@@ -1,0 +1,380 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, redirect, useActionData, useLoaderData } from "@remix-run/react";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import { requireSignedIn } from "~/auth.server";
+import { NestedErrorBoundary, SelectField } from "~/components/fields";
+import { CalendarDate, todayIn } from "~/components/format";
+import { ErrorSummary, TextField } from "~/components/forms";
+import { requireStaff } from "~/components/staff.server";
+import { requireCsrf } from "~/csrf.server";
+import { cookieHeaders, gql } from "~/graphql.server";
+
+export const meta: MetaFunction = () => [{ title: "Service account | Staff | Tapline" }];
+
+type Account = {
+  id: string;
+  districtId: string;
+  propertyId: string;
+  accountNumber: string;
+  classLabel: string;
+  occupantName: string;
+  openedOn: string;
+  closedOn: string | null;
+  closeReasonLabel: string | null;
+  occupancyLabel: string;
+  finalBill: { lastDay: string; forwardingAddress: string | null; finalReading: number | null; finalReadOn: string | null; meterNumber: string | null } | null;
+  meters: { id: string; meterNumber: string; installedOn: string; removedOn: string | null; sharedWith: number }[];
+  assessment: { basis: string; effectiveOn: string; edus: string | null; waterUsageEdus: string | null; waterUsageBasis: string | null; rulebookVersion: number; enteredByName: string | null; rows: { key: string; label: string; count: number; edus: string; section: string }[] } | null;
+};
+type Worksheet = {
+  basis: string;
+  section: string;
+  note: string | null;
+  rows: { key: string; label: string; section: string; unit: string; countOf: string; perUnit: number; count: number; edus: string }[];
+  waterUsage: { label: string; section: string; uses: string; edus: string | null; basis: string | null } | null;
+  total: string | null;
+  occupancy: string;
+  sharedMeterAgreement: string | null;
+  periodMonths: number;
+  periodSection: string;
+  rulebookVersion: number;
+  tasks: { key: string; text: string }[];
+};
+type ActionData = { intent: string; error: string; fields: Record<string, string>; values: Record<string, string> };
+
+const OCCUPANCY = [
+  { value: "OCCUPIED", label: "Occupied" },
+  { value: "UNOCCUPIED", label: "Unoccupied, not permanently discontinued (the minimum charge still applies)" },
+  { value: "SEASONAL", label: "Seasonal (the minimum charge still applies)" },
+];
+const REASONS = [
+  { value: "MOVE_OUT", label: "Moved out" },
+  { value: "SALE", label: "Property sold" },
+  { value: "DISCONTINUED", label: "Permanently discontinued" },
+];
+const LABELS: Record<string, Record<string, string>> = {
+  assess: { effectiveOn: "Applies from", counts: "Counts", waterUsageEdus: "EDUs determined from water usage", waterUsageBasis: "What they rest on", occupancy: "Occupancy", sharedMeterAgreement: "Agreement of the users behind one meter" },
+  meter: { meterNumber: "Meter number", installedOn: "Installed on" },
+  unmeter: { meterId: "Meter", removedOn: "Out of service from" },
+  close: { lastDay: "Last day served", reason: "Why it closes", forwardingAddress: "Forwarding address for the final bill", finalReading: "Final meter reading", finalReadOn: "Read on" },
+};
+
+const A = `id districtId propertyId accountNumber classLabel occupantName openedOn closedOn closeReasonLabel occupancyLabel
+  finalBill { lastDay forwardingAddress finalReading finalReadOn meterNumber }
+  meters { id meterNumber installedOn removedOn sharedWith }
+  assessment { basis effectiveOn edus waterUsageEdus waterUsageBasis rulebookVersion enteredByName rows { key label count edus section } }`;
+const W = `basis section note rows { key label section unit countOf perUnit count edus } waterUsage { label section uses edus basis } total occupancy sharedMeterAgreement periodMonths periodSection rulebookVersion tasks { key text }`;
+
+export async function loader(args: LoaderFunctionArgs) {
+  const info = await requireStaff(args);
+  const data = await requireSignedIn<{ serviceAccount: Account; assessmentWorksheet: Worksheet }>(
+    args,
+    `query StaffAccount($id: ID!) { serviceAccount(id: $id) { ${A} } assessmentWorksheet(accountId: $id) { ${W} } }`,
+    { id: args.params.id },
+  );
+  const district = info.districts.find((d) => d.id === data.serviceAccount.districtId);
+  return { ...data, clerk: !!district?.roles.includes("CLERK"), today: todayIn(district?.timeZone ?? "America/New_York"), done: new URL(args.request.url).searchParams.get("done") };
+}
+
+/** The Town Clerk saves the worksheet, records a meter in or out of service, or closes the account. */
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  await requireCsrf(context, request);
+  const form = await request.formData();
+  const intent = String(form.get("intent") ?? "");
+  const values: Record<string, string> = {};
+  for (const [k, v] of form.entries()) if (typeof v === "string" && k !== "csrf") values[k] = v.trim();
+  const orNull = (k: string) => values[k] || null;
+  let r;
+  if (intent === "assess") {
+    const counts = Object.entries(values)
+      .filter(([k, v]) => k.startsWith("count.") && v !== "")
+      .map(([k, v]) => ({ key: k.slice("count.".length), count: /^\d+$/.test(v) ? Number(v) : -1 }));
+    r = await gql(context, request, `mutation Assess($i: AssessServiceAccountInput!) { assessServiceAccount(input: $i) { id } }`, {
+      i: { accountId: params.id, effectiveOn: values.effectiveOn, counts, waterUsageEdus: orNull("waterUsageEdus"), waterUsageBasis: orNull("waterUsageBasis"), occupancy: orNull("occupancy"), sharedMeterAgreement: orNull("sharedMeterAgreement") },
+    });
+  } else if (intent === "meter") {
+    r = await gql(context, request, `mutation AddMeter($i: AddServiceMeterInput!) { addServiceMeter(input: $i) { id } }`, { i: { accountId: params.id, meterNumber: values.meterNumber, installedOn: values.installedOn } });
+  } else if (intent === "unmeter") {
+    r = await gql(context, request, `mutation RemoveMeter($i: RemoveServiceMeterInput!) { removeServiceMeter(input: $i) { id } }`, { i: { accountId: params.id, meterId: values.meterId, removedOn: values.removedOn } });
+  } else {
+    const reading = values.finalReading;
+    r = await gql(context, request, `mutation CloseAccount($i: CloseServiceAccountInput!) { closeServiceAccount(input: $i) { id } }`, {
+      i: { accountId: params.id, lastDay: values.lastDay, reason: values.reason, forwardingAddress: orNull("forwardingAddress"), finalReading: reading ? (/^\d+$/.test(reading) ? Number(reading) : -1) : null, finalReadOn: orNull("finalReadOn") },
+    });
+  }
+  if (!r.ok) return Response.json({ intent, error: r.error.message, fields: r.error.fields, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
+  return redirect(`/staff/properties/accounts/${params.id}?done=${intent}`, { headers: cookieHeaders(r) });
+}
+
+const DONE: Record<string, string> = { assess: "The assessment is saved.", meter: "The meter is recorded.", unmeter: "The meter is out of service.", close: "The account is closed." };
+
+export default function StaffAccount() {
+  const { serviceAccount: a, assessmentWorksheet: w, clerk, today, done } = useLoaderData<typeof loader>();
+  const act = useActionData<ActionData>();
+  const e = (i: string) => (act?.intent === i ? act.fields : {});
+  const v = (i: string, k: string) => (act?.intent === i ? act.values[k] : undefined);
+  const open = !a.closedOn;
+  return (
+    <>
+      <h1>
+        Account {a.accountNumber} <span className="display-block font-sans-md">{a.occupantName}</span>
+      </h1>
+      {done && DONE[done] && (
+        <div className="usa-alert usa-alert--success usa-alert--slim" role="status">
+          <div className="usa-alert__body">
+            <p className="usa-alert__text">{DONE[done]}</p>
+          </div>
+        </div>
+      )}
+      <dl>
+        <dt>Class</dt>
+        <dd>
+          {a.classLabel}: billed every {w.periodMonths === 1 ? "month" : `${w.periodMonths} months`} ({w.periodSection})
+        </dd>
+        <dt>Served</dt>
+        <dd>
+          From <CalendarDate date={a.openedOn} />
+          {a.closedOn ? (
+            <>
+              {" "}
+              to <CalendarDate date={a.closedOn} /> ({a.closeReasonLabel})
+            </>
+          ) : (
+            ", open"
+          )}
+        </dd>
+        {w.basis === "USER" && (
+          <>
+            <dt>Occupancy</dt>
+            <dd>{a.occupancyLabel}</dd>
+          </>
+        )}
+        <dt>Assessment</dt>
+        <dd>
+          {!a.assessment ? (
+            "Not assessed yet"
+          ) : a.assessment.basis === "EDU" ? (
+            <>
+              {a.assessment.edus} EDUs from <CalendarDate date={a.assessment.effectiveOn} /> (rulebook version {a.assessment.rulebookVersion})
+            </>
+          ) : (
+            <>One user ({w.section})</>
+          )}
+        </dd>
+      </dl>
+      {a.finalBill && (
+        <>
+          <h2>For the final bill</h2>
+          <dl>
+            <dt>Last day served</dt>
+            <dd>
+              <CalendarDate date={a.finalBill.lastDay} />
+            </dd>
+            <dt>Send it to</dt>
+            <dd>{a.finalBill.forwardingAddress ?? "The address on record"}</dd>
+            <dt>Final reading</dt>
+            <dd>
+              {a.finalBill.finalReading === null ? (
+                "Not taken: read the meter or estimate it on the final bill"
+              ) : (
+                <>
+                  {a.finalBill.finalReading} on meter {a.finalBill.meterNumber ?? "(none recorded)"}, read <CalendarDate date={a.finalBill.finalReadOn} />
+                </>
+              )}
+            </dd>
+          </dl>
+        </>
+      )}
+
+      <h2 id="worksheet">Assessment worksheet</h2>
+      {w.note && <p>{w.note}</p>}
+      {w.tasks.length > 0 && (
+        <div className="usa-alert usa-alert--warning usa-alert--slim">
+          <div className="usa-alert__body">
+            <ul className="usa-list">
+              {w.tasks.map((t) => (
+                <li key={t.key}>{t.text}</li>
+              ))}
+            </ul>
+          </div>
+        </div>
+      )}
+      <ErrorSummary message={act?.intent === "assess" ? act.error : null} fields={e("assess")} labels={LABELS.assess} />
+      <Form method="post" className="usa-form usa-form--large">
+        <AuthenticityTokenInput />
+        <input type="hidden" name="intent" value="assess" />
+        {w.basis === "EDU" ? (
+          <>
+            <table className="usa-table usa-table--borderless width-full">
+              <caption>
+                Equivalent dwelling units ({w.section}, rulebook version {w.rulebookVersion}): enter a count for each row that applies
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Use</th>
+                  <th scope="col">EDUs each</th>
+                  <th scope="col">Count</th>
+                  <th scope="col">EDUs now</th>
+                </tr>
+              </thead>
+              <tbody>
+                {w.rows.map((r) => {
+                  const name = `count.${r.key}`;
+                  const err = e("assess")[name];
+                  return (
+                    <tr key={r.key}>
+                      <th scope="row">
+                        <label htmlFor={name}>{r.label}</label>
+                      </th>
+                      <td>
+                        {r.perUnit} {r.unit}
+                      </td>
+                      <td>
+                        {err && (
+                          <span className="usa-error-message" id={`${name}-error`}>
+                            {err}
+                          </span>
+                        )}
+                        <input
+                          className={`usa-input usa-input--small${err ? " usa-input--error" : ""}`}
+                          id={name}
+                          name={name}
+                          inputMode="numeric"
+                          defaultValue={v("assess", name) ?? (r.count ? String(r.count) : "")}
+                          aria-describedby={err ? `${name}-error` : undefined}
+                          aria-invalid={err ? true : undefined}
+                          disabled={!clerk || !open}
+                        />
+                      </td>
+                      <td>{r.edus}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+            {w.waterUsage && (
+              <fieldset className="usa-fieldset">
+                <legend className="usa-legend">As determined by water usage ({w.waterUsage.section})</legend>
+                <p className="usa-hint">{w.waterUsage.uses}</p>
+                <TextField name="waterUsageEdus" label={LABELS.assess.waterUsageEdus} hint="Up to three decimals, e.g. 2.375" defaultValue={v("assess", "waterUsageEdus") ?? w.waterUsage.edus} error={e("assess").waterUsageEdus} />
+                <TextField name="waterUsageBasis" label={LABELS.assess.waterUsageBasis} hint="The water usage and how it was counted" defaultValue={v("assess", "waterUsageBasis") ?? w.waterUsage.basis} error={e("assess").waterUsageBasis} />
+              </fieldset>
+            )}
+            <p>{w.total ? `Total now: ${w.total} EDUs.` : "Not assessed yet."}</p>
+          </>
+        ) : (
+          <>
+            <p>Each user pays the minimum charge; where several users share one meter, the owner pays the excess unless they all agree otherwise and tell the Town Clerk ({w.section}).</p>
+            <SelectField name="occupancy" label={LABELS.assess.occupancy} options={OCCUPANCY} defaultValue={v("assess", "occupancy") ?? w.occupancy} error={e("assess").occupancy} />
+            <div className={`usa-form-group${e("assess").sharedMeterAgreement ? " usa-form-group--error" : ""}`}>
+              <label className="usa-label" htmlFor="sharedMeterAgreement">
+                {LABELS.assess.sharedMeterAgreement}
+              </label>
+              <div className="usa-hint" id="sharedMeterAgreement-hint">
+                Only when all the users behind one meter have notified the Clerk of another agreement
+              </div>
+              {e("assess").sharedMeterAgreement && (
+                <span className="usa-error-message" id="sharedMeterAgreement-error">
+                  {e("assess").sharedMeterAgreement}
+                </span>
+              )}
+              <textarea className="usa-textarea" id="sharedMeterAgreement" name="sharedMeterAgreement" aria-describedby="sharedMeterAgreement-hint" defaultValue={v("assess", "sharedMeterAgreement") ?? w.sharedMeterAgreement ?? ""} />
+            </div>
+          </>
+        )}
+        {clerk && open && (
+          <>
+            <TextField name="effectiveOn" type="date" label={LABELS.assess.effectiveOn} defaultValue={v("assess", "effectiveOn") ?? today} error={e("assess").effectiveOn} required />
+            <button className="usa-button" type="submit">
+              Save the assessment
+            </button>
+          </>
+        )}
+      </Form>
+
+      <h2 id="meters">Meters</h2>
+      {a.meters.length === 0 ? (
+        <p>No meter recorded.</p>
+      ) : (
+        <table className="usa-table usa-table--borderless width-full">
+          <caption>Water meters serving this account (Sewer Use Law 1205)</caption>
+          <thead>
+            <tr>
+              <th scope="col">Meter</th>
+              <th scope="col">In service</th>
+              <th scope="col">Shared with</th>
+            </tr>
+          </thead>
+          <tbody>
+            {a.meters.map((m) => (
+              <tr key={m.id}>
+                <th scope="row">{m.meterNumber}</th>
+                <td>
+                  From <CalendarDate date={m.installedOn} />
+                  {m.removedOn ? (
+                    <>
+                      {" "}
+                      to <CalendarDate date={m.removedOn} />
+                    </>
+                  ) : null}
+                </td>
+                <td>{m.sharedWith > 1 ? `${m.sharedWith} open accounts` : "This account only"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {clerk && open && (
+        <>
+          <ErrorSummary message={act?.intent === "meter" ? act.error : null} fields={e("meter")} labels={LABELS.meter} />
+          <Form method="post" className="usa-form">
+            <AuthenticityTokenInput />
+            <input type="hidden" name="intent" value="meter" />
+            <TextField name="meterNumber" label={LABELS.meter.meterNumber} hint="A meter of this property already in service is shared with this account" defaultValue={v("meter", "meterNumber")} error={e("meter").meterNumber} required />
+            <TextField name="installedOn" type="date" label={LABELS.meter.installedOn} defaultValue={v("meter", "installedOn")} error={e("meter").installedOn} required />
+            <button className="usa-button usa-button--outline" type="submit">
+              Record the meter
+            </button>
+          </Form>
+          {a.meters.some((m) => !m.removedOn) && (
+            <>
+              <ErrorSummary message={act?.intent === "unmeter" ? act.error : null} fields={e("unmeter")} labels={LABELS.unmeter} />
+              <Form method="post" className="usa-form">
+                <AuthenticityTokenInput />
+                <input type="hidden" name="intent" value="unmeter" />
+                <SelectField name="meterId" label={LABELS.unmeter.meterId} options={a.meters.filter((m) => !m.removedOn).map((m) => ({ value: m.id, label: m.meterNumber }))} error={e("unmeter").meterId} />
+                <TextField name="removedOn" type="date" label={LABELS.unmeter.removedOn} defaultValue={v("unmeter", "removedOn")} error={e("unmeter").removedOn} required />
+                <button className="usa-button usa-button--outline" type="submit">
+                  Take the meter out of service
+                </button>
+              </Form>
+            </>
+          )}
+
+          <h2 id="close">Close the account</h2>
+          <p>On the leaving party's last day; what you enter here goes on the final bill.</p>
+          <ErrorSummary message={act?.intent === "close" ? act.error : null} fields={e("close")} labels={LABELS.close} />
+          <Form method="post" className="usa-form usa-form--large">
+            <AuthenticityTokenInput />
+            <input type="hidden" name="intent" value="close" />
+            <TextField name="lastDay" type="date" label={LABELS.close.lastDay} defaultValue={v("close", "lastDay")} error={e("close").lastDay} required />
+            <SelectField name="reason" label={LABELS.close.reason} options={REASONS} defaultValue={v("close", "reason")} error={e("close").reason} />
+            <TextField name="forwardingAddress" label={LABELS.close.forwardingAddress} defaultValue={v("close", "forwardingAddress")} error={e("close").forwardingAddress} />
+            <TextField name="finalReading" label={LABELS.close.finalReading} hint="Leave empty if not read" inputMode="numeric" defaultValue={v("close", "finalReading")} error={e("close").finalReading} />
+            <TextField name="finalReadOn" type="date" label={LABELS.close.finalReadOn} defaultValue={v("close", "finalReadOn")} error={e("close").finalReadOn} />
+            <button className="usa-button usa-button--secondary" type="submit">
+              Close the account
+            </button>
+          </Form>
+        </>
+      )}
+      <p>
+        <Link className="usa-link" to={`/staff/properties/${a.propertyId}`}>
+          Back to the property
+        </Link>
+      </p>
+    </>
+  );
+}
+
+export const ErrorBoundary = NestedErrorBoundary;
