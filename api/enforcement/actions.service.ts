@@ -183,7 +183,8 @@ export async function createAction(ds: DataSource, viewer: Viewer, input: Create
         section: sectionFor(rb, kind),
         correctBy,
         servedOn,
-        answerDueOn: deadlines.answerDueOn ?? (kind === "NOTICE_OF_VIOLATION" ? correctBy : null),
+        // Only a law that asks for an answer has a date for it (SUL 1102); Huron's notice asks only that the violation cease by its date (V-1).
+        answerDueOn: deadlines.answerDueOn,
         petitionDueOn: deadlines.petitionDueOn,
         petitionTo: deadlines.petitionTo,
         hearingDueOn: deadlines.hearingDueOn,

@@ -86,6 +86,7 @@ describe("the demo applicant's fines", () => {
     const [hNotice] = of("huron", "NOTICE_OF_VIOLATION");
     const [hFine] = of("huron", "FINE");
     expect(hNotice.correctBy).toBe(addCalendarDays(hNotice.servedOn, 7));
+    expect(hNotice.answerDueOn).toBeNull(); // Huron V-1 asks for no answer
     expect(hFine).toMatchObject({ section: "Huron V-2", escalatesId: hNotice.id, petitionDueOn: null, final: true, canPetition: false, fineTotalCents: 45_000, charge: { status: "OPEN" } });
     expect(hFine.finalExplanation).toContain("provides no petition");
     expect(hFine.fineDays.every((d: any) => d.date > hNotice.correctBy && d.date <= hFine.servedOn && d.amountCents <= 20_000)).toBe(true);

@@ -132,7 +132,8 @@ describe("serving actions", () => {
     const notice = (
       await huronOperator.ok(CREATE, { i: { districtId: huron.id, kind: "NOTICE_OF_VIOLATION", respondentEmail: u.email, violation: "Roof leader connected to the sewer", correctBy: "2026-09-15" } })
     ).createEnforcementAction;
-    expect(notice).toMatchObject({ section: "Huron V-1", answerDueOn: "2026-09-15", petitionDueOn: null });
+    // Huron's notice asks that the violation cease by its date (V-1), not for an explanation and a plan (SUL 1102).
+    expect(notice).toMatchObject({ section: "Huron V-1", correctBy: "2026-09-15", answerDueOn: null, petitionDueOn: null });
     travelTo(NY_NOON("2026-09-20"));
     const early = await fine(u, "2026-09-20", 20000, 3, huronOperator, huron.id, { escalatesId: notice.id, fineDays: days("2026-09-14", 3, 20000) });
     expect(early.errors![0].extensions!.fields!.fineDays).toContain("after the time to correct in the notice (2026-09-15)");

@@ -199,6 +199,12 @@ describe("a person served a fine, to a filed petition, by clicking only", () => 
       expect(huron).not.toContain("Petition the Town Board");
       expect(huron).not.toContain("Sewer Use Law");
       await page.getByRole("button", { name: /^Pay \$450\.00 online/ }).waitFor();
+      // The notice before it asked that the violation cease by its date, not for an answer (that is SUL 1102).
+      await page.getByRole("link", { name: /^Notice of violation HRN-EA-\d{4}-\d{4}$/ }).click();
+      await checked(page, /^Notice of violation HRN-EA-\d{4}-\d{4}$/);
+      const notice = await main(page);
+      expect(notice).toMatch(/The law asks you to correct the violation by .+, not for an answer \(Huron V-1\)/);
+      expect(notice).not.toContain("Explanation and correction plan due");
     } finally {
       await ctx.close();
     }

@@ -177,6 +177,9 @@ export default function EnforcementActionPage() {
       {a.kind === "NOTICE_OF_VIOLATION" && (
         <section aria-labelledby="answer-heading">
           <h2 id="answer-heading">Your answer</h2>
+          {!a.answerDueOn && !a.respondedAt && (
+            <p>The law asks you to correct the violation{a.correctBy ? ` by ${date(a.correctBy)}` : ""}, not for an answer ({a.section}); you may still write to the District Operator here.</p>
+          )}
           {a.respondedAt ? (
             <dl className="tapline-facts">
               <dt>Sent</dt>
