@@ -3,7 +3,7 @@ import { addCalendarDays, dateIn } from "../../api/common/dates.js";
 import { Rulebook, shippedDistrictFiles } from "../../api/districts/districts.service.js";
 import type { RulebookVersion } from "../../api/districts/rulebook-version.entity.js";
 import { MAX_COUNT, assessEdus, assessmentBasis, boardTasks, eduTable, formatEdus, parseEdus, waterUsageRow } from "../../api/rents/rules.js";
-import { Client, DEMO, errorCode, startTestServer, type GqlResponse, type TestServer } from "../harness.js";
+import { Client, DEMO, countStatements, errorCode, startTestServer, type GqlResponse, type TestServer } from "../harness.js";
 
 /**
  * The sewer-rent register (issue 14, first slice): properties, accounts, meters and assessments
@@ -276,6 +276,25 @@ describe("the Clerk's register (Lakeview)", () => {
       i: { districtId: lakeview.id, effectiveDate: today(), reason: "x", resolutionNumber: "2026-42", resolutionAdoptedOn: today(), changes: [{ key: "billing.eduAssessment", value: false }] },
     });
     expect(fields(refused)["billing.eduAssessment"]).toContain("is set by the law (Sewer Use Law 1203)");
+  });
+});
+
+describe("statements per request", () => {
+  it("a property's page, the register's page and an owner's list take the same SQL statements for 1 account as for 12", async () => {
+    const small = await property(clerk, lakeview.id, { taxParcel: "SQL-1" });
+    const large = await property(clerk, lakeview.id, { taxParcel: "SQL-2" });
+    await account(clerk, small.id);
+    for (let i = 0; i < 12; i++) {
+      const a = await account(clerk, large.id, { occupantName: `Unit ${i + 1}` });
+      await clerk.ok(METER, { i: { accountId: a.id, meterNumber: `SQL-M-${i}`, installedOn: "2024-01-01" } });
+      await clerk.ok(ASSESS, { i: { accountId: a.id, effectiveOn: "2024-01-01", counts: [{ key: "billing.edu.apartmentTwoBedroom", count: 1 }] } });
+    }
+    await clerk.ok(GET, { id: small.id }); // warm: the viewer and rulebook caches
+    const one = await countStatements(db(), () => clerk.ok(GET, { id: small.id }));
+    const twelve = await countStatements(db(), async () => expect((await clerk.ok(GET, { id: large.id })).sewerProperty.accounts).toHaveLength(12));
+    expect(twelve).toBe(one);
+    const page = (first: number) => countStatements(db(), () => clerk.ok(LIST, { d: lakeview.id, f: first }));
+    expect(await page(20)).toBe(await page(1));
   });
 });
 
