@@ -16,6 +16,7 @@ import { registerDocumentDownload } from "./documents/download.js";
 import { registerPermitPdf } from "./laterals/permit-pdf.js";
 import { registerStripeWebhook } from "./payments/webhook.js";
 import { securityHeaders } from "./security-headers.js";
+import { compressResponses } from "./compression.js";
 import { formatMegabytes } from "./documents/documents.service.js";
 import type { Context } from "./graphql/context.js";
 import { makeFormatError } from "./graphql/errors.js";
@@ -116,6 +117,8 @@ export function createApp(opts: { ds: DataSource; config: Config; log: Logger; a
   // First, so every response carries them: CSP with a per-request nonce, frame and referrer rules,
   // HSTS in production, and `private, no-store` for anyone signed in (api/security-headers.ts).
   app.use(securityHeaders(config, { viteHmr: opts.viteHmr }));
+  // Every text response compressed (brotli or gzip), build files excepted: they are already (api/compression.ts).
+  app.use(compressResponses());
 
   // One line per request with its duration; headers (cookies, tokens) are never logged.
   app.use(

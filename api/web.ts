@@ -1,6 +1,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import express from "express";
+import expressStaticGzip from "express-static-gzip";
 import { createRequestHandler } from "@remix-run/express";
 import type { Config } from "./config.js";
 import { refuseForeignOriginForms } from "./portal-origin.js";
@@ -59,9 +60,12 @@ export async function mountPortal(app: express.Express, config: Config, execute:
     return () => vite.close();
   }
   const buildDir = path.resolve("build");
-  // Public files keep their caching for everyone (api/security-headers.ts).
-  app.use("/assets", express.static(path.join(buildDir, "client/assets"), { immutable: true, maxAge: "1y", setHeaders: markStaticFile }));
-  app.use(express.static(path.join(buildDir, "client"), { maxAge: "1h", setHeaders: markStaticFile }));
+  // Public files keep their caching for everyone (api/security-headers.ts). Text files go out as
+  // the brotli or gzip copy the build wrote next to them (vite.config.ts), with Content-Encoding
+  // and `Vary: Accept-Encoding`; fingerprinted assets are immutable for a year.
+  const precompressed = (serveStatic: expressStaticGzip.ExpressStaticGzipOptions["serveStatic"]): expressStaticGzip.ExpressStaticGzipOptions => ({ enableBrotli: true, orderPreference: ["br", "gzip"], index: false, serveStatic });
+  app.use("/assets", expressStaticGzip(path.join(buildDir, "client/assets"), precompressed({ immutable: true, maxAge: "1y", setHeaders: markStaticFile })));
+  app.use(expressStaticGzip(path.join(buildDir, "client"), precompressed({ maxAge: "1h", setHeaders: markStaticFile })));
   const build = await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
   app.all("*", createRequestHandler({ build, getLoadContext: getLoadContext as any }));
   return async () => {};

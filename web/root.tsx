@@ -1,7 +1,7 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useLoaderData, useRouteError, Form } from "@remix-run/react";
 import { AuthenticityTokenInput, AuthenticityTokenProvider } from "remix-utils/csrf/react";
-import uswdsCss from "@uswds/uswds/css/uswds.min.css?url";
+import uswdsCss from "./styles/design-system.scss?url";
 import appCss from "./styles/app.css?url";
 import { csrfFor } from "./csrf.server";
 import { gql, portalContext } from "./graphql.server";
