@@ -142,6 +142,19 @@ describe("the demo's industrial user, by clicking only", () => {
       await checked(page, "Violations, discharges and milestones");
       expect(new URL(page.url()).hash).toBe("#resample");
       await page.getByRole("button", { name: /^Start the repeat sampling report/ }).waitFor();
+
+      // The permits page says which districts' laws issue discharge permits: Huron's has none (III-2),
+      // and the page leads to what it asks instead, never to Lakeview's permit.
+      await page.getByRole("link", { name: "My applications" }).first().click();
+      await page.getByRole("link", { name: "Industrial discharge permits" }).first().click();
+      await checked(page, "Industrial discharge permits");
+      const programs = await page.locator("section[aria-labelledby=programs-heading]").innerText();
+      expect(programs).toMatch(/Town of Lakeview Sewer District: issues wastewater discharge permits, and permit holders file compliance reports \(Sewer Use Law 1003 A\)/);
+      expect(programs).toMatch(/Town of Huron Sewer District No\. 1: no discharge permit and no compliance reports\. .*class 2 building sewer permit.* \(Huron III-2\)/);
+      await page.getByRole("link", { name: "Apply for a wastewater discharge permit" }).click();
+      await checked(page, "Apply for a wastewater discharge permit");
+      const districts = await page.getByLabel("Sewer district").locator("option").allInnerTexts();
+      expect(districts).toEqual(["Choose the district", LAKEVIEW.name]);
     } finally {
       await ctx.close();
     }

@@ -22,6 +22,19 @@ const UNITS = [
 ];
 const n = (x: number | null) => (x === null ? "" : String(x));
 
+/** The limits table's fields as screen readers hear them (the column and the row), for an error summary. */
+export const LIMIT_LABELS: Record<string, string> = {
+  limits: "Limits",
+  "limits.*": "Limits, row {n}",
+  "limits.*.parameter": "Parameter, row {n}",
+  "limits.*.kind": "Kind, row {n}",
+  "limits.*.unit": "Unit, row {n}",
+  "limits.*.average": "Average daily, row {n}",
+  "limits.*.maximum": "Maximum, row {n}",
+  "limits.*.minimum": "Lowest allowed, row {n}",
+  "limits.*.section": "Law, row {n}",
+};
+
 /** The rows posted by LimitsEditor, as the API's limit input, with a message for each row whose figure is not a number. */
 export function parseLimitRows(form: FormData): { limits: Record<string, unknown>[]; errors: Record<string, string> } {
   const limits: Record<string, unknown>[] = [];

@@ -19,6 +19,9 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${(data as Data | undefined)?.organization.name ?? "Organization"} | Tapline` },
 ];
 
+/** Each field's visible label, in the form's order (a record the page acts on by its name): the error summary names fields by them. */
+export const LABELS: Record<string, string> = { email: "Email address", role: "Role", organizationId: "Organization" };
+
 export async function loader(args: LoaderFunctionArgs) {
   const id = args.params.id!;
   const base = await requireSignedIn<{ me: { id: string }; organization: Org }>(
@@ -170,7 +173,7 @@ export default function OrganizationPage() {
 
           <h2 id="invite-heading">Invite someone</h2>
           <p>We email them a link. They sign in, or create an account, with that address to join.</p>
-          <ErrorSummary message={a?.error} fields={a?.fields} labels={{ email: "Email address", role: "Role" }} />
+          <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
           <Form method="post" className="usa-form usa-form--large" noValidate aria-labelledby="invite-heading">
             <AuthenticityTokenInput />
             <TextField

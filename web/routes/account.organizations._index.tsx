@@ -14,6 +14,9 @@ export const meta: MetaFunction = () => [{ title: "Organizations | Tapline" }];
 type Mine = { role: string; organization: { id: string; name: string; kind: string } };
 type ActionData = { error: string; fields: Record<string, string>; values: { name: string; kind: string } };
 
+/** Each field's visible label, in the form's order (a record the page acts on by its name): the error summary names fields by them. */
+export const LABELS: Record<string, string> = { name: "Legal name", kind: "Kind of organization" };
+
 export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<{ myOrganizations: Mine[] }>(args, `query MyOrganizations { myOrganizations { role organization { id name kind } } }`);
 }
@@ -91,20 +94,20 @@ export default function MyOrganizations() {
 
       <h2 id="create-heading">Create an organization</h2>
       <p>You become its owner. You can then invite others.</p>
-      <ErrorSummary message={a?.error} fields={a?.fields} labels={{ name: "Legal name", kind: "Kind of organization" }} />
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
       <Form method="post" className="usa-form usa-form--large" noValidate aria-labelledby="create-heading">
         <AuthenticityTokenInput />
         {returnTo && <input type="hidden" name="returnTo" value={returnTo} />}
         <TextField
           name="name"
-          label="Legal name"
+          label={LABELS.name}
           hint="As on the business registration."
           autoComplete="organization"
           defaultValue={a?.values.name}
           error={a?.fields?.name}
           required
         />
-        <RadioGroup name="kind" legend="Kind of organization" options={KINDS} defaultValue={a?.values.kind} error={a?.fields?.kind} required />
+        <RadioGroup name="kind" legend={LABELS.kind} options={KINDS} defaultValue={a?.values.kind} error={a?.fields?.kind} required />
         <button className="usa-button" type="submit">
           Create organization
         </button>

@@ -59,6 +59,27 @@ const INSURANCE_FIELDS = ["insurer", "policyNumber", "limit", "expiresOn", "docu
 const TEXT_KEYS = ["organizationId", "districtId", "bondAmount", "bondExpiresOn", "bondDocumentId", ...COVERAGES.flatMap((c) => INSURANCE_FIELDS.map((f) => `${c}-${f}`))];
 
 const REQ = `label section note required minimumCents`;
+/**
+ * The visible labels of the form's fields, and of the API's keys (fieldsForPage turns those into the
+ * form's: a certificate's fields are named under their coverage's legend on the page).
+ */
+export const LABELS: Record<string, string> = {
+  organizationId: "Contracting firm",
+  districtId: "District",
+  bondAmount: "Bond amount, in dollars",
+  bondExpiresOn: "Bond expires on",
+  bondDocumentId: "The bond",
+  bondAmountCents: "Bond amount, in dollars",
+  contractorId: "Contractor",
+  insurance: "Certificates of insurance",
+  "insurance.*.coverage": "Certificate {n}: Coverage",
+  "insurance.*.insurer": "Certificate {n}: Insurance company",
+  "insurance.*.policyNumber": "Certificate {n}: Policy number",
+  "insurance.*.limitCents": "Certificate {n}: Limit, in dollars",
+  "insurance.*.expiresOn": "Certificate {n}: Policy expires on",
+  "insurance.*.certificateDocumentId": "Certificate {n}: Certificate of insurance",
+};
+
 const REQUIREMENTS = `query ContractorRequirements($slug: String!) {
   contractorRequirements(districtSlug: $slug) {
     approvedListEnabled list { ${REQ} } bond { ${REQ} } coverages { coverage ${REQ} } cancellationNoticeBusinessDays cancellationNotice { ${REQ} }
@@ -191,7 +212,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
     values[docKey] = r.data.uploadDocument.id;
   }
 
-  // Dollars to cents here; the API checks everything else.
+  // Dollars to cents here; the API checks everything else. A field the page refused (an amount it
+  // cannot read, a file it could not store) still goes to the API, as a value the API refuses, so
+  // every other field is checked in the same answer and nothing is filed.
   // A renewal may leave the bond out (only certificates renewed).
   const bondFiled = !renewId || !!(values.bondAmount || values.bondExpiresOn || values.bondDocumentId || fields.bondDocumentId);
   const bondAmountCents = dollarsToCents(values.bondAmount);
@@ -208,26 +231,33 @@ export async function action({ request, context }: ActionFunctionArgs) {
       coverage: c,
       insurer: v("insurer"),
       policyNumber: v("policyNumber"),
-      limitCents: limitCents ?? null,
+      limitCents: fields[`${c}-limit`] ? -1 : (limitCents ?? null),
       expiresOn: v("expiresOn"),
-      certificateDocumentId: v("documentId"),
+      certificateDocumentId: fields[`${c}-documentId`] ? "" : v("documentId"),
     });
   }
-  if (Object.keys(fields).length) return fail("Please correct the highlighted fields.", fields);
+  const bond = {
+    bondAmountCents: fields.bondAmount ? -1 : bondAmountCents,
+    bondExpiresOn: values.bondExpiresOn,
+    bondDocumentId: fields.bondDocumentId ? "" : values.bondDocumentId,
+  };
+  /** The page's own findings over the API's, all in one answer. */
+  const refused = (r: GqlResult<unknown>) => {
+    if (!r.ok && r.error.code === "UNAUTHENTICATED") throw signIn();
+    if (Object.keys(fields).length) return fail("Please correct the highlighted fields.", { ...(r.ok ? {} : fieldsForPage(r.error.fields)), ...fields });
+    return r.ok ? null : fail(r.error.message, fieldsForPage(r.error.fields));
+  };
 
   if (renewId) {
-    const bond = bondFiled ? { bondAmountCents, bondExpiresOn: values.bondExpiresOn, bondDocumentId: values.bondDocumentId } : {};
     const rr = await gql<{ renewContractor: { id: string } }>(
       context,
       request,
       `mutation RenewContractor($input: RenewContractorInput!) { renewContractor(input: $input) { id } }`,
-      { input: { contractorId: renewId, ...bond, insurance } },
+      { input: { contractorId: renewId, ...(bondFiled ? bond : {}), insurance } },
     );
     results.push(rr);
-    if (!rr.ok) {
-      if (rr.error.code === "UNAUTHENTICATED") throw signIn();
-      return fail(rr.error.message, fieldsForPage(rr.error.fields));
-    }
+    const no = refused(rr);
+    if (no || !rr.ok) return no;
     return redirect(`/contractors/mine?done=renewed#contractor-${rr.data.renewContractor.id}`, { headers: cookieHeaders(...results) });
   }
 
@@ -235,22 +265,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
     context,
     request,
     `mutation ApplyAsContractor($input: ApplyAsContractorInput!) { applyAsContractor(input: $input) { id } }`,
-    {
-      input: {
-        organizationId: values.organizationId,
-        districtId: values.districtId,
-        bondAmountCents,
-        bondExpiresOn: values.bondExpiresOn,
-        bondDocumentId: values.bondDocumentId,
-        insurance,
-      },
-    },
+    { input: { organizationId: values.organizationId, districtId: values.districtId, ...bond, insurance } },
   );
   results.push(r);
-  if (!r.ok) {
-    if (r.error.code === "UNAUTHENTICATED") throw signIn();
-    return fail(r.error.message, fieldsForPage(r.error.fields));
-  }
+  const no = refused(r);
+  if (no || !r.ok) return no;
   return redirect(`/contractors/mine?done=applied#contractor-${r.data.applyAsContractor.id}`, { headers: cookieHeaders(...results) });
 }
 
@@ -307,20 +326,22 @@ export default function ApplyAsContractor() {
   const v = a?.values ?? data.defaults;
   const f = a?.fields ?? {};
   const labels: Record<string, string> = {
-    organizationId: "Contracting firm",
-    districtId: "District",
-    bondAmount: "Bond amount",
-    bondExpiresOn: "Bond expires on",
-    bondDocumentId: "Bond document",
+  // Each field's visible label (a policy's fields under its coverage's legend), in the form's order.
+    organizationId: LABELS.organizationId,
+    districtId: LABELS.districtId,
+    bondAmount: LABELS.bondAmount,
+    bondExpiresOn: LABELS.bondExpiresOn,
+    bondDocumentId: LABELS.bondDocumentId,
   };
   for (const c of req.coverages) {
-    labels[`${c.coverage}-insurer`] = `${c.label}: insurance company`;
-    labels[`${c.coverage}-policyNumber`] = `${c.label}: policy number`;
-    labels[`${c.coverage}-limit`] = `${c.label}: limit`;
-    labels[`${c.coverage}-expiresOn`] = `${c.label}: expiry date`;
-    labels[`${c.coverage}-documentId`] = `${c.label}: certificate`;
+    labels[`${c.coverage}-insurer`] = `${c.label}: Insurance company`;
+    labels[`${c.coverage}-policyNumber`] = `${c.label}: Policy number`;
+    labels[`${c.coverage}-limit`] = `${c.label}: Limit, in dollars`;
+    labels[`${c.coverage}-expiresOn`] = `${c.label}: Policy expires on`;
+    labels[`${c.coverage}-documentId`] = `${c.label}: Certificate of insurance`;
   }
   const changeable = renewing ? editing!.status === "APPROVED" : !editing || editing.status === "APPLIED" || editing.status === "REJECTED";
+  Object.assign(labels, { ...LABELS, ...labels });
   const onFile = (coverage: string) => editing?.insurance.find((i) => i.coverage === coverage);
 
   return (
@@ -362,7 +383,7 @@ export default function ApplyAsContractor() {
         </Notice>
       ) : firms.length === 0 ? (
         <Notice>
-          Only the owner of a contracting firm can apply. <Link className="usa-link" to="/account/organizations?returnTo=%2Fcontractors%2Fapply">Register your contracting firm</Link> first
+          Only the owner of a contracting firm can apply. <Link className="usa-link" to={`/account/organizations?returnTo=${encodeURIComponent(`${PATH}?district=${district.slug}`)}`}>Register your contracting firm</Link> first
           (or ask its owner to apply).
         </Notice>
       ) : !changeable ? (

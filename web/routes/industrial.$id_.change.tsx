@@ -29,6 +29,15 @@ const KINDS = [
   { value: "OPERATION", label: "A new or changed operation", description: "New processes, products or wastewater at the same place." },
 ];
 
+/** Each field's visible label, in the form's order: the error summary names fields by them. */
+export const LABELS: Record<string, string> = {
+  kind: "What changes",
+  changeOn: "Date of the change",
+  description: "The change: who or what is new",
+  organizationId: "Who will hold the new permit",
+  permitId: "Permit",
+};
+
 export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<Data>(
     args,
@@ -71,7 +80,7 @@ export default function ChangePage() {
         </Link>
       </p>
       <h1>Report a change of owner, premises or operation</h1>
-      <ErrorSummary message={a?.error} fields={e} labels={{ kind: "What changes", changeOn: "Date of the change", description: "The change", organizationId: "Who will hold the new permit" }} />
+      <ErrorSummary message={a?.error} fields={e} labels={LABELS} />
       <Notice type="info">
         Permit {p.permitNumber} for {p.facilityName} was issued to {p.organizationName} for this operation at this location. It cannot be reassigned, transferred or sold to a new owner,
         a new user, different premises or a new or changed operation (Sewer Use Law 1004 F). Reporting the change starts an application for a new permit, copied from this one,
@@ -83,11 +92,11 @@ export default function ChangePage() {
       ) : (
         <Form method="post" className="usa-form usa-form--large" noValidate>
           <AuthenticityTokenInput />
-          <RadioGroup name="kind" legend="What changes" options={KINDS} defaultValue={v.kind ?? ""} error={e.kind} required />
-          <TextField name="changeOn" type="date" label="Date of the change" defaultValue={v.changeOn ?? ""} error={e.changeOn} required />
+          <RadioGroup name="kind" legend={LABELS.kind} options={KINDS} defaultValue={v.kind ?? ""} error={e.kind} required />
+          <TextField name="changeOn" type="date" label={LABELS.changeOn} defaultValue={v.changeOn ?? ""} error={e.changeOn} required />
           <div className={`usa-form-group${e.description ? " usa-form-group--error" : ""}`}>
             <label className="usa-label" htmlFor="description">
-              The change: who or what is new
+              {LABELS.description}
             </label>
             {e.description && (
               <span className="usa-error-message" id="description-error" role="alert">
@@ -98,7 +107,7 @@ export default function ChangePage() {
           </div>
           <SelectField
             name="organizationId"
-            label="Who will hold the new permit"
+            label={LABELS.organizationId}
             hint="You must be the owner or Authorized Representative of that organization; register the new organization first if it is not listed. Trade-secret text and documents stay with this permit's organization."
             options={orgs}
             defaultValue={v.organizationId ?? p.organizationId}

@@ -109,7 +109,7 @@ const METHODS = [
   { value: "LETTER", label: "By letter" },
 ];
 /** Each field's visible label: the forms show these, and the error summary names fields by them. */
-const LABELS: Record<string, string> = {
+export const LABELS: Record<string, string> = {
   dutyId: "Violation",
   notifiedWhom: "Whom you told at the district",
   method: "How",

@@ -26,6 +26,9 @@ type Permit = {
   reissuance: { deadline: string; daysLeft: number; section: string; applicationId: string | null } | null;
 };
 
+/** Each field's visible label, in the form's order (a record the page acts on by its name): the error summary names fields by them. */
+export const LABELS: Record<string, string> = { permitId: "Permit" };
+
 export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<{ industrialPermit: Permit }>(
     args,

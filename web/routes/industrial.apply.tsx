@@ -74,32 +74,55 @@ const SECRET_CHOICES = [
   { value: "otherInfo", label: "Other information" },
 ];
 
-const LABELS: Record<string, string> = {
+/** Each field's visible label, in the form's order: the form shows these, and the error summary names fields by them (a row's by its column and row, as screen readers hear it). */
+export const LABELS: Record<string, string> = {
   organizationId: "Industrial user",
   districtId: "Sewer district",
   facilityName: "Facility name",
   street: "Street address",
   city: "City, town or village",
   zip: "ZIP code",
+  location: "Location, if different from the address",
   sicCodes: "SIC codes",
   constituents: "Wastewater constituents",
+  "constituents.*.parameter": "Constituent, row {n}",
+  "constituents.*.value": "Value, row {n}",
+  "constituents.*.unit": "Unit (mg/L, µg/L, s.u., °F), row {n}",
+  labReport: "The laboratory's report (PDF, PNG or JPEG)",
+  labReportDocumentIds: "The laboratory's report (PDF, PNG or JPEG)",
   dischargeSchedule: "Time and duration of discharge",
   dischargeHoursPerDay: "Hours of discharge a day",
-  averageFlowGpd: "Average daily flow",
-  peakFlowGpd: "Peak flow",
+  averageFlowGpd: "Average daily flow, gallons per day",
+  peakFlowGpd: "Peak flow, gallons per day",
+  flowVariations: "Daily, monthly and seasonal variations",
+  plans: "Site, floor, mechanical and plumbing plans (PDF, PNG or JPEG)",
+  planDocumentIds: "Site, floor, mechanical and plumbing plans (PDF, PNG or JPEG)",
   activities: "Activities and processes",
-  products: "Products",
-  rawMaterials: "Raw materials",
+  products: "Products, rates of production and processes",
+  "products.*.name": "Product, row {n}",
+  "products.*.amount": "Rate, row {n}",
+  "products.*.unit": "Unit (e.g. parts/day), row {n}",
+  "products.*.process": "Process, row {n}",
+  rawMaterials: "Raw materials processed",
+  "rawMaterials.*.name": "Raw material, row {n}",
+  "rawMaterials.*.averagePerDay": "Average a day, row {n}",
+  "rawMaterials.*.maximumPerDay": "Maximum a day, row {n}",
+  "rawMaterials.*.unit": "Unit (e.g. lb/day), row {n}",
   employees: "Number of employees",
+  employeeTypes: "Types of employees",
   hoursOfOperation: "Hours of operation",
-  pollutants: "Pollutants limited by standards",
-  standardsMet: "Standards met",
+  pretreatmentHours: "Hours of operation of the pretreatment system",
+  pollutants: "Pollutants limited by County, State or Federal standards",
+  "pollutants.*.parameter": "Pollutant, row {n}",
+  "pollutants.*.concentration": "Concentration, row {n}",
+  "pollutants.*.unit": "Unit, row {n}",
+  "pollutants.*.standardMet": "Standard met, row {n}",
+  standardsMet: "Are the standards met on a consistent basis?",
   complianceSchedule: "Compliance schedule",
-  tradeSecretFields: "Trade secrets",
-  planDocumentIds: "Plans",
-  labReportDocumentIds: "Laboratory report",
-  plans: "Plans",
-  labReport: "Laboratory report",
+  "complianceSchedule.*.milestone": "Event (e.g. complete final plans), row {n}",
+  "complianceSchedule.*.dueOn": "Date, row {n}",
+  otherInfo: "Anything else the District Operator should know",
+  tradeSecretFields: "Keep these from the public as trade secrets (Sewer Use Law 1014)",
 };
 
 export async function loader(args: LoaderFunctionArgs) {
@@ -394,7 +417,7 @@ export default function ApplyIndustrial() {
           <TextField name="street" label={LABELS.street} defaultValue={val("street", p?.street)} error={e.street} required />
           <TextField name="city" label={LABELS.city} defaultValue={val("city", p?.city)} error={e.city} required />
           <TextField name="zip" label={LABELS.zip} defaultValue={val("zip", p?.zip)} error={e.zip} inputMode="numeric" required />
-          <TextField name="location" label="Location, if different from the address" defaultValue={val("location", p?.location)} error={e.location} />
+          <TextField name="location" label={LABELS.location} defaultValue={val("location", p?.location)} error={e.location} />
           <TextField name="sicCodes" label={LABELS.sicCodes} hint="Of the industry and any categorical processes (1004 A(2)), separated by commas, e.g. 3471, 3479" defaultValue={val("sicCodes", p?.sicCodes.join(", "))} error={e.sicCodes} required />
         </fieldset>
 
@@ -427,9 +450,9 @@ export default function ApplyIndustrial() {
           </div>
           <TextArea name="dischargeSchedule" label={LABELS.dischargeSchedule} defaultValue={val("dischargeSchedule", p?.dischargeSchedule)} error={e.dischargeSchedule} />
           <TextField name="dischargeHoursPerDay" label={LABELS.dischargeHoursPerDay} defaultValue={val("dischargeHoursPerDay", p?.dischargeHoursPerDay)} error={e.dischargeHoursPerDay} inputMode="decimal" />
-          <TextField name="averageFlowGpd" label="Average daily flow, gallons per day" defaultValue={val("averageFlowGpd", p?.averageFlowGpd)} error={e.averageFlowGpd} inputMode="decimal" required />
-          <TextField name="peakFlowGpd" label="Peak flow, gallons per day" defaultValue={val("peakFlowGpd", p?.peakFlowGpd)} error={e.peakFlowGpd} inputMode="decimal" required />
-          <TextArea name="flowVariations" label="Daily, monthly and seasonal variations" defaultValue={val("flowVariations", p?.flowVariations)} error={e.flowVariations} />
+          <TextField name="averageFlowGpd" label={LABELS.averageFlowGpd} defaultValue={val("averageFlowGpd", p?.averageFlowGpd)} error={e.averageFlowGpd} inputMode="decimal" required />
+          <TextField name="peakFlowGpd" label={LABELS.peakFlowGpd} defaultValue={val("peakFlowGpd", p?.peakFlowGpd)} error={e.peakFlowGpd} inputMode="decimal" required />
+          <TextArea name="flowVariations" label={LABELS.flowVariations} defaultValue={val("flowVariations", p?.flowVariations)} error={e.flowVariations} />
         </fieldset>
 
         <fieldset className="usa-fieldset">
@@ -478,9 +501,9 @@ export default function ApplyIndustrial() {
             error={e.rawMaterials}
           />
           <TextField name="employees" label={LABELS.employees} defaultValue={val("employees", p?.employees)} error={e.employees} inputMode="numeric" required />
-          <TextField name="employeeTypes" label="Types of employees" defaultValue={val("employeeTypes", p?.employeeTypes)} error={e.employeeTypes} />
+          <TextField name="employeeTypes" label={LABELS.employeeTypes} defaultValue={val("employeeTypes", p?.employeeTypes)} error={e.employeeTypes} />
           <TextField name="hoursOfOperation" label={LABELS.hoursOfOperation} defaultValue={val("hoursOfOperation", p?.hoursOfOperation)} error={e.hoursOfOperation} required />
-          <TextField name="pretreatmentHours" label="Hours of operation of the pretreatment system" defaultValue={val("pretreatmentHours", p?.pretreatmentHours)} error={e.pretreatmentHours} />
+          <TextField name="pretreatmentHours" label={LABELS.pretreatmentHours} defaultValue={val("pretreatmentHours", p?.pretreatmentHours)} error={e.pretreatmentHours} />
         </fieldset>
 
         <fieldset className="usa-fieldset">
@@ -500,7 +523,7 @@ export default function ApplyIndustrial() {
           />
           <RadioGroup
             name="standardsMet"
-            legend="Are the standards met on a consistent basis?"
+            legend={LABELS.standardsMet}
             error={e.standardsMet}
             defaultValue={val("standardsMet", p?.standardsMet === null || p?.standardsMet === undefined ? "" : p.standardsMet ? "yes" : "no")}
             options={[
@@ -527,7 +550,7 @@ export default function ApplyIndustrial() {
 
         <fieldset className="usa-fieldset">
           <legend className="usa-legend usa-legend--large">Other information (1004 A(13)) and trade secrets</legend>
-          <TextArea name="otherInfo" label="Anything else the District Operator should know" defaultValue={val("otherInfo", p?.otherInfo)} error={e.otherInfo} />
+          <TextArea name="otherInfo" label={LABELS.otherInfo} defaultValue={val("otherInfo", p?.otherInfo)} error={e.otherInfo} />
           <fieldset className={`usa-fieldset${e.tradeSecretFields ? " usa-form-group--error" : ""}`} id="tradeSecretFields">
             <legend className="usa-legend">Keep these from the public as trade secrets (Sewer Use Law 1014)</legend>
             <div className="usa-hint">Shown only to the district's staff and your organization. Wastewater constituents and characteristics can never be confidential.</div>

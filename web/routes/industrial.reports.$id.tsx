@@ -193,7 +193,7 @@ const UNITS = [
   { value: "degC", label: "°C" },
 ];
 /** Each field's visible label: the form shows these, and the error summary names fields by them. */
-const LABELS: Record<string, string> = {
+export const LABELS: Record<string, string> = {
   parameter: "Parameter",
   sampleType: "Sample type",
   sampledAt: "Sampled at (the district's local time)",
@@ -213,6 +213,23 @@ const LABELS: Record<string, string> = {
   professionalCredential: "Professional's credential",
   certify: "I have reviewed this report and make the certification above",
   password: "Your password, to sign",
+  reviewedHash: "The report as you reviewed it",
+  reportId: "Report",
+  // The API's keys for a list of results (one result from this form is reported by its own keys).
+  "results.*.parameter": "Result {n}: Parameter",
+  "results.*.sampleType": "Result {n}: Sample type",
+  "results.*.sampledAt": "Result {n}: Sampled at",
+  "results.*.value": "Result {n}: Value",
+  "results.*.unit": "Result {n}: Unit",
+  "results.*.belowDetection": "Result {n}: Below the detection limit",
+  "results.*.detectionLimit": "Result {n}: Detection limit",
+  "results.*.flowMgd": "Result {n}: Flow, MGD",
+  "results.*.lab": "Result {n}: Laboratory",
+  "results.*.method": "Result {n}: Method",
+  // The page tells a flow's problems by the line of the text box (flows.N never reaches the summary).
+  "flows.*.day": "The period's daily flows, one day a line",
+  "flows.*.flow": "The period's daily flows, one day a line",
+  "flows.*.unit": "The period's daily flows, one day a line",
 };
 
 /** Each task an exceedance opens, linked to where it is done (the permit's events page). */

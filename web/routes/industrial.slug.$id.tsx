@@ -20,6 +20,13 @@ type Slug = EventSlug & { permitId: string; permitNumber: string | null; facilit
 type Data = { slug: Slug; member: boolean; timeZone: string };
 type ActionData = { error: string; fields: Record<string, string>; values: Record<string, string> };
 
+/** Each field's visible label, in the form's order (a record the page acts on by its name): the error summary names fields by them. */
+export const LABELS: Record<string, string> = {
+  causes: "Causes of the discharge",
+  measures: "Measures taken to prevent it happening again",
+  slugId: "Discharge",
+};
+
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const r = await gql<{ industrialSlugDischarge: Slug }>(context, request, `query Slug($id: ID!) { industrialSlugDischarge(id: $id) { ${EVENT_SLUG_FIELDS} permitId permitNumber facilityName } }`, {
     id: params.id,
@@ -68,7 +75,7 @@ export default function SlugPage() {
         {s.facilityName} · {s.substance}
       </p>
       {params.get("done") && !a && <SuccessAlert>{params.get("done")}</SuccessAlert>}
-      <ErrorSummary message={a?.error} fields={e} labels={{ causes: "Causes", measures: "Measures" }} />
+      <ErrorSummary message={a?.error} fields={e} labels={LABELS} />
       <SlugFacts s={s} timeZone={timeZone} />
       {member && (
         <p>
@@ -81,8 +88,8 @@ export default function SlugPage() {
         <Form method="post" className="usa-form usa-form--large">
           <AuthenticityTokenInput />
           <h2>The written report (Sewer Use Law 1011)</h2>
-          <TextArea name="causes" label="Causes of the discharge" defaultValue={a?.values.causes ?? s.causes ?? ""} error={e.causes} />
-          <TextArea name="measures" label="Measures taken to prevent it happening again" defaultValue={a?.values.measures ?? s.measures ?? ""} error={e.measures} />
+          <TextArea name="causes" label={LABELS.causes} defaultValue={a?.values.causes ?? s.causes ?? ""} error={e.causes} />
+          <TextArea name="measures" label={LABELS.measures} defaultValue={a?.values.measures ?? s.measures ?? ""} error={e.measures} />
           <button className="usa-button" type="submit" disabled={busy}>
             Save the written report
           </button>

@@ -53,7 +53,7 @@ export default function SignIn() {
           <button className="usa-button" type="submit" disabled={nav.state === "submitting"}>Sign in</button>
         </Form>
         <p><Link className="usa-link" to="/forgot-password">Forgot your password?</Link></p>
-        <p>New here? <Link className="usa-link" to="/sign-up">Create an account</Link>.</p>
+        <p>New here? <Link className="usa-link" to={params.get("redirectTo") ? `/sign-up?redirectTo=${encodeURIComponent(params.get("redirectTo")!)}` : "/sign-up"}>Create an account</Link>.</p>
       </div>
       {demoAccounts.length > 0 && (
         <div className="tablet:grid-col-6">

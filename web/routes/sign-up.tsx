@@ -4,6 +4,7 @@ import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { ErrorSummary, TextField } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { safeRedirect } from "~/util";
 
 export const meta: MetaFunction = () => [{ title: "Create an account | Tapline" }];
 
@@ -19,7 +20,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
     );
   // Signing up signs no one in, and the next page is the same whether or not the address already
   // had an account (docs/decisions/sign-up-reveals-no-account.md): the person signs in next.
-  return redirect(`/sign-in?signedUp=1&redirectTo=${encodeURIComponent("/dashboard?welcome=1")}`, { headers: cookieHeaders(r) });
+  // Where the person was going before signing up (a page that asked them to sign in), else the dashboard.
+  const next = safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/dashboard?welcome=1");
+  return redirect(`/sign-in?signedUp=1&redirectTo=${encodeURIComponent(next)}`, { headers: cookieHeaders(r) });
 }
 
 export default function SignUp() {

@@ -34,7 +34,14 @@ type Contractor = {
   createdAt: string;
   updatedAt: string;
 };
-type Data = { districts: { id: string; slug: string; name: string; timeZone: string; roles: string[] }[]; districtId: string; status: string; contractors: Contractor[] };
+type Data = {
+  districts: { id: string; slug: string; name: string; timeZone: string; roles: string[] }[];
+  districtId: string;
+  status: string;
+  contractors: Contractor[];
+  /** Whether the district's law keeps a list of approved contractors (Huron's does not), with its section and note. */
+  list: { approvedListEnabled: boolean; list: { section: string; note: string | null } };
+};
 type ActionData = { error: string; fields: Record<string, string>; contractorId: string; intent: string; reason: string };
 
 const STATUSES = [
@@ -45,9 +52,12 @@ const STATUSES = [
   { value: "REJECTED", label: "Rejected" },
   { value: "ALL", label: "All" },
 ];
+/** The API's keys in words (a reason's field is named per firm below: "Reason (firm)"). */
+export const LABELS: Record<string, string> = { contractorId: "Contractor", renewalId: "Renewal", decision: "Decision", reason: "Reason" };
 const STATUS_LABELS: Record<string, string> = { APPLIED: "Waiting for a decision", APPROVED: "Approved", REJECTED: "Rejected", SUSPENDED: "Suspended" };
 
-const Q = `query DistrictContractors($d: ID!, $s: String) {
+const Q = `query DistrictContractors($d: ID!, $s: String, $slug: String!) {
+  contractorRequirements(districtSlug: $slug) { approvedListEnabled list { section note } }
   districtContractors(districtId: $d, status: $s) {
     id status organization { id name }
     bond { amountCents expiresOn documentFilename downloadUrl }
@@ -69,15 +79,17 @@ export async function loader(args: LoaderFunctionArgs) {
   const asked = url.searchParams.get("status") ?? "APPLIED";
   const status = STATUSES.some((s) => s.value === asked) ? asked : "APPLIED";
   // Renewals are filed by approved contractors (and may still wait once one is suspended): every status, those with one waiting.
-  const { districtContractors } = await requireSignedIn<{ districtContractors: Contractor[] }>(args, Q, {
+  const { districtContractors, contractorRequirements } = await requireSignedIn<{ districtContractors: Contractor[]; contractorRequirements: Data["list"] }>(args, Q, {
     d: district.id,
     s: status === "ALL" || status === "RENEWAL" ? null : status,
+    slug: district.slug,
   });
   return {
     districts: info.districts.map((d) => ({ id: d.id, slug: d.slug, name: d.name, timeZone: d.timeZone, roles: d.roles })),
     districtId: district.id,
     status,
     contractors: status === "RENEWAL" ? districtContractors.filter((c) => c.renewal?.status === "PENDING") : districtContractors,
+    list: contractorRequirements,
   } satisfies Data;
 }
 
@@ -194,14 +206,14 @@ function ReasonForm({
 }
 
 export default function StaffContractors() {
-  const { districts, districtId, status, contractors } = useLoaderData<typeof loader>() as Data;
+  const { districts, districtId, status, contractors, list } = useLoaderData<typeof loader>() as Data;
   const a = useActionData<ActionData>();
   const [params] = useSearchParams();
   const district = districts.find((d) => d.id === districtId)!;
   const clerk = district.roles.includes("CLERK");
   const canSuspend = clerk || district.roles.includes("OPERATOR");
   const hidden = { districtId, status };
-  const labels: Record<string, string> = {};
+  const labels: Record<string, string> = { ...LABELS };
   for (const c of contractors) for (const i of ["approve", "reject", "suspend", "reinstate", "acceptRenewal", "rejectRenewal"]) labels[`reason-${i}-${c.id}`] = `Reason (${c.organization.name})`;
   const caption = STATUSES.find((s) => s.value === status)?.label ?? status;
   return (
@@ -217,6 +229,12 @@ export default function StaffContractors() {
       </p>
       {params.get("done") && !a && <SuccessAlert>{params.get("done")}</SuccessAlert>}
       <ErrorSummary message={a?.error} fields={a?.fields} labels={labels} />
+      {!list.approvedListEnabled && (
+        <Notice type="info">
+          {district.name} keeps no list of approved contractors: {list.list.note ?? "its law does not provide one."} ({list.list.section}) Contractors cannot
+          apply to it, and owners name whoever does their work on the permit application.
+        </Notice>
+      )}
       {districts.length > 1 && (
         <Form method="get" className="usa-form">
           <input type="hidden" name="status" value={status} />

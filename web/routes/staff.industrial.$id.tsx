@@ -10,7 +10,7 @@ import { money } from "~/components/money";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 import { formValues } from "~/util";
-import { LimitsEditor, parseLimitRows } from "~/components/industrial-limits";
+import { LIMIT_LABELS, LimitsEditor, parseLimitRows } from "~/components/industrial-limits";
 
 export const meta: MetaFunction = () => [{ title: "Discharge permit review | Staff | Tapline" }];
 
@@ -69,6 +69,17 @@ type Snc = {
   notJudged: string[];
   findings: { criterion: string; text: string; section: string }[];
   parameters: { parameter: string; total: number; exceeded: number; atOrAboveTrc: number; trcFactor: number; chronic: boolean; trc: boolean }[];
+};
+
+/** Each field's visible label, in the forms' order: the error summary names fields by them. */
+export const LABELS: Record<string, string> = {
+  text: "Anything to add to the notice (optional)",
+  ...LIMIT_LABELS,
+  effectiveOn: "Effective (today if empty)",
+  expiresOn: "Expires",
+  reportingMonths: "Periodic reports are due in (Sewer Use Law 1005(3)(a))",
+  reason: "Reason",
+  notes: "What happened (the permittee reads it)",
 };
 
 export async function loader(args: LoaderFunctionArgs) {
@@ -159,7 +170,7 @@ export default function StaffIndustrialPermit() {
         {p.facilityName} · {p.organizationName} · <span className="usa-tag">{p.statusLabel}</span>
       </p>
       {params.get("done") && !a && <SuccessAlert>{params.get("done")}</SuccessAlert>}
-      <ErrorSummary message={a?.error} fields={e} />
+      <ErrorSummary message={a?.error} fields={e} labels={LABELS} />
       <p>
         <Link className="usa-link" to={`/industrial/${p.id}`}>
           The full application and the permit's public page
@@ -240,8 +251,8 @@ export default function StaffIndustrialPermit() {
           {p.earliestIssueOn && <p>The permit may be issued from {formatCalendarDate(p.earliestIssueOn)} (Sewer Use Law 1004 H), for at most 5 years (Sewer Use Law 1004 D).</p>}
           <Form method="post" className="usa-form usa-form--large" noValidate>
             <AuthenticityTokenInput />
-            <TextField name="effectiveOn" type="date" label="Effective (today if empty)" defaultValue={val("issue", "effectiveOn", "")} error={e.effectiveOn} />
-            <TextField name="expiresOn" type="date" label="Expires" defaultValue={val("issue", "expiresOn", "")} error={e.expiresOn} required />
+            <TextField name="effectiveOn" type="date" label={LABELS.effectiveOn} defaultValue={val("issue", "effectiveOn", "")} error={e.effectiveOn} />
+            <TextField name="expiresOn" type="date" label={LABELS.expiresOn} defaultValue={val("issue", "expiresOn", "")} error={e.expiresOn} required />
             <fieldset className={`usa-fieldset${e.reportingMonths ? " usa-form-group--error" : ""}`} id="reportingMonths">
               <legend className="usa-legend">Periodic reports are due in (Sewer Use Law 1005(3)(a))</legend>
               {e.reportingMonths && (
@@ -380,7 +391,7 @@ export default function StaffIndustrialPermit() {
           <h2 id="revoke-heading">Revoke the permit</h2>
           <Form method="post" className="usa-form usa-form--large" noValidate>
             <AuthenticityTokenInput />
-            <SelectField name="reason" label="Reason" options={REASONS} defaultValue={val("revoke", "reason", "")} error={e.reason} required />
+            <SelectField name="reason" label={LABELS.reason} options={REASONS} defaultValue={val("revoke", "reason", "")} error={e.reason} required />
             <div className={`usa-form-group${e.notes ? " usa-form-group--error" : ""}`}>
               <label className="usa-label" htmlFor="notes">
                 What happened (the permittee reads it)

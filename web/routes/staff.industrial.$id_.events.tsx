@@ -30,6 +30,13 @@ type Page = EventsPermit & {
 };
 type ActionData = { error: string; fields: Record<string, string>; values: Record<string, string> };
 
+/** Each field's visible label, in the form's order (a record the page acts on by its name): the error summary names fields by them. */
+export const LABELS: Record<string, string> = {
+  kind: "Report",
+  basisOn: "Date",
+  permitId: "Permit",
+};
+
 export async function loader(args: LoaderFunctionArgs) {
   const data = await requireSignedIn<{ industrialPermit: Page }>(
     args,
@@ -81,7 +88,7 @@ export default function StaffPermitEvents() {
         {p.facilityName} · {p.organizationName}
       </p>
       {params.get("done") && !a && <SuccessAlert>{params.get("done")}</SuccessAlert>}
-      <ErrorSummary message={a?.error} fields={e} labels={{ kind: "Report", basisOn: "Date" }} />
+      <ErrorSummary message={a?.error} fields={e} labels={LABELS} />
 
       <section aria-labelledby="violations-heading">
         <h2 id="violations-heading">Violation notifications and repeat sampling (Sewer Use Law 1005(4))</h2>
@@ -137,7 +144,7 @@ export default function StaffPermitEvents() {
             </p>
             <SelectField
               name="kind"
-              label="Report"
+              label={LABELS.kind}
               options={[
                 { value: "NINETY_DAY", label: "90-day compliance report: date of final compliance or start of discharge" },
                 { value: "BASELINE", label: "Baseline monitoring report: promulgation date of the categorical standard" },
@@ -146,7 +153,7 @@ export default function StaffPermitEvents() {
               error={e.kind}
               required
             />
-            <TextField name="basisOn" type="date" label="Date" defaultValue={a?.values.basisOn} error={e.basisOn} required />
+            <TextField name="basisOn" type="date" label={LABELS.basisOn} defaultValue={a?.values.basisOn} error={e.basisOn} required />
             <button className="usa-button" type="submit" disabled={busy}>
               Set the date
             </button>

@@ -9,7 +9,7 @@ import { MONTHS } from "~/components/industrial-lifecycle";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 import { formValues } from "~/util";
-import { LimitsEditor, parseLimitRows } from "~/components/industrial-limits";
+import { LIMIT_LABELS, LimitsEditor, parseLimitRows } from "~/components/industrial-limits";
 
 export const meta: MetaFunction = () => [{ title: "Propose a permit modification | Staff | Tapline" }];
 
@@ -29,6 +29,23 @@ type ActionData = { error: string; fields: Record<string, string>; values: Recor
 
 const EXTRA_ROWS = 2;
 const STEPS = 3;
+
+/** Each field's visible label, in the forms' order: the error summary names fields by them. */
+export const LABELS: Record<string, string> = {
+  cause: "Just cause",
+  causeText: "Other just cause (when chosen)",
+  explanation: "Explanation (the permittee reads it)",
+  effectiveOn: "Takes effect on",
+  ...LIMIT_LABELS,
+  reportingMonths: "Reporting months (Sewer Use Law 1005(3)(a))",
+  conditions: "Conditions",
+  complianceSchedule: "Compliance schedule for the new conditions (optional)",
+  "complianceSchedule.*": "Step {n}",
+  "complianceSchedule.*.milestone": "Step {n}",
+  "complianceSchedule.*.dueOn": "Date of step {n}",
+  permitId: "Permit",
+  reason: "Why it is withdrawn (the permittee reads it)",
+};
 
 export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<Data>(
@@ -110,7 +127,7 @@ export default function ProposeModification() {
       <p className="usa-intro">
         {p.facilityName} · {p.organizationName}
       </p>
-      <ErrorSummary message={a?.error} fields={e} />
+      <ErrorSummary message={a?.error} fields={e} labels={LABELS} />
       <p>
         The District Operator may modify a permit for just cause upon 30 days' notice to the permittee (Sewer Use Law 1004 B, 1004 E). The permittee is emailed today; the
         modification takes effect on its date, and new conditions come with a reasonable compliance schedule (Sewer Use Law 1004 A(12)). The permit expires on{" "}
@@ -123,13 +140,13 @@ export default function ProposeModification() {
           <AuthenticityTokenInput />
           <SelectField
             name="cause"
-            label="Just cause"
+            label={LABELS.cause}
             options={[{ value: "", label: "Choose the cause (Sewer Use Law 1004 B)" }, ...causes.map((c) => ({ value: c.code, label: `${c.label} (${c.section})` }))]}
             defaultValue={v("cause", "")}
             error={e.cause}
             required
           />
-          <TextField name="causeText" label="Other just cause (when chosen)" defaultValue={v("causeText", "")} error={e.causeText} />
+          <TextField name="causeText" label={LABELS.causeText} defaultValue={v("causeText", "")} error={e.causeText} />
           <div className={`usa-form-group${e.explanation ? " usa-form-group--error" : ""}`}>
             <label className="usa-label" htmlFor="explanation">
               Explanation (the permittee reads it)
@@ -141,7 +158,7 @@ export default function ProposeModification() {
             )}
             <textarea className="usa-textarea" id="explanation" name="explanation" defaultValue={v("explanation", "")} />
           </div>
-          <TextField name="effectiveOn" type="date" label="Takes effect on" hint="At least 30 days after today (Sewer Use Law 1004 B)." defaultValue={v("effectiveOn", "")} error={e.effectiveOn} required />
+          <TextField name="effectiveOn" type="date" label={LABELS.effectiveOn} hint="At least 30 days after today (Sewer Use Law 1004 B)." defaultValue={v("effectiveOn", "")} error={e.effectiveOn} required />
 
           <fieldset className="usa-fieldset" id="limits">
             <legend className="usa-legend usa-legend--large">Limits</legend>

@@ -42,6 +42,9 @@ type ActionData = { error: string; fields: Record<string, string> };
 
 const CRITERIA: Record<string, string> = { CHRONIC: "Chronic (66%)", TRC: "Technical review criteria (33%)", LATE_REPORT: "Report over 30 days late", MILESTONE: "Milestone 90+ days late" };
 
+/** Each field's visible label, in the form's order (a record the page acts on by its name): the error summary names fields by them. */
+export const LABELS: Record<string, string> = { districtId: "District", periodStart: "Period" };
+
 export async function loader(args: LoaderFunctionArgs) {
   const url = new URL(args.request.url);
   const info = await requireStaff(args);
@@ -107,7 +110,7 @@ export default function StaffSnc() {
         </Link>
       </p>
       {params.get("done") && !a && <SuccessAlert>{params.get("done")}</SuccessAlert>}
-      <ErrorSummary message={a?.error} fields={a?.fields} />
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
       <Form method="get" className="usa-form">
         {districts.length > 1 && <SelectField name="districtId" label="District" options={districts.map((x) => ({ value: x.id, label: x.name }))} defaultValue={districtId} />}
         {districts.length === 1 && <input type="hidden" name="districtId" value={districtId} />}
