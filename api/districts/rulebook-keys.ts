@@ -148,6 +148,7 @@ export const RULEBOOK_KEYS = {
   // Enforcement and appeals
   "enforcement.noticeOfViolationAnswerDays": { kind: "days", topic: "Enforcement and appeals" }, // calendar days; SUL 1102; Huron V-1
   "enforcement.petitionsEnabled": { kind: "boolean", topic: "Enforcement and appeals" }, // SUL 1104-1108; Huron Article V
+  "enforcement.ordersEnabled": { kind: "boolean", topic: "Enforcement and appeals" }, // SUL 1103-1108, 1117; Huron Article V (notice and fine only)
   "enforcement.petitionDays": { kind: "days", topic: "Enforcement and appeals" }, // calendar days; SUL 1104-1108; Huron Article V
   "enforcement.showCauseNoticeMinDays": { kind: "days", topic: "Enforcement and appeals" }, // calendar days; SUL 1109; Huron Article V
   "enforcement.summaryAbatementHearingDays": { kind: "days", topic: "Enforcement and appeals" }, // calendar days; SUL 1117; Huron Article V

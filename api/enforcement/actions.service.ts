@@ -11,7 +11,7 @@ import { rulebookOn } from "../districts/districts.service.js";
 import { isUuid } from "../documents/documents.service.js";
 import { Organization } from "../organizations/organization.entity.js";
 import { ACTION_KINDS, Charge, EnforcementAction, type ActionKind } from "./enforcement.entity.js";
-import { KINDS, PETITION_TO_LABELS, aKind, deadlinesFor, fineLimits, sectionFor } from "./rules.js";
+import { KINDS, PETITION_TO_LABELS, aKind, deadlinesFor, fineLimits, kindProvided, sectionFor } from "./rules.js";
 import { type Meta, actorOf, type Db, text, loadDistrict, todayIn, type Respondent, isRespondent, tell, nextNumber, getAction } from "./common.js";
 
 /** Notices, orders and fines served by the District Operator (SUL 1102-1105, 1117; Huron V-1, V-2), and the respondent's answer to a notice. */
@@ -84,6 +84,8 @@ export async function createAction(ds: DataSource, viewer: Viewer, input: Create
   const fields: Record<string, string> = {};
   const kind = input.kind as ActionKind;
   if (!ACTION_KINDS.includes(kind)) fields.kind = "Choose the kind of action.";
+  else if (!kindProvided(rb, kind))
+    fields.kind = `The ${district.lawName} provides no ${KINDS[kind].label.toLowerCase()}: serve a notice of violation or a fine (${rb.entry("enforcement.ordersEnabled").section}).`;
   const violation = text(input.violation, "violation", 4000, "Describe the violation found.", fields);
   const requirements = text(input.requirements, "requirements", 4000, null, fields);
   const servedOn = (input.servedOn ?? "").trim() || today;

@@ -13,7 +13,7 @@ import { PaymentType } from "../payments/payments.resolver.js";
 import { Payment } from "../payments/payments.service.js";
 import { EnforcementAction, ShowCauseHearing } from "./enforcement.entity.js";
 import * as svc from "./enforcement.service.js";
-import { ACTION_STATUS_LABELS, DECISION_LABELS, KINDS, PETITION_STATUS_LABELS, PETITION_TO_LABELS, RELIEF_LABELS, fineLimits, finality, petitionable, sectionFor, type Statement } from "./rules.js";
+import { ACTION_STATUS_LABELS, DECISION_LABELS, KINDS, PETITION_STATUS_LABELS, PETITION_TO_LABELS, RELIEF_LABELS, fineLimits, finality, kindProvided, petitionable, sectionFor, type Statement } from "./rules.js";
 import { hearingIcs } from "./ics.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -242,7 +242,7 @@ export class EnforcementKindType {
 
 @ObjectType("EnforcementRules", { description: "The district's enforcement figures, from its rulebook", simpleResolvers: true })
 export class EnforcementRulesType {
-  @Field(() => [EnforcementKindType]) kinds: EnforcementKindType[];
+  @Field(() => [EnforcementKindType], { description: "The kinds of action the district's law provides (Huron: the notice and the fine only)" }) kinds: EnforcementKindType[];
   @Field(() => Int) fineMinPerDayCents: number;
   @Field(() => Int) fineMaxPerDayCents: number;
   @Field(() => String) fineSection: string;
@@ -436,7 +436,7 @@ export class EnforcementResolver {
     const days = rb.entry("enforcement.petitionDays").value;
     const showCause = rb.entry("enforcement.showCauseNoticeMinDays").value;
     return {
-      kinds: (Object.keys(KINDS) as (keyof typeof KINDS)[]).map((k) => ({ kind: k, label: KINDS[k].label, section: sectionFor(rb, k), petitionTo: petitionable(rb, k) ? KINDS[k].petitionTo : null })),
+      kinds: (Object.keys(KINDS) as (keyof typeof KINDS)[]).filter((k) => kindProvided(rb, k)).map((k) => ({ kind: k, label: KINDS[k].label, section: sectionFor(rb, k), petitionTo: petitionable(rb, k) ? KINDS[k].petitionTo : null })),
       fineMinPerDayCents: limits.minCents,
       fineMaxPerDayCents: limits.maxCents,
       fineSection: limits.section,

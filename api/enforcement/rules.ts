@@ -77,6 +77,11 @@ export function sectionFor(rb: Rulebook, kind: ActionKind): string {
   return prefix.startsWith("Sewer Use Law") ? KINDS[kind].sulSection : prefix.replace(/ [0-9-]+$/, "");
 }
 
+/** Whether the district's law provides this kind of action: the notice and the fine everywhere; the orders where the law has them (SUL 1103-1108, 1117; not Huron). */
+export function kindProvided(rb: Rulebook, kind: ActionKind): boolean {
+  return kind === "NOTICE_OF_VIOLATION" || kind === "FINE" || rb.enabled("enforcement.ordersEnabled");
+}
+
 /** Whether the district's law lets a respondent petition against this kind of action. */
 export function petitionable(rb: Rulebook, kind: ActionKind): boolean {
   return KINDS[kind].petitionTo !== null && rb.enabled("enforcement.petitionsEnabled") && typeof rb.entry("enforcement.petitionDays").value === "number";

@@ -126,6 +126,14 @@ describe("serving actions", () => {
     expect(errorCode(direct)).toBe("BAD_USER_INPUT");
     expect(direct.errors![0].extensions!.fields!.escalatesId).toContain("Huron V-1, V-2, V-4");
     expect(direct.errors![0].extensions!.fields!.escalatesId).toContain("serve the fine as a follow-up of that notice");
+    // Huron's law has only the written notice and the fine (V-1, V-2): no order of the SUL's kinds.
+    const order = await huronOperator.gql(CREATE, { i: { districtId: huron.id, kind: "CONSENT_ORDER", respondentEmail: u.email, violation: "x", requirements: "y", correctBy: "2026-10-01" } });
+    expect(order.errors![0].extensions!.fields!.kind).toBe(
+      "The Town of Huron Sewer Law for Sewer District No. 1 provides no consent order: serve a notice of violation or a fine (Huron Article V).",
+    );
+    const kinds = async (d: string) => (await huronOperator.ok(`query($d: ID!) { enforcementRules(districtId: $d) { kinds { kind } } }`, { d })).enforcementRules.kinds.map((k: any) => k.kind);
+    expect(await kinds(huron.id)).toEqual(["NOTICE_OF_VIOLATION", "FINE"]);
+    expect(await kinds(lakeview.id)).toHaveLength(8);
     // The notice gives a reasonable time to correct (Huron has no fixed number of days).
     const noTime = await huronOperator.gql(CREATE, { i: { districtId: huron.id, kind: "NOTICE_OF_VIOLATION", respondentEmail: u.email, violation: "Roof leader connected to the sewer" } });
     expect(noTime.errors![0].extensions!.fields!.correctBy).toContain("Huron V-1");
