@@ -282,6 +282,8 @@ export async function myProperties(ds: DataSource, viewer: Viewer): Promise<Prop
     const mine = p.ownerUserId === viewer.userId;
     return {
       ...p,
+      // An occupant who is not the owner sees who owns the property, not where the owner lives.
+      ownerMailingAddress: mine ? p.ownerMailingAddress : null,
       owners: owner && mine ? [toOwner(owner)] : [],
       accounts: accounts.filter((a) => a.propertyId === p.id && (a.occupantUserId === viewer.userId || (mine && ownersAccount(a.closedOn, owner?.from_date ?? null)))),
     };

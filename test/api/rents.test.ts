@@ -44,7 +44,7 @@ const A = `id accountNumber class classLabel occupantName openedOn closedOn clos
   finalBill { lastDay forwardingAddress finalReading finalReadOn meterNumber }
   meters { id meterNumber installedOn removedOn sharedWith }
   assessment { basis effectiveOn edus waterUsageEdus waterUsageBasis rulebookVersion rows { key label section count perUnit edus } }`;
-const P = `id districtId taxParcel address segment ownerName openAccounts owners { ownerName fromDate toDate } accounts { ${A} }`;
+const P = `id districtId taxParcel address segment ownerName ownerMailingAddress openAccounts owners { ownerName fromDate toDate } accounts { ${A} }`;
 const ADD = `mutation($i: SewerPropertyInput!) { addSewerProperty(input: $i) { ${P} } }`;
 const UPDATE = `mutation($id: ID!, $i: SewerPropertyInput!) { updateSewerProperty(id: $id, input: $i) { ${P} } }`;
 const GET = `query($id: ID!) { sewerProperty(id: $id) { ${P} } }`;
@@ -314,7 +314,7 @@ describe("owners and occupants change without losing history", () => {
     expect(fields(tooEarly).transferOn).toBe("The sale must come after the present owner became owner (2020-01-01).");
     const sold = (
       await clerk.ok(SALE, {
-        i: { propertyId: p.id, transferOn: "2025-07-01", buyerName: "Bea Buyer", buyerEmail: "buyer@example.org", closeAccountIds: [a.id], forwardingAddress: "40 Pine St, Watertown NY 13601", buyerMovesIn: true, buyerAccountClass: "RESIDENTIAL" },
+        i: { propertyId: p.id, transferOn: "2025-07-01", buyerName: "Bea Buyer", buyerEmail: "buyer@example.org", buyerMailingAddress: "PO Box 7, Lakeview NY 13600", closeAccountIds: [a.id], forwardingAddress: "40 Pine St, Watertown NY 13601", buyerMovesIn: true, buyerAccountClass: "RESIDENTIAL" },
       })
     ).recordPropertySale;
     expect(sold.ownerName).toBe("Bea Buyer");
@@ -334,6 +334,7 @@ describe("owners and occupants change without losing history", () => {
 
     // The buyer sees the property, the present owner only, and their own account, not the seller's.
     const [mine] = (await buyer.ok(MINE)).myServiceProperties;
+    expect(mine.ownerMailingAddress).toBe("PO Box 7, Lakeview NY 13600");
     expect(mine.owners).toEqual([{ ownerName: "Bea Buyer", fromDate: "2025-07-01", toDate: null }]);
     expect(mine.accounts.map((x: any) => x.id)).toEqual([opened.id]);
     expect(errorCode(await buyer.gql(ACCOUNT, { id: a.id }))).toBe("NOT_FOUND");
@@ -342,6 +343,7 @@ describe("owners and occupants change without losing history", () => {
     const [theirs] = (await seller.ok(MINE)).myServiceProperties;
     expect(theirs.accounts.map((x: any) => [x.id, x.closedOn])).toEqual([[a.id, "2025-06-30"]]);
     expect(theirs.owners).toEqual([]);
+    expect(theirs.ownerMailingAddress).toBeNull();
     expect(errorCode(await seller.gql(GET, { id: p.id }))).toBe("NOT_FOUND");
     expect((await seller.ok(ACCOUNT, { id: a.id })).serviceAccount.finalBill.lastDay).toBe("2025-06-30");
 
