@@ -202,7 +202,8 @@ export const signUpAnswer = (email: string) =>
 export async function signUp(ds: DataSource, input: SignUpInput, meta: RequestMeta): Promise<{ email: string }> {
   const email = normalizeEmail(input.email);
   const fields: Record<string, string> = {};
-  if (!EMAIL_RE.test(email) || email.length > 254) fields.email = "Enter an email address like name@example.com.";
+  if (!email) fields.email = "Enter your email address.";
+  else if (!EMAIL_RE.test(email) || email.length > 254) fields.email = "Enter an email address like name@example.com.";
   const pw = passwordProblem(input.password, email);
   if (pw) fields.password = pw;
   const displayName = input.displayName.trim();
@@ -319,6 +320,7 @@ export async function verifyEmail(ds: DataSource, token: string, meta: RequestMe
  */
 export async function requestPasswordReset(ds: DataSource, emailInput: string, meta: RequestMeta): Promise<void> {
   const email = normalizeEmail(emailInput);
+  if (!email) throw badInput({ email: "Enter your email address." });
   if (!EMAIL_RE.test(email) || email.length > 254) throw badInput({ email: "Enter an email address like name@example.com." });
   await enqueueJob(ds, { name: PASSWORD_RESET_JOB, payload: { email, publicUrl: meta.publicUrl, requestId: meta.requestId ?? null }, maxAttempts: 3 });
 }
@@ -381,7 +383,12 @@ export type SignInInput = { email: string; password: string };
  */
 export async function signIn(ds: DataSource, input: SignInInput, meta: RequestMeta, previousSessionToken?: string): Promise<{ user: User; sessionToken: string }> {
   const email = normalizeEmail(input.email);
-  if (!email || !input.password) throw badInput({ ...(email ? {} : { email: "Enter your email address." }), ...(input.password ? {} : { password: "Enter your password." }) });
+  const fields: Record<string, string> = {};
+  if (!email) fields.email = "Enter your email address.";
+  else if (email.length > 254) fields.email = "Enter an email address of at most 254 characters.";
+  if (!input.password) fields.password = "Enter your password.";
+  else if (input.password.length > 200) fields.password = "That is longer than any password here: at most 200 characters.";
+  if (Object.keys(fields).length) throw badInput(fields);
   const attemptId = await admitSignInAttempt(ds, email, meta.ip);
 
   const user = await ds.getRepository(User).createQueryBuilder("u").addSelect("u.passwordHash").where("u.email = :email", { email }).getOne();
@@ -419,6 +426,7 @@ export async function changePassword(
   if (viewer.demo) throw new AppError("FORBIDDEN", "Demo accounts keep the password shown on the sign-in page.");
   const fields: Record<string, string> = {};
   if (!input.currentPassword) fields.currentPassword = "Enter your current password.";
+  else if (input.currentPassword.length > 200) fields.currentPassword = "That is longer than any password here: at most 200 characters.";
   const pw = passwordProblem(input.newPassword, viewer.email);
   if (pw) fields.newPassword = pw;
   else if (input.newPassword === input.currentPassword) fields.newPassword = "Choose a password different from your current one.";

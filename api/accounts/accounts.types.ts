@@ -1,4 +1,3 @@
-import { IsNotEmpty, Length, MaxLength } from "class-validator";
 import { Field, ID, InputType, ObjectType } from "type-graphql";
 import { District } from "../districts/district.entity.js";
 
@@ -59,29 +58,31 @@ export class Ok {
   @Field(() => String, { nullable: true }) message?: string;
 }
 
+// The account inputs are checked in the service, every field at once (a person sees every problem
+// in one go, named by the form's labels); validators here would answer first, one field at a time.
 @InputType()
 export class SignUpInput {
-  @Field(() => String) @MaxLength(300) email: string; // trimmed and checked in the service
-  @Field(() => String) @Length(12, 200, { message: "Use 12 to 200 characters." }) password: string;
-  @Field(() => String) @IsNotEmpty({ message: "Enter your name." }) @MaxLength(100) displayName: string;
+  @Field(() => String) email: string;
+  @Field(() => String, { description: "12 to 200 characters, not the email's name" }) password: string;
+  @Field(() => String, { description: "1 to 100 characters" }) displayName: string;
 }
 
 @InputType()
 export class SignInInput {
-  @Field(() => String) @MaxLength(254) email: string;
-  @Field(() => String) @MaxLength(200) password: string;
+  @Field(() => String) email: string;
+  @Field(() => String) password: string;
 }
 
 @InputType()
 export class ChangePasswordInput {
-  @Field(() => String) @MaxLength(200) currentPassword: string;
-  @Field(() => String, { description: "Checked like sign-up's: 12 to 200 characters, not the email's name" }) @MaxLength(200) newPassword: string;
+  @Field(() => String) currentPassword: string;
+  @Field(() => String, { description: "Checked like sign-up's: 12 to 200 characters, not the email's name" }) newPassword: string;
 }
 
 @InputType()
 export class ResetPasswordInput {
-  @Field(() => String) @MaxLength(200) token: string;
-  @Field(() => String) @MaxLength(200) password: string;
+  @Field(() => String) token: string;
+  @Field(() => String) password: string;
 }
 
 @ObjectType({ description: "A demo account (demo mode only)" })

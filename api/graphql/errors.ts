@@ -27,7 +27,9 @@ export function makeFormatError(log: Logger) {
       const walk = (errs: any[], prefix: string) => {
         for (const e of errs) {
           const name = prefix ? `${prefix}.${e.property}` : e.property;
-          if (e.constraints) fields[name] = String(Object.values(e.constraints)[0]);
+          // class-validator's own messages start with the property's name ("first must not be less
+          // than 1"): a person reads the rest, after the form's label.
+          if (e.constraints) fields[name] = plainMessage(String(Object.values(e.constraints)[0]), e.property);
           if (e.children?.length) walk(e.children, name);
         }
       };
@@ -50,4 +52,11 @@ export function makeFormatError(log: Logger) {
       extensions: { code: "INTERNAL_SERVER_ERROR", reference },
     };
   };
+}
+
+/** A validator's message without the property name it starts with: "first must be ..." → "Must be ...". */
+export function plainMessage(message: string, property: string): string {
+  const rest = message.startsWith(`${property} `) ? message.slice(property.length + 1) : message;
+  const text = rest.charAt(0).toUpperCase() + rest.slice(1);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }

@@ -54,6 +54,29 @@ describe("sign up, sign in, sign out", () => {
     expect(n).toBe(0);
   });
 
+  it("reports every problem of a sign-up, a sign-in and a password change at once (issue 19)", async () => {
+    const fieldsOf = async (c: Client, q: string, i: Record<string, string>) => {
+      const r = await c.gql(q, { i });
+      expect(errorCode(r)).toBe("BAD_USER_INPUT");
+      return r.errors![0].extensions!.fields as Record<string, string>;
+    };
+    const signUp = `mutation($i: SignUpInput!) { signUp(input: $i) { ok } }`;
+    // Nothing given: every field at once, not the password first and the email after.
+    expect(Object.keys(await fieldsOf(new Client(srv.url), signUp, { email: "", displayName: "", password: "" })).sort()).toEqual(["displayName", "email", "password"]);
+    // Too long everywhere: still one round, and no message names a field's key.
+    const long = await fieldsOf(new Client(srv.url), signUp, { email: `${"x".repeat(300)}@example.org`, displayName: "x".repeat(101), password: "x".repeat(201) });
+    expect(Object.keys(long).sort()).toEqual(["displayName", "email", "password"]);
+    for (const m of Object.values(long)) expect(m).not.toMatch(/displayName|email must|password must/);
+    const signIn = `mutation($i: SignInInput!) { signIn(input: $i) { me { id } } }`;
+    expect(Object.keys(await fieldsOf(new Client(srv.url), signIn, { email: "", password: "" })).sort()).toEqual(["email", "password"]);
+    const c = new Client(srv.url);
+    await c.signUp("rounds@example.org");
+    const change = `mutation($i: ChangePasswordInput!) { changePassword(input: $i) { ok } }`;
+    const both = await fieldsOf(c, change, { currentPassword: "x".repeat(201), newPassword: "short" });
+    expect(Object.keys(both).sort()).toEqual(["currentPassword", "newPassword"]);
+    for (const m of Object.values(both)) expect(m).not.toMatch(/currentPassword|newPassword/);
+  });
+
   it("signs in with the right password only, rotating the session", async () => {
     const c = new Client(srv.url);
     await c.signUp("rotate@example.org");

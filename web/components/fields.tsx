@@ -68,8 +68,11 @@ export function RadioGroup({
   hint,
   defaultValue,
   required,
+  id: first = name,
 }: {
   name: string;
+  /** The first radio's id, where the error summary links (the name unless the page has several groups of one name). */
+  id?: string;
   legend: string;
   options: { value: string; label: string; description?: string }[];
   error?: string;
@@ -77,7 +80,7 @@ export function RadioGroup({
   defaultValue?: string | null;
   required?: boolean;
 }) {
-  const describedBy = [hint ? `${name}-hint` : null, error ? `${name}-error` : null].filter(Boolean).join(" ") || undefined;
+  const describedBy = [hint ? `${first}-hint` : null, error ? `${first}-error` : null].filter(Boolean).join(" ") || undefined;
   return (
     <div className={`usa-form-group${error ? " usa-form-group--error" : ""}`}>
       <fieldset className="usa-fieldset" aria-describedby={describedBy}>
@@ -86,17 +89,17 @@ export function RadioGroup({
           {required && <span className="usa-hint"> (required)</span>}
         </legend>
         {hint && (
-          <div className="usa-hint" id={`${name}-hint`}>
+          <div className="usa-hint" id={`${first}-hint`}>
             {hint}
           </div>
         )}
         {error && (
-          <span className="usa-error-message" id={`${name}-error`} role="alert">
+          <span className="usa-error-message" id={`${first}-error`} role="alert">
             {error}
           </span>
         )}
         {options.map((o, i) => {
-          const id = i === 0 ? name : `${name}-${o.value}`;
+          const id = i === 0 ? first : `${first}-${o.value}`;
           return (
             <div className="usa-radio" key={o.value}>
               <input
@@ -154,5 +157,53 @@ export function NestedErrorBoundary() {
         </Link>
       </p>
     </>
+  );
+}
+
+/** A labelled text area whose error sits next to it, marked invalid, and which keeps what the person typed. */
+export function TextAreaField({
+  name,
+  label,
+  error,
+  hint,
+  defaultValue,
+  required,
+  id = name,
+}: {
+  name: string;
+  label: string;
+  error?: string;
+  hint?: string;
+  defaultValue?: string | null;
+  required?: boolean;
+  id?: string;
+}) {
+  const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
+  return (
+    <div className={`usa-form-group${error ? " usa-form-group--error" : ""}`}>
+      <label className={`usa-label${error ? " usa-label--error" : ""}`} htmlFor={id}>
+        {label}
+        {required && <span className="usa-hint"> (required)</span>}
+      </label>
+      {hint && (
+        <div className="usa-hint" id={`${id}-hint`}>
+          {hint}
+        </div>
+      )}
+      {error && (
+        <span className="usa-error-message" id={`${id}-error`} role="alert">
+          {error}
+        </span>
+      )}
+      <textarea
+        className={`usa-textarea${error ? " usa-input--error" : ""}`}
+        id={id}
+        name={name}
+        defaultValue={defaultValue ?? undefined}
+        required={required}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy}
+      />
+    </div>
   );
 }

@@ -47,7 +47,8 @@ export async function savePermitForm({ request, context }: Pick<ActionFunctionAr
   const local: Record<string, string> = {};
   if (typeof floor === "string") local.floorAreaSqft = floor;
   if (typeof sheets === "string") local.asBuiltSheets = sheets;
-  if (Object.keys(local).length) return fail("Please correct the highlighted fields.", local);
+  // A figure that is not a whole number is left out of the save, so the API checks every other field
+  // in the same round; its message then joins the API's.
 
   const documentIds = form.getAll("documentIds").map(String).filter(Boolean);
   const file = form.get("file");
@@ -69,8 +70,8 @@ export async function savePermitForm({ request, context }: Pick<ActionFunctionAr
     permitClass: values.permitClass || null,
     buildingUse: values.buildingUse || null,
     workKind: values.workKind || null,
-    floorAreaSqft: floor,
-    asBuiltSheets: sheets,
+    floorAreaSqft: typeof floor === "string" ? null : floor,
+    asBuiltSheets: typeof sheets === "string" ? null : sheets,
     streetNumber: values.streetNumber,
     street: values.street,
     city: values.city,
@@ -88,9 +89,10 @@ export async function savePermitForm({ request, context }: Pick<ActionFunctionAr
   if (!saved.ok) {
     if (saved.error.code === "UNAUTHENTICATED") return signIn();
     const again: Record<string, string> = newPlans.length ? { plans: "Choose the plan file again: nothing was saved, so the upload was not kept." } : {};
-    return fail(saved.error.message, { ...again, ...saved.error.fields });
+    return fail(saved.error.message, { ...again, ...saved.error.fields, ...local });
   }
   const permitId = saved.data.saveLateralPermitDraft.id;
+  if (Object.keys(local).length) return fail("Your draft is saved without the figures below. Please correct the highlighted fields.", local, permitId);
   if (intent !== "submit") return redirect(`/permits/${permitId}/edit?saved=1`, { headers: cookieHeaders(...results) });
 
   const submitted = await gql(context, request, `mutation SubmitPermit($id: ID!) { submitLateralPermit(id: $id) { id } }`, { id: permitId });

@@ -63,23 +63,32 @@ export const FORM_QUERY = `district(slug: $slug) { id slug name operatorTitle ru
 export const PERMIT_FORM_FIELDS = `id status reviewNotes submittedAt permitClass buildingUse floorAreaSqft workKind streetNumber street city zip taxParcel ownerName agentName
   contractorId contractor { id name standing { choosable reasons } } workDoneBy asBuiltSheets requirements { ${REQUIREMENTS} } documents { id }`;
 
-const LABELS: Record<string, string> = {
+/**
+ * The form's labels in its order, by the keys the API reports (the plans' keys, documentIds and
+ * newPlans, are shown on the plans fieldset: permit-form.server.ts's pageFields).
+ */
+export const LABELS: Record<string, string> = {
   districtId: "District",
-  ownerName: "Owner's name",
-  agentName: "Agent's name",
   streetNumber: "House number",
   street: "Street",
   city: "City, town or village",
   zip: "ZIP code",
   taxParcel: "Tax parcel number",
+  ownerName: "Owner's name",
+  agentName: "Agent's name (if you apply for the owner)",
   permitClass: "Class of permit",
   buildingUse: "Building use",
-  floorAreaSqft: "Floor area",
+  floorAreaSqft: "Floor area of the building, in square feet",
   workKind: "Kind of work",
   contractorId: "Contractor",
   workDoneBy: "Who will do the work",
   asBuiltSheets: "Sheets of plans",
   plans: "Plans and specifications",
+  documentIds: "Plans and specifications",
+  newPlans: "Plans and specifications",
+  "newPlans.*.filename": "Plans and specifications",
+  "newPlans.*.contentBase64": "Plans and specifications",
+  "newPlans.*.organizationId": "Plans and specifications",
 };
 
 const FEE_KEYS = ["lateral.fee.residential", "lateral.fee.commercialPerSquareFoot", "lateral.impactFee", "lateral.asBuiltDepositPerSheet"];
@@ -129,7 +138,7 @@ export function PermitForm({ data, action }: { data: PermitFormData; action?: Pe
           <TextField name="zip" label={LABELS.zip} defaultValue={val("zip", p?.zip)} error={e.zip} inputMode="numeric" required />
           <TextField name="taxParcel" label={LABELS.taxParcel} hint="Section-block-lot, as on the tax bill, e.g. 101.2-3-4" defaultValue={val("taxParcel", p?.taxParcel)} error={e.taxParcel} required />
           <TextField name="ownerName" label={LABELS.ownerName} defaultValue={val("ownerName", p?.ownerName)} error={e.ownerName} required />
-          <TextField name="agentName" label="Agent's name (if you apply for the owner)" defaultValue={val("agentName", p?.agentName)} error={e.agentName} />
+          <TextField name="agentName" label={LABELS.agentName} defaultValue={val("agentName", p?.agentName)} error={e.agentName} />
         </fieldset>
 
         <fieldset className="usa-fieldset">
@@ -162,7 +171,7 @@ export function PermitForm({ data, action }: { data: PermitFormData; action?: Pe
           {needs.floorArea && (
             <TextField
               name="floorAreaSqft"
-              label="Floor area of the building, in square feet"
+              label={LABELS.floorAreaSqft}
               hint="Needed for commercial, institutional and industrial buildings: their fee is charged per square foot."
               defaultValue={val("floorAreaSqft", p?.floorAreaSqft)}
               error={e.floorAreaSqft}

@@ -33,6 +33,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect("/account?done=password-changed", { headers: cookieHeaders(r) });
 }
 
+/** The form's labels, in its order. */
+export const LABELS = { currentPassword: "Current password", newPassword: "New password" };
+
 export default function ChangePassword() {
   const { me } = useLoaderData<typeof loader>() as Data;
   const a = useActionData<ActionData>();
@@ -52,7 +55,7 @@ export default function ChangePassword() {
         <Notice type="info">Demo accounts keep the password shown on the sign-in page.</Notice>
       ) : (
         <>
-          <ErrorSummary message={a?.error} fields={a?.fields} labels={{ currentPassword: "Current password", newPassword: "New password" }} />
+          <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
           <Form method="post" className="usa-form" noValidate>
             <AuthenticityTokenInput />
             {/* For password managers: which account this password belongs to. */}

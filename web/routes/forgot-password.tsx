@@ -23,6 +23,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return Response.json({ sent: r.data.requestPasswordReset.message, email } satisfies ActionData);
 }
 
+/** The form's labels. */
+export const LABELS = { email: "Email address" };
+
 export default function ForgotPassword() {
   const a = useActionData<ActionData>();
   return (
@@ -48,7 +51,7 @@ export default function ForgotPassword() {
       ) : (
         <>
           <p>Enter the email address of your account. We will email you a link to choose a new password.</p>
-          <ErrorSummary message={a?.error} fields={a?.fields} labels={{ email: "Email address" }} />
+          <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
           <Form method="post" className="usa-form" noValidate>
             <AuthenticityTokenInput />
             <TextField

@@ -63,6 +63,9 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   return redirect(r.data.startCheckout.url, { headers: cookieHeaders(r) });
 }
 
+/** The payment's (its only form is the Pay button: an error is the summary's message). */
+export const LABELS = { paymentId: "Payment" };
+
 export default function PaymentPage() {
   const outlet = useOutlet();
   // /payments/:id/done and /payments/:id/receipt are pages of their own.

@@ -52,6 +52,9 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   return redirect(outcome === "PAY" ? `/payments/${id}/done` : `/payments/${id}?cancelled=1`, { headers: cookieHeaders(r) });
 }
 
+/** The test checkout's (its buttons are its only fields: an error is the summary's message). */
+export const LABELS = { outcome: "Pay or cancel", sessionId: "Checkout" };
+
 export default function TestCheckout() {
   const { session: s } = useLoaderData<typeof loader>() as { session: Session };
   const a = useActionData<{ error: string }>();

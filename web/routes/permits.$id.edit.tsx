@@ -6,6 +6,9 @@ import { SuccessAlert } from "~/components/forms";
 import { FORM_QUERY, PERMIT_FORM_FIELDS, PermitForm, type PermitFormData } from "~/components/permit-form";
 import { savePermitForm, type PermitActionData } from "~/components/permit-form.server";
 
+/** The form's labels (web/components/permit-form.tsx). */
+export { LABELS } from "~/components/permit-form";
+
 export const meta: MetaFunction = () => [{ title: "Lateral permit application | Tapline" }];
 
 type Permit = NonNullable<PermitFormData["permit"]> & { district: { slug: string; name: string } };

@@ -42,8 +42,12 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   }
   if (!r.ok) {
     if (r.error.code === "UNAUTHENTICATED") throw redirect(`/sign-in?redirectTo=${encodeURIComponent(here)}`, { headers: cookieHeaders(r) });
-    // An upload's problem ("drawings.0", "documentIds") belongs to the drawings field on this page.
-    const fields = Object.fromEntries(Object.entries(r.error.fields ?? {}).map(([k, v]) => [/^(drawings|documentIds)\b/.test(k) ? "drawings" : k, v]));
+    // An upload's problem ("newDrawings.0", "documentIds") belongs to the drawings field on this page; the
+    // inspection asked for (kind, permitId) to the request's first field.
+    const onPage = (k: string) =>
+      /^(drawings|newDrawings|documentIds)\b/.test(k) || (intent === "drawings" && k === "permitId") ? "drawings" : k === "kind" || k === "permitId" ? "preferredOn" : k;
+    const fields: Record<string, string> = {};
+    for (const [k, v] of Object.entries(r.error.fields ?? {})) fields[onPage(k)] = fields[onPage(k)] ? `${fields[onPage(k)]} ${v}` : v;
     return Response.json({ error: r.error.message, fields }, { status: 400, headers: cookieHeaders(r) });
   }
   return redirect(`${here}?done=${intent === "withdraw" ? "withdrawn" : intent === "drawings" ? "drawings" : "requested"}`, { headers: cookieHeaders(r) });
@@ -62,12 +66,19 @@ const DONE: Record<string, string> = {
   drawings: "Your as-built drawings are filed. The {operator} reviews them.",
 };
 
-const FIELD_LABELS: Record<string, string> = {
+/** The labels of this page's forms by the keys the API reports, in the page's order. */
+export const LABELS: Record<string, string> = {
+  permitId: "Preferred day",
+  kind: "Preferred day",
   preferredOn: "Preferred day",
   notes: "Note for the inspector",
-  kind: "Inspection",
   drawings: "As-built drawings",
+  newDrawings: "As-built drawings",
+  "newDrawings.*.filename": "As-built drawings",
+  "newDrawings.*.contentBase64": "As-built drawings",
+  "newDrawings.*.organizationId": "As-built drawings",
   documentIds: "As-built drawings",
+  reason: "Why",
 };
 
 function PermitDetails() {
@@ -85,7 +96,7 @@ function PermitDetails() {
       </p>
       {params.get("done") && !a && <SuccessAlert>{(DONE[params.get("done")!] ?? "Done.").replace("{operator}", p.district.operatorTitle)}</SuccessAlert>}
       {params.get("submitted") && !a && <SuccessAlert>{DONE.submitted}</SuccessAlert>}
-      <ErrorSummary message={a?.error} fields={a?.fields} labels={FIELD_LABELS} />
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
 
       <section className="usa-summary-box" aria-labelledby="status-heading">
         <div className="usa-summary-box__body">
@@ -327,9 +338,9 @@ function PermitDetails() {
             <AuthenticityTokenInput />
             <input type="hidden" name="intent" value="withdraw" />
             <label className="usa-label" htmlFor="reason">
-              Why (optional)
+              {LABELS.reason} <span className="usa-hint">(optional)</span>
             </label>
-            <input className="usa-input" id="reason" name="reason" />
+            <input className="usa-input" id="reason" name="reason" aria-invalid={a?.fields?.reason ? true : undefined} />
             <button className="usa-button usa-button--secondary" type="submit">
               Withdraw the application
             </button>
@@ -367,25 +378,40 @@ function RequestInspection({ p, fields }: { p: PermitView; fields: Record<string
       </p>
       <div className={`usa-form-group${fields.preferredOn ? " usa-form-group--error" : ""}`}>
         <label className="usa-label" htmlFor="preferredOn">
-          Preferred day <span className="usa-hint">(optional)</span>
+          {LABELS.preferredOn} <span className="usa-hint">(optional)</span>
         </label>
         {fields.preferredOn && (
           <span className="usa-error-message" id="preferredOn-error" role="alert">
             {fields.preferredOn}
           </span>
         )}
-        <input className="usa-input" id="preferredOn" name="preferredOn" type="date" min={todayIn(tz)} aria-describedby={fields.preferredOn ? "preferredOn-error" : undefined} />
+        <input
+          className="usa-input"
+          id="preferredOn"
+          name="preferredOn"
+          type="date"
+          min={todayIn(tz)}
+          aria-invalid={fields.preferredOn ? true : undefined}
+          aria-describedby={fields.preferredOn ? "preferredOn-error" : undefined}
+        />
       </div>
       <div className={`usa-form-group${fields.notes ? " usa-form-group--error" : ""}`}>
-        <label className="usa-label" htmlFor="inspection-notes">
-          Note for the inspector <span className="usa-hint">(optional)</span>
+        <label className="usa-label" htmlFor="notes">
+          {LABELS.notes} <span className="usa-hint">(optional)</span>
         </label>
         {fields.notes && (
           <span className="usa-error-message" id="notes-error" role="alert">
             {fields.notes}
           </span>
         )}
-        <textarea className="usa-textarea" id="inspection-notes" name="notes" maxLength={2000} />
+        <textarea
+          className="usa-textarea"
+          id="notes"
+          name="notes"
+          maxLength={2000}
+          aria-invalid={fields.notes ? true : undefined}
+          aria-describedby={fields.notes ? "notes-error" : undefined}
+        />
       </div>
       <button className="usa-button" type="submit">
         Request {again ? "again" : "inspection"}
@@ -427,14 +453,24 @@ function RecordDrawings({ p, fields }: { p: PermitView; fields: Record<string, s
           <input type="hidden" name="intent" value="drawings" />
           <div className={`usa-form-group${fields.drawings ? " usa-form-group--error" : ""}`}>
             <label className="usa-label" htmlFor="drawings">
-              {p.recordDrawings.length ? "Replace the drawings" : "The as-built drawings"} (PDF, PNG or JPEG)
+              {LABELS.drawings}{" "}
+              <span className="usa-hint">(PDF, PNG or JPEG{p.recordDrawings.length ? "; they replace those filed" : ""})</span>
             </label>
             {fields.drawings && (
               <span className="usa-error-message" id="drawings-error" role="alert">
                 {fields.drawings}
               </span>
             )}
-            <input className="usa-file-input" id="drawings" name="drawings" type="file" multiple accept=".pdf,.png,.jpg,.jpeg,application/pdf,image/png,image/jpeg" />
+            <input
+              className="usa-file-input"
+              id="drawings"
+              name="drawings"
+              type="file"
+              multiple
+              accept=".pdf,.png,.jpg,.jpeg,application/pdf,image/png,image/jpeg"
+              aria-invalid={fields.drawings ? true : undefined}
+              aria-describedby={fields.drawings ? "drawings-error" : undefined}
+            />
           </div>
           <button className="usa-button" type="submit">
             File the as-built drawings

@@ -5,6 +5,9 @@ import { NestedErrorBoundary, SelectField } from "~/components/fields";
 import { FORM_QUERY, PermitForm, type PermitFormData } from "~/components/permit-form";
 import { savePermitForm, type PermitActionData } from "~/components/permit-form.server";
 
+/** The form's labels (web/components/permit-form.tsx). */
+export { LABELS } from "~/components/permit-form";
+
 export const meta: MetaFunction = () => [{ title: "Connect to the public sewer | Tapline" }];
 
 type Districts = { districts: { id: string; slug: string; name: string }[] };

@@ -36,6 +36,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return Response.json({ done: r.data.resetPassword.message } satisfies ActionData, { headers: cookieHeaders(r) });
 }
 
+/** The form's labels (the token is the link's). */
+export const LABELS = { password: "New password" };
+
 export default function ResetPassword() {
   const { token } = useLoaderData<typeof loader>();
   const a = useActionData<ActionData>();
@@ -74,7 +77,7 @@ export default function ResetPassword() {
     <div className="tablet:grid-col-8">
       <h1>Choose a new password</h1>
       <p>Choosing a new password signs you out on every device. Then sign in with the new one.</p>
-      <ErrorSummary message={a?.error} fields={a?.fields} labels={{ password: "New password" }} />
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
       <Form method="post" className="usa-form" noValidate>
         <AuthenticityTokenInput />
         <input type="hidden" name="token" value={token} />

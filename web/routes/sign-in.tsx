@@ -28,6 +28,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect(safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/dashboard"), { headers: cookieHeaders(r) });
 }
 
+/** The form's labels, in its order. */
+export const LABELS = { email: "Email address", password: "Password" };
+
 export default function SignIn() {
   const { demoAccounts } = useLoaderData<typeof loader>();
   const a = useActionData<{ error: string; fields: Record<string, string>; email: string }>();
@@ -45,7 +48,7 @@ export default function SignIn() {
         )}
         {params.get("signedOutEverywhere") && <SuccessAlert>You are signed out on every device. Sign in again to continue.</SuccessAlert>}
         {params.get("passwordReset") && <SuccessAlert>Your password is changed. Sign in with the new one.</SuccessAlert>}
-        <ErrorSummary message={a?.error} fields={a?.fields} labels={{ email: "Email address", password: "Password" }} />
+        <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
         <Form method="post" className="usa-form" noValidate>
           <AuthenticityTokenInput />
           <TextField name="email" label="Email address" type="email" autoComplete="username" defaultValue={a?.email} error={a?.fields?.email} required />

@@ -25,13 +25,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect(`/sign-in?signedUp=1&redirectTo=${encodeURIComponent(next)}`, { headers: cookieHeaders(r) });
 }
 
+/** The form's labels, in its order. */
+export const LABELS = { displayName: "Your name", email: "Email address", password: "Password" };
+
 export default function SignUp() {
   const a = useActionData<{ error: string; fields: Record<string, string>; values: { email: string; displayName: string } }>();
   return (
     <div className="tablet:grid-col-8">
       <h1>Create an account</h1>
       <p>Anyone can create an account to apply for permits, pay fees and follow their applications.</p>
-      <ErrorSummary message={a?.error} fields={a?.fields} labels={{ email: "Email address", displayName: "Your name", password: "Password" }} />
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
       <Form method="post" className="usa-form" noValidate>
         <AuthenticityTokenInput />
         <TextField name="displayName" label="Your name" autoComplete="name" defaultValue={a?.values.displayName} error={a?.fields?.displayName} required />

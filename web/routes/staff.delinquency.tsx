@@ -58,15 +58,17 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (!p.ok) return Response.json({ error: p.error.message, fields: {}, values: {} } satisfies ActionData, { status: 400, headers: cookieHeaders(p) });
     return redirect(`/staff/payments?districtId=${values.districtId}&status=PENDING`, { headers: cookieHeaders(p) });
   }
+  // An amount that is not dollars and cents is sent as 0, which the API refuses too, so every other
+  // field is checked in the same round; its message is then the one about the format.
   const cents = dollarsToCents(values.amount ?? "");
-  if (cents === undefined || cents === null) return Response.json({ error: "Please correct the highlighted fields.", fields: { amount: "Enter the amount in dollars, like 125.00." }, values } satisfies ActionData, { status: 400 });
+  const unreadable = cents === undefined || cents === null;
   const who = values.respondentKind === "organization" ? { respondentOrganizationName: values.respondentOrganizationName || null } : { respondentEmail: values.respondentEmail || null };
   const r = await gql<{ billCharge: { id: string } }>(context, request, `mutation BillCharge($i: BillChargeInput!) { billCharge(input: $i) { id } }`, {
-    i: { districtId: values.districtId, ...who, label: values.label ?? "", amountCents: cents, billedOn: values.billedOn || null, taxParcel: values.taxParcel || null, propertyAddress: values.propertyAddress || null },
+    i: { districtId: values.districtId, ...who, label: values.label ?? "", amountCents: unreadable ? 0 : cents, billedOn: values.billedOn || null, taxParcel: values.taxParcel || null, propertyAddress: values.propertyAddress || null },
   });
   if (!r.ok) {
     const fields = { ...r.error.fields };
-    if (fields.amountCents) fields.amount = fields.amountCents;
+    if (fields.amountCents) fields.amount = unreadable ? "Enter the amount in dollars, like 125.00." : fields.amountCents;
     delete fields.amountCents;
     return Response.json({ error: r.error.message, fields, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
   }
@@ -80,7 +82,18 @@ const STATUSES = [
   { value: "CANCELLED", label: "Cancelled" },
   { value: "", label: "All" },
 ];
-const LABELS: Record<string, string> = { respondentEmail: "Person billed", respondentOrganizationName: "Organization billed", label: "Description", amount: "Amount", billedOn: "Billing date" };
+/** The form's labels in its order; the API's amountCents is shown on the amount in dollars. */
+export const LABELS: Record<string, string> = {
+  districtId: "District",
+  respondentEmail: "Person's email",
+  respondentOrganizationName: "Or the organization's name",
+  label: "Description",
+  amount: "Amount (dollars)",
+  amountCents: "Amount (dollars)",
+  billedOn: "Billing (mailing) date",
+  taxParcel: "Tax parcel",
+  propertyAddress: "Property address",
+};
 
 export default function Delinquency() {
   const d = useLoaderData<typeof loader>() as Data;
@@ -200,14 +213,14 @@ export default function Delinquency() {
                   An organization
                 </label>
               </div>
-              <TextField name="respondentEmail" label="Person's email" type="email" error={e.respondentEmail} defaultValue={v.respondentEmail} />
-              <TextField name="respondentOrganizationName" label="Or the organization's name" error={e.respondentOrganizationName} defaultValue={v.respondentOrganizationName} />
+              <TextField name="respondentEmail" label={LABELS.respondentEmail} type="email" error={e.respondentEmail} defaultValue={v.respondentEmail} />
+              <TextField name="respondentOrganizationName" label={LABELS.respondentOrganizationName} error={e.respondentOrganizationName} defaultValue={v.respondentOrganizationName} />
             </fieldset>
-            <TextField name="label" label="Description" hint="For example: Sewer rent, third quarter 2026" error={e.label} defaultValue={v.label} />
-            <TextField name="amount" label="Amount (dollars)" inputMode="decimal" error={e.amount} defaultValue={v.amount} />
-            <TextField name="billedOn" label="Billing (mailing) date" type="date" hint="Today when left empty" error={e.billedOn} defaultValue={v.billedOn} />
-            <TextField name="taxParcel" label="Tax parcel (optional)" error={e.taxParcel} defaultValue={v.taxParcel} />
-            <TextField name="propertyAddress" label="Property address (optional)" error={e.propertyAddress} defaultValue={v.propertyAddress} />
+            <TextField name="label" label={LABELS.label} required hint="For example: Sewer rent, third quarter 2026" error={e.label} defaultValue={v.label} />
+            <TextField name="amount" label={LABELS.amount} inputMode="decimal" required error={e.amount} defaultValue={v.amount} />
+            <TextField name="billedOn" label={LABELS.billedOn} type="date" hint="Today when left empty" error={e.billedOn} defaultValue={v.billedOn} />
+            <TextField name="taxParcel" label={`${LABELS.taxParcel} (optional)`} error={e.taxParcel} defaultValue={v.taxParcel} />
+            <TextField name="propertyAddress" label={`${LABELS.propertyAddress} (optional)`} error={e.propertyAddress} defaultValue={v.propertyAddress} />
             <button className="usa-button" type="submit">
               Bill it
             </button>

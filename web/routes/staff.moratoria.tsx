@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
-import { NestedErrorBoundary, SelectField } from "~/components/fields";
+import { NestedErrorBoundary, SelectField, TextAreaField } from "~/components/fields";
 import { DateTime } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { requireStaff } from "~/components/staff.server";
@@ -39,9 +39,23 @@ export async function action({ request, context }: ActionFunctionArgs) {
       : await gql(context, request, `mutation Declare($i: DeclareMoratoriumInput!) { declareMoratorium(input: $i) { id } }`, {
           i: { districtId, segmentName: values.segmentName, streets: values.streets.split(/\r?\n|;/).map((s) => s.trim()).filter(Boolean), reason: values.reason },
         });
-  if (!r.ok) return Response.json({ error: r.error.message, fields: r.error.fields, intent, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
+  if (!r.ok) {
+    // A lift's reason is the field of that moratorium's own form.
+    const liftId = String(form.get("id") ?? "");
+    const fields = intent === "lift" && r.error.fields.reason ? { [`lift-${liftId}`]: r.error.fields.reason } : r.error.fields;
+    return Response.json({ error: r.error.message, fields, intent, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
+  }
   return redirect(`/staff/moratoria?districtId=${districtId}&done=${intent === "lift" ? "lifted" : "declared"}`, { headers: cookieHeaders(r) });
 }
+
+/** The declaration's labels, in the form's order. */
+export const LABELS: Record<string, string> = {
+  districtId: "District",
+  segmentName: "Sewer segment",
+  streets: "Streets it serves (one per line)",
+  reason: "Reason applicants will read",
+};
+const LIFT_LABEL = "Why lift it?";
 
 export default function Moratoria() {
   const { districts, districtId, moratoria } = useLoaderData<typeof loader>() as Data;
@@ -57,7 +71,7 @@ export default function Moratoria() {
         are refused with your reason.
       </p>
       {params.get("done") && !a && <SuccessAlert>The moratorium is {params.get("done")}.</SuccessAlert>}
-      <ErrorSummary message={a?.error} fields={a?.fields} labels={{ segmentName: "Sewer segment", streets: "Streets", reason: "Reason" }} />
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={{ ...Object.fromEntries(moratoria.map((m) => [`lift-${m.id}`, LIFT_LABEL])), ...LABELS }} />
       {districts.length > 1 && (
         <Form method="get" className="usa-form">
           <SelectField name="districtId" label="District" options={districts.map((d) => ({ value: d.id, label: d.name }))} defaultValue={districtId} />
@@ -91,10 +105,13 @@ export default function Moratoria() {
                   <input type="hidden" name="intent" value="lift" />
                   <input type="hidden" name="id" value={m.id} />
                   <input type="hidden" name="districtId" value={districtId} />
-                  <label className="usa-label" htmlFor={`lift-${m.id}`}>
-                    Why lift it?
-                  </label>
-                  <input className="usa-input" id={`lift-${m.id}`} name="reason" required />
+                  <TextField
+                    name="reason"
+                    id={`lift-${m.id}`}
+                    label={LIFT_LABEL}
+                    error={a?.intent === "lift" ? a.fields[`lift-${m.id}`] : undefined}
+                    required
+                  />
                   <button className="usa-button usa-button--secondary" type="submit">
                     Lift the moratorium<span className="usa-sr-only"> on {m.segmentName}</span>
                   </button>
@@ -109,29 +126,9 @@ export default function Moratoria() {
         <AuthenticityTokenInput />
         <input type="hidden" name="intent" value="declare" />
         <input type="hidden" name="districtId" value={districtId} />
-        <TextField name="segmentName" label="Sewer segment" hint="For example: Harbor Road pump station" defaultValue={a?.values.segmentName} error={declareErrors.segmentName} required />
-        <div className={`usa-form-group${declareErrors.streets ? " usa-form-group--error" : ""}`}>
-          <label className="usa-label" htmlFor="streets">
-            Streets it serves (one per line)
-          </label>
-          {declareErrors.streets && (
-            <span className="usa-error-message" role="alert">
-              {declareErrors.streets}
-            </span>
-          )}
-          <textarea className="usa-textarea" id="streets" name="streets" defaultValue={a?.values.streets} required />
-        </div>
-        <div className={`usa-form-group${declareErrors.reason ? " usa-form-group--error" : ""}`}>
-          <label className="usa-label" htmlFor="reason">
-            Reason applicants will read
-          </label>
-          {declareErrors.reason && (
-            <span className="usa-error-message" role="alert">
-              {declareErrors.reason}
-            </span>
-          )}
-          <textarea className="usa-textarea" id="reason" name="reason" defaultValue={a?.intent === "declare" ? a.values.reason : undefined} required />
-        </div>
+        <TextField name="segmentName" label={LABELS.segmentName} hint="For example: Harbor Road pump station" defaultValue={a?.values.segmentName} error={declareErrors.segmentName} required />
+        <TextAreaField name="streets" label={LABELS.streets} defaultValue={a?.values.streets} error={declareErrors.streets} required />
+        <TextAreaField name="reason" label={LABELS.reason} defaultValue={a?.intent === "declare" ? a.values.reason : undefined} error={declareErrors.reason} required />
         <button className="usa-button" type="submit">
           Declare the moratorium
         </button>

@@ -123,6 +123,30 @@ function FieldError({ id, message }: { id: string; message?: string }) {
   );
 }
 
+/** The labels of the counter and refund forms, in their order (each payment has its own forms). */
+export const LABELS: Record<string, string> = {
+  paymentId: "Payment",
+  method: "Paid by",
+  checkNumber: "Check number (for a check)",
+  lineCodes: "Lines to refund",
+  reason: "Reason (kept on the refund receipt and in the audit log)",
+};
+
+/** The API's field errors on the fields of the payment's own form: `checkNumber` → `checkNumber-<payment>`. */
+function summaryOf(a: ActionData | undefined, payments: Payment[]): { fields: Record<string, string>; labels: Record<string, string> } {
+  const p = a && payments.find((x) => x.id === a.paymentId);
+  if (!a || !p) return { fields: {}, labels: {} };
+  const names = a.intent === "counter" ? ["method", "checkNumber"] : ["lineCodes", "reason"];
+  const fields: Record<string, string> = {};
+  for (const [k, v] of Object.entries(a.fields ?? {})) {
+    const at = `${names.includes(k) ? k : names[0]}-${p.id}`;
+    fields[at] = fields[at] ? `${fields[at]} ${v}` : v;
+  }
+  const labels: Record<string, string> = {};
+  for (const n of names) labels[`${n}-${p.id}`] = n === "method" ? `Paid ${money(p.amountCents)} by` : LABELS[n];
+  return { fields, labels };
+}
+
 function CounterForm({ p, districtId, status, a }: { p: Payment; districtId: string; status: string; a?: ActionData }) {
   const mine = a?.paymentId === p.id && a.intent === "counter" ? a : undefined;
   const id = (s: string) => `${s}-${p.id}`;
@@ -137,17 +161,17 @@ function CounterForm({ p, districtId, status, a }: { p: Payment; districtId: str
         <input type="hidden" name="paymentId" value={p.id} />
         <input type="hidden" name="districtId" value={districtId} />
         <input type="hidden" name="status" value={status} />
-        <fieldset className="usa-fieldset">
+        <fieldset className={`usa-fieldset${mine?.fields?.method ? " usa-form-group usa-form-group--error" : ""}`} id={id("method")}>
           <legend className="usa-legend">Paid {money(p.amountCents)} by</legend>
           <FieldError id={id("method-error")} message={mine?.fields?.method} />
           <div className="usa-radio">
-            <input className="usa-radio__input" id={id("cash")} type="radio" name="method" value="cash" defaultChecked={(mine?.values.method ?? "cash") === "cash"} />
+            <input className="usa-radio__input" id={id("cash")} type="radio" name="method" value="cash" defaultChecked={(mine?.values.method ?? "cash") === "cash"} aria-invalid={mine?.fields?.method ? true : undefined} />
             <label className="usa-radio__label" htmlFor={id("cash")}>
               Cash
             </label>
           </div>
           <div className="usa-radio">
-            <input className="usa-radio__input" id={id("check")} type="radio" name="method" value="check" defaultChecked={mine?.values.method === "check"} />
+            <input className="usa-radio__input" id={id("check")} type="radio" name="method" value="check" defaultChecked={mine?.values.method === "check"} aria-invalid={mine?.fields?.method ? true : undefined} />
             <label className="usa-radio__label" htmlFor={id("check")}>
               Check
             </label>
@@ -155,7 +179,7 @@ function CounterForm({ p, districtId, status, a }: { p: Payment; districtId: str
         </fieldset>
         <div className={`usa-form-group${mine?.fields?.checkNumber ? " usa-form-group--error" : ""}`}>
           <label className="usa-label" htmlFor={id("checkNumber")}>
-            Check number (for a check)
+            {LABELS.checkNumber}
           </label>
           <FieldError id={id("checkNumber-error")} message={mine?.fields?.checkNumber} />
           <input
@@ -197,12 +221,12 @@ function RefundForm({ p, districtId, status, a }: { p: Payment; districtId: stri
         <input type="hidden" name="paymentId" value={p.id} />
         <input type="hidden" name="districtId" value={districtId} />
         <input type="hidden" name="status" value={status} />
-        <fieldset className="usa-fieldset">
-          <legend className="usa-legend">Lines to refund</legend>
+        <fieldset className={`usa-fieldset${mine?.fields?.lineCodes ? " usa-form-group usa-form-group--error" : ""}`} id={id("lineCodes")}>
+          <legend className="usa-legend">{LABELS.lineCodes}</legend>
           <FieldError id={id("lineCodes-error")} message={mine?.fields?.lineCodes} />
           {open.map((l) => (
             <div className="usa-checkbox" key={l.code}>
-              <input className="usa-checkbox__input" id={id(`line-${l.code}`)} type="checkbox" name="lineCodes" value={l.code} defaultChecked={open.length === 1 || p.refundDue} />
+              <input className="usa-checkbox__input" id={id(`line-${l.code}`)} type="checkbox" name="lineCodes" value={l.code} defaultChecked={open.length === 1 || p.refundDue} aria-invalid={mine?.fields?.lineCodes ? true : undefined} />
               <label className="usa-checkbox__label" htmlFor={id(`line-${l.code}`)}>
                 {l.label} ({l.section}): {money(l.amountCents)}
               </label>
@@ -211,7 +235,7 @@ function RefundForm({ p, districtId, status, a }: { p: Payment; districtId: stri
         </fieldset>
         <div className={`usa-form-group${mine?.fields?.reason ? " usa-form-group--error" : ""}`}>
           <label className="usa-label" htmlFor={id("reason")}>
-            Reason (kept on the refund receipt and in the audit log)
+            {LABELS.reason} <span className="usa-hint">(required)</span>
           </label>
           <div className="usa-hint" id={id("reason-hint")}>
             {p.refundDue
@@ -228,6 +252,7 @@ function RefundForm({ p, districtId, status, a }: { p: Payment; districtId: stri
             rows={2}
             required
             defaultValue={mine?.values.reason}
+            aria-invalid={mine?.fields?.reason ? true : undefined}
             aria-describedby={[id("reason-hint"), mine?.fields?.reason ? id("reason-error") : null].filter(Boolean).join(" ")}
           />
         </div>
@@ -250,7 +275,7 @@ export default function StaffPayments() {
       <h1>Payments</h1>
       <p className="usa-intro">Fees and deposits owed to {district.name}, newest first. Record payments taken at the counter and return deposits.</p>
       {params.get("done") && !a && <SuccessAlert>{params.get("done")}</SuccessAlert>}
-      <ErrorSummary message={a?.error} />
+      <ErrorSummary message={a?.error} {...summaryOf(a, payments)} />
       <Form method="get" className="usa-form tapline-date-form">
         <div className="tapline-date-form__row">
           {districts.length > 1 && (

@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { SelectField } from "~/components/fields";
+import { STAFF_ROLE_LABELS } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { requireStaff } from "~/components/staff.server";
 import { requireSignedIn } from "~/auth.server";
@@ -45,7 +46,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const r = await gql(context, request, `mutation($i: RevokeStaffRoleInput!) { revokeStaffRole(input: $i) { message } }`, {
       i: { districtId, userId: String(form.get("userId") ?? ""), role, reason },
     });
-    if (!r.ok) return Response.json({ error: r.error.message, fields: r.error.fields, values: {} }, { status: 400 });
+    if (!r.ok) {
+      // Every problem of a removal is shown on the reason of that role's own form.
+      const at = `reason-${String(form.get("userId") ?? "")}-${role}`;
+      const messages = Object.values(r.error.fields);
+      return Response.json({ error: r.error.message, fields: messages.length ? { [at]: messages.join(" ") } : {}, values: {} }, { status: 400 });
+    }
     return redirect(`/staff/people?districtId=${districtId}&done=${encodeURIComponent(r.data.revokeStaffRole.message)}`);
   }
   const email = String(form.get("email") ?? "");
@@ -53,6 +59,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!r.ok) return Response.json({ error: r.error.message, fields: r.error.fields, values: { email, role, reason } }, { status: 400 });
   return redirect(`/staff/people?districtId=${districtId}&done=${encodeURIComponent(r.data.grantStaffRole.message)}`);
 }
+
+/** The grant's labels, in the form's order (userId is the removal's, shown on its reason). */
+export const LABELS: Record<string, string> = { districtId: "District", email: "Email address of the account", role: "Role", reason: "Reason", userId: "Person" };
+const removeLabel = (role: string, name: string) => `Why remove the ${STAFF_ROLE_LABELS[role] ?? role} role of ${name}?`;
 
 export default function People() {
   const { districts, districtId, staff } = useLoaderData<typeof loader>() as Data;
@@ -63,7 +73,11 @@ export default function People() {
     <>
       <h1>Staff and roles</h1>
       {params.get("done") && <SuccessAlert>{params.get("done")}</SuccessAlert>}
-      <ErrorSummary message={a?.error} fields={a?.fields} labels={{ email: "Email address", role: "Role", reason: "Reason" }} />
+      <ErrorSummary
+        message={a?.error}
+        fields={a?.fields}
+        labels={{ ...Object.fromEntries(staff.flatMap((m) => m.roles.map((r) => [`reason-${m.userId}-${r}`, removeLabel(r, m.displayName)]))), ...LABELS }}
+      />
       {districts.length > 1 && (
         <Form method="get" className="usa-form">
           <SelectField name="districtId" label="District" options={districts.map((d) => ({ value: d.id, label: d.name }))} defaultValue={districtId} />
@@ -94,8 +108,7 @@ export default function People() {
                             <input type="hidden" name="districtId" value={districtId} />
                             <input type="hidden" name="userId" value={m.userId} />
                             <input type="hidden" name="role" value={r} />
-                            <label className="usa-label" htmlFor={`reason-${m.userId}-${r}`}>Why remove the {r} role of {m.displayName}?</label>
-                            <input className="usa-input" id={`reason-${m.userId}-${r}`} name="reason" required />
+                            <TextField name="reason" id={`reason-${m.userId}-${r}`} label={removeLabel(r, m.displayName)} error={a?.fields?.[`reason-${m.userId}-${r}`]} required />
                             <button className="usa-button usa-button--secondary" type="submit">Remove role</button>
                           </Form>
                         </details>
@@ -116,9 +129,9 @@ export default function People() {
             <AuthenticityTokenInput />
             <input type="hidden" name="intent" value="grant" />
             <input type="hidden" name="districtId" value={districtId} />
-            <TextField name="email" label="Email address of the account" type="email" defaultValue={a?.values?.email} error={a?.fields?.email} required />
-            <SelectField name="role" label="Role" options={ROLES} defaultValue={a?.values?.role} error={a?.fields?.role} />
-            <TextField name="reason" label="Reason" hint="For example: hired as deputy clerk, Board resolution 2026-50" defaultValue={a?.values?.reason} error={a?.fields?.reason} required />
+            <TextField name="email" label={LABELS.email} type="email" defaultValue={a?.values?.email} error={a?.fields?.email} required />
+            <SelectField name="role" label={LABELS.role} options={ROLES} defaultValue={a?.values?.role} error={a?.fields?.role} required />
+            <TextField name="reason" label={LABELS.reason} hint="For example: hired as deputy clerk, Board resolution 2026-50" defaultValue={a?.values?.reason} error={a?.fields?.reason} required />
             <button className="usa-button" type="submit">Give role</button>
           </Form>
         </>

@@ -2,9 +2,9 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
-import { NestedErrorBoundary, Notice, SelectField } from "~/components/fields";
+import { NestedErrorBoundary, Notice, RadioGroup, SelectField, TextAreaField } from "~/components/fields";
 import { DateTime } from "~/components/format";
-import { ErrorSummary, SuccessAlert } from "~/components/forms";
+import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { CLASS_LABELS, INSPECTION_STATUS, PERMIT_VIEW_FIELDS, USE_LABELS, WORK_LABELS, inspectionWhen, money, type PermitView } from "~/components/permit-view";
 import { DocumentLinks } from "~/components/document-links";
 import { requireCsrf } from "~/csrf.server";
@@ -53,14 +53,37 @@ const MUTATIONS: Record<string, { query: string; done: string; vars: (form: Form
   },
 };
 
-/** The visible labels of this page's fields, for the error summary. */
-const ACTION_LABELS: Record<string, string> = {
+/** The labels of this page's forms by the keys the API reports, in the page's order. */
+export const LABELS: Record<string, string> = {
+  notes: "Changes the applicant must make",
+  inspectionId: "Inspection",
   scheduledFor: "Date and time",
   inspectorId: "Inspector",
   result: "Result",
-  notes: "Notes",
   inspectedAt: "When it took place",
 };
+
+/** Each inspection has its own forms: a key of theirs is shown on that inspection's field. */
+const INSPECTION_FIELDS: Record<string, Record<string, string>> = {
+  schedule: { scheduledFor: "when", inspectorId: "inspector", inspectionId: "when" },
+  record: { result: "passed", inspectedAt: "inspected", notes: "result-notes", inspectionId: "passed" },
+};
+const fieldIdOf = (intent: string, inspectionId: string, key: string) => {
+  const prefix = INSPECTION_FIELDS[intent]?.[key] ?? Object.values(INSPECTION_FIELDS[intent] ?? {})[0];
+  return prefix && inspectionId ? `${prefix}-${inspectionId}` : key;
+};
+
+/** The labels of one inspection's fields, as the page shows them. */
+function inspectionLabels(i: { id: string; kindLabel: string }, tz: string): Record<string, string> {
+  const zone = tz.replace(/_/g, " ");
+  return {
+    [`when-${i.id}`]: `Date and time (${zone})`,
+    [`inspector-${i.id}`]: "Inspector",
+    [`passed-${i.id}`]: `Result of the ${i.kindLabel.toLowerCase()}`,
+    [`inspected-${i.id}`]: `When it took place (${zone})`,
+    [`result-notes-${i.id}`]: "Notes (required when it failed)",
+  };
+}
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   await requireCsrf(context, request);
@@ -72,7 +95,13 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const r = await gql(context, request, m.query, m.vars(form, params.id!));
   if (!r.ok) {
     if (r.error.code === "UNAUTHENTICATED") throw redirect(`/sign-in?redirectTo=${encodeURIComponent(here)}`, { headers: cookieHeaders(r) });
-    return Response.json({ error: r.error.message, fields: r.error.fields, intent, inspectionId: String(form.get("inspectionId") ?? "") } satisfies ActionData, {
+    const inspectionId = String(form.get("inspectionId") ?? "");
+    const fields: Record<string, string> = {};
+    for (const [k, v] of Object.entries(r.error.fields)) {
+      const at = fieldIdOf(intent, inspectionId, k);
+      fields[at] = fields[at] ? `${fields[at]} ${v}` : v;
+    }
+    return Response.json({ error: r.error.message, fields, intent, inspectionId } satisfies ActionData, {
       status: 400,
       headers: cookieHeaders(r),
     });
@@ -96,6 +125,7 @@ export default function ReviewPermit() {
   const op = p.viewerIsOperator;
   const paid = !!p.payment && ["PAID", "PARTIALLY_REFUNDED", "REFUNDED"].includes(p.payment.status);
   const open = p.inspections.filter((i) => i.status === "REQUESTED" || i.status === "SCHEDULED");
+  const err = (fieldId: string) => (a?.intent === "schedule" || a?.intent === "record" ? a.fields?.[fieldId] : undefined);
   return (
     <>
       <p>
@@ -108,7 +138,7 @@ export default function ReviewPermit() {
         {p.address} · {p.applicantName} · <span className="usa-tag">{p.statusLabel}</span>
       </p>
       {params.get("done") && !a && <SuccessAlert>{params.get("done")}</SuccessAlert>}
-      <ErrorSummary message={a?.error} fields={a?.fields} labels={ACTION_LABELS} />
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={{ ...LABELS, ...Object.assign({}, ...open.map((i) => inspectionLabels(i, tz))) }} />
       {p.nextStep.text && (
         <p>
           <strong>Next:</strong> {p.nextStep.text}
@@ -242,14 +272,14 @@ export default function ReviewPermit() {
             <input type="hidden" name="intent" value="changes" />
             <div className={`usa-form-group${a?.intent === "changes" && a.fields?.notes ? " usa-form-group--error" : ""}`}>
               <label className="usa-label" htmlFor="notes">
-                Changes the applicant must make
+                {LABELS.notes} <span className="usa-hint">(required)</span>
               </label>
               {a?.intent === "changes" && a.fields?.notes && (
                 <span className="usa-error-message" id="notes-error" role="alert">
                   {a.fields.notes}
                 </span>
               )}
-              <textarea className="usa-textarea" id="notes" name="notes" required />
+              <textarea className="usa-textarea" id="notes" name="notes" required aria-invalid={a?.intent === "changes" && a.fields?.notes ? true : undefined} />
             </div>
             <button className="usa-button usa-button--outline" type="submit">
               Ask for changes
@@ -305,14 +335,23 @@ export default function ReviewPermit() {
                   <AuthenticityTokenInput />
                   <input type="hidden" name="intent" value="schedule" />
                   <input type="hidden" name="inspectionId" value={i.id} />
-                  <div className="usa-form-group">
-                    <label className="usa-label" htmlFor={`when-${i.id}`}>
-                      Date and time ({tz.replace(/_/g, " ")})
-                    </label>
-                    <input className="usa-input" id={`when-${i.id}`} name="scheduledFor" type="datetime-local" defaultValue={localInput(i.scheduledFor, tz)} required />
-                  </div>
+                  <TextField
+                    id={`when-${i.id}`}
+                    name="scheduledFor"
+                    type="datetime-local"
+                    label={inspectionLabels(i, tz)[`when-${i.id}`]}
+                    defaultValue={localInput(i.scheduledFor, tz)}
+                    error={err(`when-${i.id}`)}
+                    required
+                  />
                   {districtStaff.length > 1 && (
-                    <SelectField id={`inspector-${i.id}`} name="inspectorId" label="Inspector" options={districtStaff.map((s) => ({ value: s.userId, label: s.displayName }))} />
+                    <SelectField
+                      id={`inspector-${i.id}`}
+                      name="inspectorId"
+                      label="Inspector"
+                      options={districtStaff.map((s) => ({ value: s.userId, label: s.displayName }))}
+                      error={err(`inspector-${i.id}`)}
+                    />
                   )}
                   <button className="usa-button usa-button--outline" type="submit">
                     {i.status === "SCHEDULED" ? "Move the inspection" : "Schedule the inspection"}
@@ -324,43 +363,31 @@ export default function ReviewPermit() {
                     <AuthenticityTokenInput />
                     <input type="hidden" name="intent" value="record" />
                     <input type="hidden" name="inspectionId" value={i.id} />
-                    <fieldset className="usa-fieldset">
-                      <legend className="usa-legend">Result of the {i.kindLabel.toLowerCase()}</legend>
-                      <div className="usa-radio">
-                        <input className="usa-radio__input" id={`passed-${i.id}`} type="radio" name="result" value="PASSED" required />
-                        <label className="usa-radio__label" htmlFor={`passed-${i.id}`}>
-                          Passed
-                        </label>
-                      </div>
-                      <div className="usa-radio">
-                        <input className="usa-radio__input" id={`failed-${i.id}`} type="radio" name="result" value="FAILED" />
-                        <label className="usa-radio__label" htmlFor={`failed-${i.id}`}>
-                          Failed
-                        </label>
-                      </div>
-                    </fieldset>
-                    <label className="usa-label" htmlFor={`inspected-${i.id}`}>
-                      When it took place ({tz.replace(/_/g, " ")})
-                    </label>
-                    <span className="usa-hint" id={`inspected-hint-${i.id}`}>
-                      Leave it empty if it took place just now; a time still to come is refused.
-                    </span>
-                    {a?.intent === "record" && a.inspectionId === i.id && a.fields?.inspectedAt && (
-                      <span className="usa-error-message" role="alert">
-                        {a.fields.inspectedAt}
-                      </span>
-                    )}
-                    <input
-                      className="usa-input"
+                    <RadioGroup
+                      name="result"
+                      id={`passed-${i.id}`}
+                      legend={inspectionLabels(i, tz)[`passed-${i.id}`]}
+                      options={[
+                        { value: "PASSED", label: "Passed" },
+                        { value: "FAILED", label: "Failed" },
+                      ]}
+                      error={err(`passed-${i.id}`)}
+                      required
+                    />
+                    <TextField
                       id={`inspected-${i.id}`}
                       name="inspectedAt"
                       type="datetime-local"
-                      aria-describedby={`inspected-hint-${i.id}`}
+                      label={inspectionLabels(i, tz)[`inspected-${i.id}`]}
+                      hint="Leave it empty if it took place just now; a time still to come is refused."
+                      error={err(`inspected-${i.id}`)}
                     />
-                    <label className="usa-label" htmlFor={`result-notes-${i.id}`}>
-                      Notes (required when it failed)
-                    </label>
-                    <textarea className="usa-textarea" id={`result-notes-${i.id}`} name="notes" />
+                    <TextAreaField
+                      id={`result-notes-${i.id}`}
+                      name="notes"
+                      label={inspectionLabels(i, tz)[`result-notes-${i.id}`]}
+                      error={err(`result-notes-${i.id}`)}
+                    />
                     <button className="usa-button" type="submit">
                       Record the result<span className="usa-sr-only">: {i.kindLabel}</span>
                     </button>

@@ -152,6 +152,18 @@ export async function action(args: ActionFunctionArgs) {
   return redirect(`/staff/rulebook/${district.slug}?done=${v.version}&from=${v.effectiveDate}`, { headers: cookieHeaders(r) });
 }
 
+/** The form's own labels; each setting's is its rulebook label (the API reports a setting by its key). */
+export const LABELS: Record<string, string> = {
+  districtId: "District",
+  changes: "Settings",
+  "changes.*.key": "Settings",
+  "changes.*.value": "Settings",
+  resolutionNumber: "Town Board resolution number",
+  resolutionAdoptedOn: "Resolution adopted on",
+  effectiveDate: "Comes into force on",
+  reason: "Reason for the change",
+};
+
 export default function RulebookEditor() {
   const { district: d, today } = useLoaderData<typeof loader>() as { district: District; today: string };
   const a = useActionData<ActionData>();
@@ -161,14 +173,9 @@ export default function RulebookEditor() {
   const rb = d.rulebook;
   const topics = byTopic(rb.entries);
   const scheduled = d.rulebookVersions.filter((v) => v.effectiveDate > today);
-  const labels: Record<string, string> = {
-    effectiveDate: "Comes into force on",
-    reason: "Reason for the change",
-    changes: "Settings",
-    resolutionNumber: "Town Board resolution number",
-    resolutionAdoptedOn: "Resolution adopted on",
-  };
-  for (const e of rb.entries) labels[e.key] = e.label;
+  // In the form's order: the settings, topic by topic, then the resolution, the date and the reason.
+  const { districtId, changes, ...after } = LABELS;
+  const labels: Record<string, string> = { districtId, changes, ...Object.fromEntries(topics.flatMap((t) => t.entries).map((e) => [e.key, e.label])), ...after };
   const value = (e: RuleEntry) => (a?.values ? a.values[e.key] ?? "" : formValue(e));
 
   return (
@@ -225,7 +232,7 @@ export default function RulebookEditor() {
             </li>
           </ul>
         </nav>
-        <div id="changes" tabIndex={-1}>
+        <div id="changes" tabIndex={-1} aria-label={LABELS.changes} className={a?.fields?.changes ? "usa-form-group usa-form-group--error" : undefined}>
           {a?.fields?.changes && (
             <span className="usa-error-message" role="alert">
               {a.fields.changes}
@@ -289,7 +296,7 @@ export default function RulebookEditor() {
           />
           <div className={`usa-form-group${a?.fields?.reason ? " usa-form-group--error" : ""}`}>
             <label className={`usa-label${a?.fields?.reason ? " usa-label--error" : ""}`} htmlFor="reason">
-              Reason for the change<span className="usa-sr-only"> (required)</span>
+              Reason for the change<span className="usa-hint"> (required)</span>
             </label>
             <div className="usa-hint" id="reason-hint">
               For example: Town Board resolution 2026-14 of November 3, 2026. The audit log keeps it.
