@@ -177,10 +177,8 @@ export function endOfDay(date: CalendarDate, timeZone: string): Date {
   return zonedWallTime(Date.parse(`${addCalendarDays(date, 1)}T00:00:00Z`), timeZone);
 }
 
-const longDate = new Intl.DateTimeFormat("en-US", { timeZone: "UTC", year: "numeric", month: "long", day: "numeric" });
-export function formatDate(date: CalendarDate): string {
-  return longDate.format(new Date(`${date}T12:00:00Z`));
-}
+// Dates and times in words, as every page, email and PDF shows them: one formatter (format.ts).
+export { formatDate, formatDateTime } from "./format.js";
 
 const weekdayFormats = new Map<string, Intl.DateTimeFormat>();
 const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
@@ -196,10 +194,4 @@ export function wallClock(instant: Date, timeZone: string): { date: CalendarDate
   const parts = fmt.formatToParts(instant);
   const g = (t: string) => parts.find((p) => p.type === t)!.value;
   return { date: `${g("year")}-${g("month")}-${g("day")}`, weekday: WEEKDAYS.indexOf(g("weekday")), minutes: (+g("hour") % 24) * 60 + +g("minute") };
-}
-
-/** An instant as the district's clock shows it: "December 4, 2026, 10:00". */
-export function formatDateTime(instant: Date, timeZone: string): string {
-  const { date, minutes } = wallClock(instant, timeZone);
-  return `${formatDate(date)}, ${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
 }

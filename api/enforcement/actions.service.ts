@@ -13,6 +13,7 @@ import { Organization } from "../organizations/organization.entity.js";
 import { ACTION_KINDS, Charge, EnforcementAction, type ActionKind } from "./enforcement.entity.js";
 import { KINDS, PETITION_TO_LABELS, aKind, deadlinesFor, fineLimits, kindProvided, sectionFor } from "./rules.js";
 import { type Meta, actorOf, type Db, text, loadDistrict, todayIn, type Respondent, isRespondent, tell, nextNumber, getAction } from "./common.js";
+import { countOf, formatDate } from "../common/format.js";
 
 /** Notices, orders and fines served by the District Operator (SUL 1102-1105, 1117; Huron V-1, V-2), and the respondent's answer to a notice. */
 
@@ -90,7 +91,7 @@ export async function createAction(ds: DataSource, viewer: Viewer, input: Create
   const requirements = text(input.requirements, "requirements", 4000, null, fields);
   const servedOn = (input.servedOn ?? "").trim() || today;
   if (!isCalendarDate(servedOn)) fields.servedOn = "Enter the date of mailing like 2026-11-30.";
-  else if (servedOn > today) fields.servedOn = `The date of mailing cannot be after today (${today}).`;
+  else if (servedOn > today) fields.servedOn = `The date of mailing cannot be after today (${formatDate(today)}).`;
   const correctBy = (input.correctBy ?? "").trim() || null;
   if (correctBy && !isCalendarDate(correctBy)) fields.correctBy = "Enter a date like 2026-12-31.";
   else if (correctBy && isCalendarDate(servedOn) && correctBy <= servedOn) fields.correctBy = "The date to correct by must be after the date of mailing.";
@@ -236,12 +237,12 @@ export async function createAction(ds: DataSource, viewer: Viewer, input: Create
       districtId: district.id,
       details: { number, kind, respondent: a.respondentName, servedOn, fineTotalCents: fineTotal, escalatesId: a.escalatesId, subject: subjectType ? { subjectType, subjectId, subjectLabel } : null },
     });
-    const lines = [`${KINDS[kind].label} ${number} (${a.section}), mailed ${servedOn}.`, "", `Violation: ${a.violation}`];
+    const lines = [`${KINDS[kind].label} ${number} (${a.section}), mailed ${formatDate(servedOn)}.`, "", `Violation: ${a.violation}`];
     if (requirements) lines.push(`Required: ${requirements}`);
-    if (correctBy) lines.push(`${kind === "COMPLIANCE_ORDER" ? "Service is cut unless corrected by" : "Correct by"}: ${correctBy}`);
-    if (a.answerDueOn) lines.push(`Send the District Operator an explanation and a correction plan by ${a.answerDueOn}.`);
-    if (kind === "FINE") lines.push(`Fine: ${fineDays.length} day(s), total ${formatCents(fineTotal)}.`);
-    if (a.petitionDueOn) lines.push(`You may petition ${PETITION_TO_LABELS[a.petitionTo!]} to modify or suspend it until ${a.petitionDueOn}. Without a petition by then, it becomes final and the right to contest it is waived (${rb.entry("enforcement.petitionDays").section}, Sewer Use Law 1110).`);
+    if (correctBy) lines.push(`${kind === "COMPLIANCE_ORDER" ? "Service is cut unless corrected by" : "Correct by"}: ${formatDate(correctBy)}`);
+    if (a.answerDueOn) lines.push(`Send the District Operator an explanation and a correction plan by ${formatDate(a.answerDueOn)}.`);
+    if (kind === "FINE") lines.push(`Fine: ${countOf(fineDays.length, "day")}, total ${formatCents(fineTotal)}.`);
+    if (a.petitionDueOn) lines.push(`You may petition ${PETITION_TO_LABELS[a.petitionTo!]} to modify or suspend it until ${formatDate(a.petitionDueOn)}. Without a petition by then, it becomes final and the right to contest it is waived (${rb.entry("enforcement.petitionDays").section}, Sewer Use Law 1110).`);
     await tell(tx, a, district, "enforcement.served", `${KINDS[kind].label} ${number}`, lines.join("\n"), `${meta.publicUrl}/enforcement/${a.id}`);
     return a;
   });
@@ -264,7 +265,7 @@ export async function respondToNotice(ds: DataSource, viewer: Viewer, input: { a
     const district = await loadDistrict(tx, a.districtId);
     const late = a.answerDueOn && todayIn(district) > a.answerDueOn;
     await audit(tx, actorOf(viewer, meta.requestId), { action: "enforcement.notice_answered", entityType: "EnforcementAction", entityId: a.id, districtId: a.districtId, details: { late: !!late } });
-    await tell(tx, a, district, "enforcement.notice_answered", `Answer received: ${a.number}`, `Your answer to notice ${a.number} was received${late ? ` after the date it was due (${a.answerDueOn})` : ""}.`, `${meta.publicUrl}/enforcement/${a.id}`);
+    await tell(tx, a, district, "enforcement.notice_answered", `Answer received: ${a.number}`, `Your answer to notice ${a.number} was received${late ? ` after the date it was due (${formatDate(a.answerDueOn!)})` : ""}.`, `${meta.publicUrl}/enforcement/${a.id}`);
     return tx.findOneByOrFail(EnforcementAction, { id: a.id });
   });
 }

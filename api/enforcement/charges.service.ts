@@ -14,6 +14,7 @@ import { csvCell, dateInYear, onTaxLevy, statementFor, type Statement } from "./
 import { CHARGE_PAYABLE, type Meta, actorOf, type Db, text, loadDistrict, todayIn, isRespondent, tell, nextNumber, getCharge, statementOf } from "./common.js";
 import { findRespondent } from "./actions.service.js";
 import { cancelPendingPayment } from "./petitions.service.js";
+import { formatDate } from "../common/format.js";
 
 /** Charges: fines and delinquent sewer charges billed, paid online, their statements with penalty and interest (SUL 1118; Huron VI-3), and the tax-levy list (Huron VI-4). */
 
@@ -41,7 +42,7 @@ export async function billCharge(ds: DataSource, viewer: Viewer, input: BillChar
   if (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0 || input.amountCents > 99_999_999) fields.amountCents = "Enter an amount between $0.01 and $999,999.99.";
   const billedOn = (input.billedOn ?? "").trim() || today;
   if (!isCalendarDate(billedOn)) fields.billedOn = "Enter the billing (mailing) date like 2026-11-30.";
-  else if (billedOn > today) fields.billedOn = `The billing date cannot be after today (${today}).`;
+  else if (billedOn > today) fields.billedOn = `The billing date cannot be after today (${formatDate(today)}).`;
   const taxParcel = text(input.taxParcel, "taxParcel", 50, null, fields);
   const propertyAddress = text(input.propertyAddress, "propertyAddress", 200, null, fields);
   const respondent = await findRespondent(ds, input, fields);
@@ -69,7 +70,7 @@ export async function billCharge(ds: DataSource, viewer: Viewer, input: BillChar
     );
     await audit(tx, actorOf(viewer, meta.requestId), { action: "charge.billed", entityType: "Charge", entityId: c.id, districtId: district.id, details: { number, amountCents: c.amountCents, billedOn } });
     const s = statementFor(rb, c, today);
-    await tell(tx, c, district, "charge.billed", `Bill ${number}: ${formatCents(c.amountCents)}`, `${label}: ${formatCents(c.amountCents)}, billed ${billedOn}.\n${s.explanation}`, `${meta.publicUrl}/enforcement/charges/${c.id}`);
+    await tell(tx, c, district, "charge.billed", `Bill ${number}: ${formatCents(c.amountCents)}`, `${label}: ${formatCents(c.amountCents)}, billed ${formatDate(billedOn)}.\n${s.explanation}`, `${meta.publicUrl}/enforcement/charges/${c.id}`);
     return c;
   });
 }

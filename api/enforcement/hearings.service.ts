@@ -11,6 +11,7 @@ import { EnforcementAction, HEARING_OUTCOMES, Petition, ShowCauseHearing, type H
 import { KINDS } from "./rules.js";
 import { type Meta, actorOf, text, loadDistrict, todayIn, tell, getPetition } from "./common.js";
 import { requireDecider, applyOutcome, validateModification } from "./petitions.service.js";
+import { formatDate, formatDateTime } from "../common/format.js";
 
 /** Show-cause hearings ordered by the Town Board (SUL 1109-1110) and their outcome. */
 
@@ -63,7 +64,7 @@ export async function orderHearing(ds: DataSource, viewer: Viewer, input: OrderH
       districtId: a.districtId,
       details: { petitionId: p.id, actionId: a.id, scheduledFor: at!.toISOString(), noticeServedOn: today },
     });
-    const when = at!.toLocaleString("en-US", { timeZone: district.timeZone, dateStyle: "full", timeStyle: "short" });
+    const when = formatDateTime(at!, district.timeZone, "full");
     await tell(
       tx,
       a,
@@ -80,7 +81,7 @@ export async function orderHearing(ds: DataSource, viewer: Viewer, input: OrderH
         `Proposed action: ${proposed}`,
         ...(info ? [`Please bring or send: ${info}`] : []),
         "",
-        `This notice is served on ${today}, at least ${minDays.value} calendar days before the hearing.`,
+        `This notice is served on ${formatDate(today)}, at least ${minDays.value} calendar days before the hearing.`,
       ].join("\n"),
       `${meta.publicUrl}/enforcement/${a.id}`,
     );
@@ -101,7 +102,7 @@ export async function decideHearing(ds: DataSource, viewer: Viewer, input: Decid
     const a = (await tx.createQueryBuilder(EnforcementAction, "a").setLock("pessimistic_write").where("a.id = :id", { id: h.actionId }).getOne())!;
     const district = await loadDistrict(tx, a.districtId);
     const rb = await rulebookById(tx, a.rulebookVersionId);
-    if (clock.now() < h.scheduledFor) throw conflict(`The hearing is set for ${h.scheduledFor.toLocaleString("en-US", { timeZone: district.timeZone, dateStyle: "long", timeStyle: "short" })}; decide after it is held.`);
+    if (clock.now() < h.scheduledFor) throw conflict(`The hearing is set for ${formatDateTime(h.scheduledFor, district.timeZone, "full")}; decide after it is held.`);
     const fields: Record<string, string> = {};
     const outcome = input.outcome as HearingOutcome;
     if (!HEARING_OUTCOMES.includes(outcome)) fields.outcome = "Choose uphold, modify or vacate.";

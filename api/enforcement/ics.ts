@@ -1,6 +1,7 @@
 import type { District } from "../districts/district.entity.js";
 import type { EnforcementAction, ShowCauseHearing } from "./enforcement.entity.js";
 import { KINDS } from "./rules.js";
+import { formatDate } from "../common/format.js";
 
 /** RFC 5545 text: escape \ ; , and newlines, fold lines at 75 octets. */
 function escape(s: string): string {
@@ -29,7 +30,7 @@ export function hearingIcs(h: ShowCauseHearing, a: EnforcementAction, district: 
     `Reasons: ${h.reasons}`,
     `Proposed action: ${h.proposedAction}`,
     ...(h.informationRequested ? [`Information requested: ${h.informationRequested}`] : []),
-    `Notice served ${h.noticeServedOn}.`,
+    `Notice served ${formatDate(h.noticeServedOn)}.`,
     `${publicUrl}/enforcement/${a.id}`,
   ].join("\n");
   const lines = [

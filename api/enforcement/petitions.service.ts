@@ -11,6 +11,7 @@ import { cancelPendingPayments } from "../payments/payments.service.js";
 import { Charge, EnforcementAction, Petition, PetitionDocument, RELIEFS, type Relief } from "./enforcement.entity.js";
 import { ACTION_STATUS_LABELS, DECISION_LABELS, KINDS, PETITION_TO_LABELS, RELIEF_LABELS, aKind, fineLimits, petitionable, spreadOverDays } from "./rules.js";
 import { CHARGE_PAYABLE, type Meta, actorOf, text, loadDistrict, todayIn, memberOrgIds, isRespondent, tell, getAction, getPetition } from "./common.js";
+import { formatDate } from "../common/format.js";
 
 /** Petitions to the Town Board (SUL 1104-1108; Huron Article V): filed, withdrawn, decided, with the decision's effect on the action and its charges. */
 
@@ -44,7 +45,7 @@ export async function filePetition(
       throw new AppError(
         "DEADLINE_PASSED",
         `The time to petition closed on ${a.petitionDueOn} (${rb.entry("enforcement.petitionDays").value} calendar days from the mailing on ${a.servedOn}, ${rb.entry("enforcement.petitionDays").section}). The action is final and the right to contest it is waived (Sewer Use Law 1110).`,
-        { grounds: `The time to petition closed on ${a.petitionDueOn}.` },
+        { grounds: `The time to petition closed on ${formatDate(a.petitionDueOn!)}.` },
       );
     if (a.status !== "SERVED") throw conflict(a.status === "UNDER_PETITION" ? "A petition against this action is already open." : `The action is ${ACTION_STATUS_LABELS[a.status].toLowerCase()}.`);
     const relief = input.relief as Relief;
@@ -83,7 +84,7 @@ export async function filePetition(
       district,
       "enforcement.petition_filed",
       `Petition received: ${a.number}`,
-      `Your petition to ${PETITION_TO_LABELS[a.petitionTo]} against ${KINDS[a.kind].label.toLowerCase()} ${a.number} was filed on ${today}, within the time allowed (until ${a.petitionDueOn}). You will be told of every step.`,
+      `Your petition to ${PETITION_TO_LABELS[a.petitionTo]} against ${KINDS[a.kind].label.toLowerCase()} ${a.number} was filed on ${formatDate(today)}, within the time allowed (until ${formatDate(a.petitionDueOn!)}). You will be told of every step.`,
       `${meta.publicUrl}/enforcement/${a.id}`,
     );
     return p;

@@ -10,6 +10,7 @@ import { Payment, registerPayable } from "../payments/payments.service.js";
 import { Charge, EnforcementAction, type ActionKind } from "./enforcement.entity.js";
 import { ACTION_STATUS_LABELS, KINDS, PETITION_TO_LABELS, finality } from "./rules.js";
 import { CHARGE_PAYABLE } from "./common.js";
+import { formatDateTime } from "../common/format.js";
 
 /** Enforcement plugs into payments, documents and the dashboard here (imported once, for its effects). */
 
@@ -67,7 +68,7 @@ registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<Dashbo
     const fin = finality({ status: r.status, kind: r.kind, petitionDueOn: r.petition_due_on, finalOn: r.final_on, finalReason: r.final_reason }, today);
     let nextStep: string | null = null;
     let due: string | null = null;
-    if (r.hearing_at) nextStep = `Show-cause hearing on ${new Date(r.hearing_at).toLocaleString("en-US", { timeZone: r.time_zone, dateStyle: "long", timeStyle: "short" })}`;
+    if (r.hearing_at) nextStep = `Show-cause hearing on ${formatDateTime(new Date(r.hearing_at), r.time_zone, "full")}`;
     else if (r.kind === "NOTICE_OF_VIOLATION" && !r.responded_at && r.answer_due_on && today <= r.answer_due_on) {
       nextStep = "Send an explanation and a correction plan";
       due = r.answer_due_on;

@@ -6,6 +6,7 @@
 import { addCalendarDays, addMonths, daysBetween, type CalendarDate } from "../common/dates.js";
 import type { Rulebook } from "../districts/districts.service.js";
 import type { ActionKind, PetitionTo, Relief } from "./enforcement.entity.js";
+import { countOf, formatDate } from "../common/format.js";
 
 type KindInfo = {
   label: string;
@@ -182,9 +183,9 @@ export function statementFor(
   const delinquent = asOf > lastDayWithoutPenalty;
   const lines: StatementLine[] = [{ code: "charge", label: charge.label, section: charge.section, amountCents: charge.amountCents }];
   let interestMonths = 0;
-  const parts: string[] = [`Billed ${charge.billedOn}.`];
-  if (dueOn !== charge.billedOn) parts.push(`Due ${dueOn} (${rb.entry("billing.dueDaysAfterMailing").section}).`);
-  parts.push(`Paid by ${lastDayWithoutPenalty}, no penalty is added (${late.section}).`);
+  const parts: string[] = [`Billed ${formatDate(charge.billedOn)}.`];
+  if (dueOn !== charge.billedOn) parts.push(`Due ${formatDate(dueOn)} (${rb.entry("billing.dueDaysAfterMailing").section}).`);
+  parts.push(`Paid by ${formatDate(lastDayWithoutPenalty)}, no penalty is added (${late.section}).`);
   if (delinquent) {
     const penalty = rb.entry("billing.penaltyPercent");
     if (typeof penalty.value === "number" && penalty.value > 0) {
@@ -199,7 +200,7 @@ export function statementFor(
       if (amount > 0)
         lines.push({
           code: "interest",
-          label: `Interest, ${interest.value}% a month for ${interestMonths} month${interestMonths === 1 ? "" : "s"} since ${charge.billedOn}`,
+          label: `Interest, ${interest.value}% a month for ${countOf(interestMonths, "month")} since ${formatDate(charge.billedOn)}`,
           section: interest.section,
           amountCents: amount,
         });

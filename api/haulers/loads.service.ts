@@ -12,6 +12,7 @@ import { cancelPendingPayments, createPayment, isPaid } from "../payments/paymen
 import { HaulerLicense, HaulerLoad, HaulerPermission, HaulerVehicle, SOURCE_KINDS, type SourceKind } from "./hauler.entity.js";
 import { DAY_NAMES, SOURCE_KIND_LABELS, describeSchedule, dumpingFeeCents, hhmm, insideSchedule, licenseStanding, loadBookingReadiness, permissionStanding, wallClock, type Standing } from "./rules.js";
 import { LOAD_PAYABLE, type Meta, actorOf, adjustmentCents, clean, getLicense, getLoad, getPermission, loadDistrict, longText, part364Opts, peopleOf, requireRole, staffOf, tell } from "./common.js";
+import { formatDateTime } from "../common/format.js";
 
 /** Loads: booking with the dumping fee, the Operator's approval or refusal, cancellation, the gallons received (SUL 801, 803, 804, 1208). */
 
@@ -144,7 +145,7 @@ export async function bookLoad(ds: DataSource, viewer: Viewer, input: BookLoadIn
       districtId: district.id,
       details: { vehicleId: vehicle.id, plate: vehicle.plate, estimatedGallons: gallons, plannedArrival: arrival.toISOString(), feeCents: fee, paymentId: load.paymentId, autoApproved: autoApprove },
     });
-    const when = arrival.toLocaleString("en-US", { timeZone: district.timeZone, weekday: "long", month: "long", day: "numeric", hour: "numeric", minute: "2-digit" });
+    const when = formatDateTime(arrival, district.timeZone, "full");
     await tell(
       tx,
       await peopleOf(tx, holder.organizationId, false).then((ps) => ps.filter((p) => p.id === viewer.userId)),

@@ -279,7 +279,7 @@ export async function reportSlugDischarge(ds: DataSource, viewer: Viewer, input:
         subject: `Accidental discharge reported: ${org.name}, permit ${p.permitNumber}`,
         body:
           `Hello ${op.display_name},\n\n${org.name} (${p.facilityName}, permit ${p.permitNumber}) reported an accidental or slug discharge (Sewer Use Law 1011).\n\n` +
-          `Occurred: ${formatDateTime(occurredAt!, district.timeZone)}\nDistrict told: ${formatDateTime(notifiedAt!, district.timeZone)}, ${whom}\n(times in ${district.timeZone.replace(/_/g, " ")})\nDischarged: ${substance}\nEstimated volume: ${volume} gallons\n` +
+          `Occurred: ${formatDateTime(occurredAt!, district.timeZone)}\nDistrict told: ${formatDateTime(notifiedAt!, district.timeZone)}, ${whom}\nDischarged: ${substance}\nEstimated volume: ${volume} gallons\n` +
           (description ? `Description: ${description}\n` : "") +
           `\nThe written report is due by ${formatDate(writtenDueOn)} (${written.section}); analyses by ${formatDate(analysesDueOn)}.\n\nSee it: ${meta.publicUrl}/industrial/slug/${row.id}\n\n${district.name}\n`,
       });

@@ -672,7 +672,7 @@ export async function signReport(
       subject: `Received: ${r.kind === "PERIODIC" ? "compliance report" : (REPORT_TITLES[r.kind] ?? "report").replace(/ \(.*$/, "").toLowerCase()} ${formatDate(r.periodStart)} to ${formatDate(r.periodEnd)}, permit ${p.permitNumber}`,
       body:
         `Hello ${u.display_name},\n\n${district.name} received the signed ${r.kind === "PERIODIC" ? "periodic compliance report" : (REPORT_TITLES[r.kind] ?? "report").replace(/ \(.*$/, "").toLowerCase()} of permit ${p.permitNumber} (${p.facilityName}) ` +
-        `for ${formatDate(r.periodStart)} to ${formatDate(r.periodEnd)}.\n\nDocument: report ${r.id}\nSigned by: ${u.display_name} <${u.email}>\nReceived: ${formatDateTime(receivedAt, district.timeZone)} (${district.timeZone.replace(/_/g, " ")})\n` +
+        `for ${formatDate(r.periodStart)} to ${formatDate(r.periodEnd)}.\n\nDocument: report ${r.id}\nSigned by: ${u.display_name} <${u.email}>\nReceived: ${formatDateTime(receivedAt, district.timeZone)}\n` +
         `SHA-256 of the copy of record: ${hash}\n\nIf you did not sign this report, tell the District Operator at once.\n\nThe copy of record: ${meta.publicUrl}/industrial/reports/${r.id}\n`,
     });
     return rowOf<CopyOfRecordRow>(row);

@@ -11,6 +11,7 @@ import { INSPECTION_KINDS, LateralInspection, LateralPermit, type InspectionKind
 import { serviceFromConnection } from "../rents/connection.js";
 import { FEE_CODES, INSPECTION_LABELS, inspectionName, nextRequiredKind, requiredInspections } from "./rules.js";
 import { actorOf, clean, permitRulebook, getPermit, requireApplicant, requireOperator, requireStatus, loadDistrict, addressOf, notify } from "./common.js";
+import { formatDateTime } from "../common/format.js";
 
 /** Inspections of the work (SUL 612-613; Huron III-10): requested by the applicant, scheduled and recorded by the District Operator. */
 
@@ -94,8 +95,7 @@ async function loadInspection(tx: EntityManager, viewer: Viewer, inspectionId: s
   return { i, p, district: await loadDistrict(tx, p.districtId) };
 }
 
-const when = (d: Date, tz: string) =>
-  d.toLocaleString("en-US", { timeZone: tz, weekday: "long", year: "numeric", month: "long", day: "numeric", hour: "numeric", minute: "2-digit", timeZoneName: "short" });
+const when = (d: Date, tz: string) => formatDateTime(d, tz, "full");
 
 export async function scheduleInspection(
   ds: DataSource,

@@ -11,6 +11,7 @@ import { enqueueEmail, enqueueEmails } from "../outbox/outbox.service.js";
 import { Payment, Refund, refundDue, type PaymentLine, type PaymentMethod } from "./payment.entity.js";
 import { payableHandler } from "./payables.js";
 import { REFUND_DUE } from "./lists.service.js";
+import { formatDayOf } from "../common/format.js";
 
 /** A payment made paid: its receipt number, its receipt email, and the payable told. */
 
@@ -116,7 +117,7 @@ async function tellClerksRefundDue(tx: EntityManager, p: Payment, district: Dist
 
 /** "April 3, 2026" in the district's time zone. */
 export function formatReceiptDate(at: Date, timeZone: string): string {
-  return at.toLocaleDateString("en-US", { timeZone, year: "numeric", month: "long", day: "numeric" });
+  return formatDayOf(at, timeZone);
 }
 
 export function describeMethod(p: Pick<Payment, "method" | "provider" | "checkNumber">): string {

@@ -373,7 +373,7 @@ describe("delinquent charges", () => {
     expect(day21.lines).toEqual([
       { code: "charge", label: "Sewer rent, third quarter", section: "Sewer Use Law 1118", amountCents: 10000 },
       { code: "penalty", label: "Penalty, 20% of the original bill", section: "Sewer Use Law 1118", amountCents: 2000 },
-      { code: "interest", label: "Interest, 2% a month for 1 month since 2026-01-15", section: "Sewer Use Law 1118", amountCents: 200 },
+      { code: "interest", label: "Interest, 2% a month for 1 month since January 15, 2026", section: "Sewer Use Law 1118", amountCents: 200 },
     ]);
     const three = await statementOn(u.c, ch.id, "2026-04-15");
     expect(three).toMatchObject({ interestMonths: 3, totalCents: 10000 + 2000 + 600 });
@@ -520,7 +520,7 @@ describe("other kinds, outcomes and notices", () => {
     const p = (await u.c.ok(PETITION, { i: { actionId: a.id, grounds: "Wrong outfall sampled", relief: "SUSPEND" } })).filePetition;
     const h = (await board.ok(HEARING, { i: { petitionId: p.id, scheduledFor: "2026-11-12T10:00", place: "Town Hall", reasons: "x", proposedAction: "Fine as served" } })).orderShowCauseHearing;
     clearMicroCache();
-    expect((await u.c.ok(DASH)).myDashboard.items.find((i: any) => i.id === a.id).nextStep).toContain("Show-cause hearing on November 12, 2026");
+    expect((await u.c.ok(DASH)).myDashboard.items.find((i: any) => i.id === a.id).nextStep).toContain("Show-cause hearing on Thursday, November 12, 2026 at 10:00 AM EST");
     travelTo("2026-11-12T16:00:00Z");
     const d = (await board.ok(DECIDE_HEARING, { i: { hearingId: h.id, outcome: "VACATED", reasons: "The samples came from the neighbour's outfall." } })).decideShowCauseHearing;
     expect(d.outcome).toBe("VACATED");

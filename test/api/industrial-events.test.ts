@@ -91,8 +91,8 @@ describe("violation report (SUL 1005(4))", () => {
     while ((await runDueJobs(db(), log)) > 0);
     for (const to of [f.arEmail, f.ownerEmail]) {
       const reminders = await emails(to, "industrial.notify_reminder");
-      expect(reminders.map((m) => m.subject)).toEqual([expect.stringMatching(/^Notify the District Operator by December 4, 2026, 10:00: Zinc violation, permit LKV-/)]);
-      expect(reminders[0].body_text).toMatch(/by December 4, 2026, 10:00 \(Sewer Use Law 1005\(4\)\)/);
+      expect(reminders.map((m) => m.subject)).toEqual([expect.stringMatching(/^Notify the District Operator by Dec 4, 2026, 10:00 AM EST: Zinc violation, permit LKV-/)]);
+      expect(reminders[0].body_text).toMatch(/by Dec 4, 2026, 10:00 AM EST \(Sewer Use Law 1005\(4\)\)/);
     }
     expect(await emails(f.memberEmail, "industrial.notify_reminder")).toEqual([]);
     const left = (await f.owner.ok(DUTIES, { id: permitId })).industrialPermit.duties.find((d: any) => d.id === notify[0].id).minutesLeft;
@@ -107,7 +107,7 @@ describe("violation report (SUL 1005(4))", () => {
     });
     // the exceedance email gave the same time on the district's clock
     const [exceedance] = await emails(f.memberEmail, "industrial.exceedance");
-    expect(exceedance.body_text).toMatch(/By December 4, 2026, 10:00: Notify the District Operator of the Zinc violation within 24 hours/);
+    expect(exceedance.body_text).toMatch(/By Dec 4, 2026, 10:00 AM EST: Notify the District Operator of the Zinc violation within 24 hours/);
 
     travelTo("2026-12-05T15:00:00Z");
     // 10:00 in Lakeview on December 4 is exactly 24 hours after the result was entered: on time

@@ -218,7 +218,7 @@ describe("a fine on an industrial user, petitioned, heard, modified and paid", (
       await o.getByRole("heading", { level: 1, name: "Sewer rent, second quarter 2026" }).waitFor();
       const statement = await main(o);
       expect(statement).toContain("Penalty, 20% of the original bill");
-      expect(statement).toContain("Interest, 2% a month for 4 months since 2026-07-01");
+      expect(statement).toContain("Interest, 2% a month for 4 months since July 1, 2026");
       expect(statement).toMatch(/Total on October 15, 2026\s+\$128\.00/);
       await expectNoAxeViolations(o);
       await o.getByRole("button", { name: "Pay $128.00 online" }).click();

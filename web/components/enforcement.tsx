@@ -1,5 +1,5 @@
 import { Link } from "@remix-run/react";
-import { formatCalendarDate } from "~/components/format";
+import { countOf, formatCalendarDate, formatDateTime } from "~/components/format";
 import { money } from "~/components/money";
 
 /** What the enforcement pages read of an action (respondent and staff pages share it). */
@@ -120,15 +120,10 @@ export type ActionView = {
 };
 
 export const date = formatCalendarDate;
-export const daysText = (n: number) => `${n} ${n === 1 ? "day" : "days"}`;
+export const daysText = (n: number) => countOf(n, "day");
 
-/** An instant as the district's wall time: "Saturday, November 28, 2026 at 7:00 PM EST". */
-export function districtTime(iso: string, timeZone: string): string {
-  return new Date(iso).toLocaleString("en-US", { timeZone, dateStyle: "full", timeStyle: "short" }) + " " + zoneName(iso, timeZone);
-}
-function zoneName(iso: string, timeZone: string): string {
-  return new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" }).formatToParts(new Date(iso)).find((p) => p.type === "timeZoneName")?.value ?? "";
-}
+/** An appointment (a hearing) on the district's clock: "Saturday, November 28, 2026 at 7:00 PM EST". */
+export const districtTime = (iso: string, timeZone: string): string => formatDateTime(iso, timeZone, "full");
 
 /** The deadlines and where the action stands, in words. */
 export function Deadlines({ a }: { a: ActionView }) {

@@ -1,25 +1,40 @@
 import { Fragment } from "react";
-import { formatDateTime } from "~/util";
+import { formatDate, formatDateTime, portalTimeZone, type Instant } from "../../api/common/format";
 
-export { formatDateTime };
+// One formatter for pages, emails and the printed permit (api/common/format.ts): the same record reads the same everywhere.
+export {
+  countOf,
+  daysLeftText,
+  formatDate as formatCalendarDate,
+  formatDateTime,
+  formatDayOf,
+  formatMonth,
+  formatShortDate,
+  formatTime,
+  hoursLeftText,
+  portalTimeZone,
+  statusLabel,
+  zoneAbbreviation,
+} from "../../api/common/format";
 
-/** An instant in a <time> element: on the district's clock when its zone is given, else in UTC. */
-export function DateTime({ iso, timeZone }: { iso: string | null | undefined; timeZone?: string }) {
+/**
+ * An instant in a <time> element, on a clock always named: the record's district's zone, or for a
+ * record of no district (a session, a token, an upload) the portal's (clockOf).
+ */
+export function DateTime({ iso, timeZone, style }: { iso: Instant | null | undefined; timeZone: string; style?: "medium" | "full" }) {
   if (!iso) return null;
-  return <time dateTime={iso}>{formatDateTime(iso, timeZone)}</time>;
+  const d = iso instanceof Date ? iso : new Date(iso);
+  return <time dateTime={d.toISOString()}>{formatDateTime(d, timeZone, style)}</time>;
 }
 
-/** A calendar date (YYYY-MM-DD) in words: "August 1, 2005". */
-export function formatCalendarDate(date: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return date;
-  return new Date(`${date}T12:00:00Z`).toLocaleDateString("en-US", { timeZone: "UTC", year: "numeric", month: "long", day: "numeric" });
+/** A calendar date (YYYY-MM-DD) in a <time> element, in words: "August 1, 2005". */
+export function CalendarDate({ date }: { date: string | null | undefined }) {
+  if (!date) return null;
+  return <time dateTime={date}>{formatDate(date)}</time>;
 }
 
-/** Days to a deadline in words: "3 days left", "1 day left", "due today", "2 days late". */
-export function daysLeftText(n: number | null | undefined): string {
-  if (n === null || n === undefined) return "";
-  return n > 0 ? `${n} ${n === 1 ? "day" : "days"} left` : n === 0 ? "due today" : `${-n} ${n === -1 ? "day" : "days"} late`;
-}
+/** The portal's clock for records of no district, from the districts' zones (`districts { timeZone }`, public and cached). */
+export const clockOf = (districts: readonly { timeZone: string }[]) => portalTimeZone(districts.map((d) => d.timeZone));
 
 /** Today's calendar date (YYYY-MM-DD) in a time zone (a district's). */
 export function todayIn(timeZone: string, instant: Date = new Date()): string {

@@ -1,5 +1,5 @@
 import { Link } from "@remix-run/react";
-import { formatCalendarDate } from "~/components/format";
+import { formatCalendarDate, formatDateTime } from "~/components/format";
 import { money } from "~/components/money";
 
 /** Septage hauler pages: shared fields, types and pieces (SUL Article 8, 1208; Huron IV-8). */
@@ -134,7 +134,7 @@ export const paid = (status: string | null | undefined) => !!status && ["PAID", 
 
 /** An instant as the district's clock reads it: "Mon, Dec 7, 9:00 AM". */
 export function atDistrict(iso: string, timeZone: string): string {
-  return new Date(iso).toLocaleString("en-US", { timeZone, weekday: "short", month: "short", day: "numeric", year: "numeric", hour: "numeric", minute: "2-digit" });
+  return formatDateTime(iso, timeZone, "full");
 }
 
 /** "credit $6.00" / "$6.00 due" */

@@ -85,7 +85,7 @@ export function DailyFlowsSection({ report, editable, busy, error, value }: { re
               The period's daily flows, one day a line
             </label>
             <span className="usa-hint" id="flows-hint">
-              Day and flow in gallons a day, or add MGD: "2026-11-03, 14500" or "2026-11-04, 0.0152 MGD". Saving replaces the list.
+              Day and flow in gallons a day, or add MGD: <kbd>2026-11-03, 14500</kbd> or <kbd>2026-11-04, 0.0152 MGD</kbd>. Saving replaces the list.
             </span>
             {error && (
               <span className="usa-error-message" id="flows-error" role="alert">

@@ -1,3 +1,5 @@
+import { formatCalendarDate as formatDate, formatDateTime } from "~/components/format";
+
 /** What the applicant's and the staff's permit pages read, and how they show it. */
 export type PermitView = {
   id: string;
@@ -76,10 +78,8 @@ export const USE_LABELS: Record<string, string> = { RESIDENTIAL: "Residential", 
 export const WORK_LABELS: Record<string, string> = { NEW_BUILDING: "New building", EXISTING_LATERAL: "Existing lateral" };
 export const INSPECTION_STATUS: Record<string, string> = { NOT_REQUESTED: "Not requested yet", REQUESTED: "Requested", SCHEDULED: "Scheduled", PASSED: "Passed", FAILED: "Failed" };
 
-/** An instant as the district's clock reads it. */
-export function districtTime(iso: string, timeZone: string): string {
-  return new Date(iso).toLocaleString("en-US", { timeZone, weekday: "short", year: "numeric", month: "short", day: "numeric", hour: "numeric", minute: "2-digit", timeZoneName: "short" });
-}
+/** An inspection's time, an appointment, on the district's clock: "Wednesday, December 2, 2026 at 9:00 AM EST". */
+export const districtTime = (iso: string, timeZone: string): string => formatDateTime(iso, timeZone, "full");
 
 
 /** When an inspection took place, is set for, or was asked for, as the district's clock reads it. */
@@ -89,7 +89,5 @@ export function inspectionWhen(i: PermitView["inspections"][number], timeZone: s
   return i.preferredOn ? `Asked for ${formatDay(i.preferredOn)}` : "Not scheduled yet";
 }
 
-/** "Mon, Dec 7, 2026" for a calendar date. */
-export function formatDay(day: string): string {
-  return new Date(`${day}T12:00:00Z`).toLocaleDateString("en-US", { timeZone: "UTC", weekday: "short", year: "numeric", month: "short", day: "numeric" });
-}
+/** "Monday, December 7, 2026" for a calendar date (a preferred inspection day). */
+export const formatDay = (day: string): string => formatDate(day, { weekday: true });

@@ -3,7 +3,7 @@ import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } f
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { Notice } from "~/components/fields";
-import { DateTime, STAFF_ROLE_LABELS, formatDateTime } from "~/components/format";
+import { DateTime, STAFF_ROLE_LABELS, clockOf, formatDateTime } from "~/components/format";
 import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
@@ -24,13 +24,13 @@ type Session = {
 type Data = {
   me: { displayName: string; email: string; emailVerified: boolean; staffRoles: { role: string; districtId: string }[] };
   mySessions: Session[];
-  districts: { id: string; name: string; slug: string }[];
+  districts: { id: string; name: string; slug: string; timeZone: string }[];
 };
 
 const Q = `query AccountProfile {
   me { displayName email emailVerified staffRoles { role districtId } }
   mySessions { id ip userAgent createdAt lastSeenAt expiresAt revokedAt current active }
-  districts { id name slug }
+  districts { id name slug timeZone }
 }`;
 
 export async function loader(args: LoaderFunctionArgs) {
@@ -73,10 +73,10 @@ const DONE: Record<string, string> = {
   "password-changed": "Your password is changed. Every other session was signed out, and we emailed you about the change.",
 };
 
-function sessionStatus(s: Session): string {
+function sessionStatus(s: Session, tz: string): string {
   if (s.current) return "This browser";
   if (s.active) return "Active";
-  if (s.revokedAt) return `Signed out ${formatDateTime(s.revokedAt)}`;
+  if (s.revokedAt) return `Signed out ${formatDateTime(s.revokedAt, tz)}`;
   return "Ended (timed out)";
 }
 
@@ -170,7 +170,7 @@ export default function AccountProfile() {
           </Link>
           .
         </p>
-        <SessionsTable caption="Active sessions" sessions={active} withActions />
+        <SessionsTable tz={clockOf(districts)} caption="Active sessions" sessions={active} withActions />
         <Form method="post" className="margin-y-3">
           <AuthenticityTokenInput />
           <input type="hidden" name="intent" value="everywhere" />
@@ -182,7 +182,7 @@ export default function AccountProfile() {
         {past.length > 0 && (
           <details className="tapline-details">
             <summary>Ended sessions ({past.length})</summary>
-            <SessionsTable caption="Ended sessions" sessions={past} />
+            <SessionsTable tz={clockOf(districts)} caption="Ended sessions" sessions={past} />
           </details>
         )}
       </section>
@@ -190,15 +190,15 @@ export default function AccountProfile() {
   );
 }
 
-function SessionsTable({ caption, sessions, withActions }: { caption: string; sessions: Session[]; withActions?: boolean }) {
+function SessionsTable({ caption, sessions, withActions, tz }: { caption: string; sessions: Session[]; withActions?: boolean; tz: string }) {
   if (!sessions.length) return <p>No {caption.toLowerCase()}.</p>;
   return (
     <table className="usa-table usa-table--stacked usa-table--borderless width-full">
       <caption>{caption}</caption>
       <thead>
         <tr>
-          <th scope="col">Started (UTC)</th>
-          <th scope="col">Last seen (UTC)</th>
+          <th scope="col">Started</th>
+          <th scope="col">Last seen</th>
           <th scope="col">IP address</th>
           <th scope="col">Browser or app</th>
           <th scope="col">Status</th>
@@ -212,17 +212,17 @@ function SessionsTable({ caption, sessions, withActions }: { caption: string; se
       <tbody>
         {sessions.map((s) => (
           <tr key={s.id}>
-            <th scope="row" data-label="Started (UTC)">
-              <DateTime iso={s.createdAt} />
+            <th scope="row" data-label="Started">
+              <DateTime iso={s.createdAt} timeZone={tz} />
             </th>
-            <td data-label="Last seen (UTC)">
-              <DateTime iso={s.lastSeenAt} />
+            <td data-label="Last seen">
+              <DateTime iso={s.lastSeenAt} timeZone={tz} />
             </td>
             <td data-label="IP address">{s.ip ?? "Unknown"}</td>
             <td data-label="Browser or app" className="tapline-break">
               {s.userAgent ?? "Unknown"}
             </td>
-            <td data-label="Status">{s.current ? <strong>{sessionStatus(s)}</strong> : sessionStatus(s)}</td>
+            <td data-label="Status">{s.current ? <strong>{sessionStatus(s, tz)}</strong> : sessionStatus(s, tz)}</td>
             {withActions && (
               <td data-label="Action">
                 <Form method="post" className="tapline-inline-form">
@@ -232,7 +232,7 @@ function SessionsTable({ caption, sessions, withActions }: { caption: string; se
                   {s.current && <input type="hidden" name="current" value="1" />}
                   <button className="usa-button usa-button--outline" type="submit">
                     Sign out this session
-                    <span className="usa-sr-only">{s.current ? " (this browser)" : ` started ${formatDateTime(s.createdAt)}`}</span>
+                    <span className="usa-sr-only">{s.current ? " (this browser)" : ` started ${formatDateTime(s.createdAt, tz)}`}</span>
                   </button>
                 </Form>
               </td>

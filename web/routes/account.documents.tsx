@@ -3,7 +3,7 @@ import { Form, redirect, useActionData, useLoaderData, useNavigation, useSearchP
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { SelectField } from "~/components/fields";
-import { DateTime } from "~/components/format";
+import { DateTime, clockOf } from "~/components/format";
 import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
@@ -13,17 +13,18 @@ export const meta: MetaFunction = () => [{ title: "Documents | Tapline" }];
 type Doc = { id: string; filename: string; contentType: string; sizeBytes: number; createdAt: string; downloadUrl: string; organizationId: string | null };
 type Mine = { role: string; organization: { id: string; name: string } };
 type Policy = { maxBytes: number; maxSize: string };
-type Data = { myDocuments: Doc[]; myOrganizations: Mine[]; documentUploadPolicy: Policy };
+type Data = { myDocuments: Doc[]; myOrganizations: Mine[]; documentUploadPolicy: Policy; districts: { timeZone: string }[] };
 type ActionData = { error: string; fields: Record<string, string>; values: { organizationId: string } };
 
 const PATH = "/account/documents";
 const TYPE_LABELS: Record<string, string> = { "application/pdf": "PDF", "image/png": "PNG image", "image/jpeg": "JPEG image" };
-const LABELS = { file: "File", organizationId: "Uploaded for" };
+/** The upload form's labels, in its order. */
+export const LABELS = { file: "File", organizationId: "Uploaded for" };
 
 export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<Data>(
     args,
-    `query MyDocuments { myDocuments { id filename contentType sizeBytes createdAt downloadUrl organizationId } myOrganizations { role organization { id name } } documentUploadPolicy { maxBytes maxSize } }`,
+    `query MyDocuments { myDocuments { id filename contentType sizeBytes createdAt downloadUrl organizationId } myOrganizations { role organization { id name } } documentUploadPolicy { maxBytes maxSize } districts { timeZone } }`,
   );
 }
 
@@ -78,7 +79,9 @@ function formatSize(bytes: number): string {
 }
 
 export default function Documents() {
-  const { myDocuments, myOrganizations, documentUploadPolicy } = useLoaderData<typeof loader>() as Data;
+  const { myDocuments, myOrganizations, documentUploadPolicy, districts } = useLoaderData<typeof loader>() as Data;
+  // An upload belongs to no district: its time is on the portal's clock (docs/decisions/portal-clock.md).
+  const tz = clockOf(districts);
   const a = useActionData<ActionData>();
   const [params] = useSearchParams();
   const uploading = useNavigation().state === "submitting";
@@ -123,7 +126,7 @@ export default function Documents() {
                 </td>
                 <td data-label="For">{d.organizationId ? (orgName.get(d.organizationId) ?? "An organization") : "Only you"}</td>
                 <td data-label="Uploaded">
-                  <DateTime iso={d.createdAt} />
+                  <DateTime iso={d.createdAt} timeZone={tz} />
                 </td>
               </tr>
             ))}

@@ -5,10 +5,10 @@ import { DateTime, Linkified } from "~/components/format";
 
 export const meta: MetaFunction = () => [{ title: "Emails | Tapline" }];
 
-type Email = { id: string; toAddress: string; subject: string; bodyText: string; createdAt: string; sentAt: string | null };
+type Email = { id: string; toAddress: string; subject: string; bodyText: string; createdAt: string; sentAt: string | null; timeZone: string };
 
 export async function loader(args: LoaderFunctionArgs) {
-  return requireSignedIn<{ myEmails: Email[] }>(args, `query MyEmails { myEmails(first: 50) { id toAddress subject bodyText createdAt sentAt } }`);
+  return requireSignedIn<{ myEmails: Email[] }>(args, `query MyEmails { myEmails(first: 50) { id toAddress subject bodyText createdAt sentAt timeZone } }`);
 }
 
 export default function Emails() {
@@ -29,14 +29,14 @@ export default function Emails() {
                   <summary>
                     <span className="tapline-email__subject">{e.subject}</span>{" "}
                     <span className="tapline-email__date">
-                      <DateTime iso={e.createdAt} />
+                      <DateTime iso={e.createdAt} timeZone={e.timeZone} />
                     </span>
                   </summary>
                   <p className="tapline-email__meta">
                     To {e.toAddress}.{" "}
                     {e.sentAt ? (
                       <>
-                        Sent by email <DateTime iso={e.sentAt} />.
+                        Sent by email <DateTime iso={e.sentAt} timeZone={e.timeZone} />.
                       </>
                     ) : (
                       "Not sent by email: read it here."

@@ -4,7 +4,7 @@ import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { safeRedirect } from "~/util";
 import { SelectField } from "~/components/fields";
-import { DateTime, MEMBERSHIP_ROLE_LABELS, ORGANIZATION_KIND_LABELS } from "~/components/format";
+import { DateTime, MEMBERSHIP_ROLE_LABELS, ORGANIZATION_KIND_LABELS, clockOf } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
@@ -12,7 +12,7 @@ import { cookieHeaders, gql } from "~/graphql.server";
 type Member = { userId: string; role: string; createdAt: string };
 type Invitation = { id: string; email: string; role: string; createdAt: string; expiresAt: string; acceptedAt: string | null };
 type Org = { id: string; name: string; kind: string; createdAt: string; members: Member[] };
-type Data = { me: { id: string }; organization: Org; invitations: Invitation[] | null };
+type Data = { me: { id: string }; organization: Org; invitations: Invitation[] | null; districts: { timeZone: string }[] };
 type ActionData = { error: string; fields: Record<string, string>; values: { email: string; role: string } };
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -24,9 +24,9 @@ export const LABELS: Record<string, string> = { email: "Email address", role: "R
 
 export async function loader(args: LoaderFunctionArgs) {
   const id = args.params.id!;
-  const base = await requireSignedIn<{ me: { id: string }; organization: Org }>(
+  const base = await requireSignedIn<{ me: { id: string }; organization: Org; districts: { timeZone: string }[] }>(
     args,
-    `query Organization($id: ID!) { me { id } organization(id: $id) { id name kind createdAt members { userId role createdAt } } }`,
+    `query Organization($id: ID!) { me { id } organization(id: $id) { id name kind createdAt members { userId role createdAt } } districts { timeZone } }`,
     { id }
   );
   // Invitations resolve for owners only: anyone else gets FORBIDDEN, and the section is hidden.
@@ -67,7 +67,9 @@ function invitationStatus(i: Invitation): string {
 }
 
 export default function OrganizationPage() {
-  const { me, organization: org, invitations } = useLoaderData<typeof loader>() as Data;
+  const { me, organization: org, invitations, districts } = useLoaderData<typeof loader>() as Data;
+  // An organization belongs to no district: its times are on the portal's clock (docs/decisions/portal-clock.md).
+  const tz = clockOf(districts);
   const a = useActionData<ActionData>();
   const [params] = useSearchParams();
   const done = a ? null : params.get("done");
@@ -91,7 +93,7 @@ export default function OrganizationPage() {
         <dd>{myRole ? MEMBERSHIP_ROLE_LABELS[myRole] ?? myRole : "None"}</dd>
         <dt>Created</dt>
         <dd>
-          <DateTime iso={org.createdAt} />
+          <DateTime iso={org.createdAt} timeZone={tz} />
         </dd>
       </dl>
 
@@ -102,7 +104,7 @@ export default function OrganizationPage() {
           <tr>
             <th scope="col">Member</th>
             <th scope="col">Role</th>
-            <th scope="col">Member since (UTC)</th>
+            <th scope="col">Member since</th>
           </tr>
         </thead>
         <tbody>
@@ -118,8 +120,8 @@ export default function OrganizationPage() {
                 )}
               </th>
               <td data-label="Role">{MEMBERSHIP_ROLE_LABELS[m.role] ?? m.role}</td>
-              <td data-label="Member since (UTC)">
-                <DateTime iso={m.createdAt} />
+              <td data-label="Member since">
+                <DateTime iso={m.createdAt} timeZone={tz} />
               </td>
             </tr>
           ))}
@@ -138,8 +140,8 @@ export default function OrganizationPage() {
                 <tr>
                   <th scope="col">Email address</th>
                   <th scope="col">Role</th>
-                  <th scope="col">Sent (UTC)</th>
-                  <th scope="col">Expires (UTC)</th>
+                  <th scope="col">Sent</th>
+                  <th scope="col">Expires</th>
                   <th scope="col">Status</th>
                 </tr>
               </thead>
@@ -150,18 +152,18 @@ export default function OrganizationPage() {
                       {i.email}
                     </th>
                     <td data-label="Role">{MEMBERSHIP_ROLE_LABELS[i.role] ?? i.role}</td>
-                    <td data-label="Sent (UTC)">
-                      <DateTime iso={i.createdAt} />
+                    <td data-label="Sent">
+                      <DateTime iso={i.createdAt} timeZone={tz} />
                     </td>
-                    <td data-label="Expires (UTC)">
-                      <DateTime iso={i.expiresAt} />
+                    <td data-label="Expires">
+                      <DateTime iso={i.expiresAt} timeZone={tz} />
                     </td>
                     <td data-label="Status">
                       {invitationStatus(i)}
                       {i.acceptedAt && (
                         <>
                           {" "}
-                          <DateTime iso={i.acceptedAt} />
+                          <DateTime iso={i.acceptedAt} timeZone={tz} />
                         </>
                       )}
                     </td>

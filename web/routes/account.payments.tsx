@@ -16,7 +16,7 @@ type Payment = {
   paidAt: string | null;
   createdAt: string;
   payableTitle: string;
-  district: { name: string };
+  district: { name: string; timeZone: string };
   cancelReason: string | null;
   refundDue: boolean;
 };
@@ -24,7 +24,7 @@ type Payment = {
 export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<{ myPayments: Payment[] }>(
     args,
-    `query MyPayments { myPayments(first: 100) { id status amountCents refundedCents receiptNumber paidAt createdAt payableTitle district { name } cancelReason refundDue } }`,
+    `query MyPayments { myPayments(first: 100) { id status amountCents refundedCents receiptNumber paidAt createdAt payableTitle district { name timeZone } cancelReason refundDue } }`,
   );
 }
 
@@ -58,7 +58,7 @@ export default function MyPayments() {
                     {p.payableTitle}
                   </Link>
                   <span className="display-block text-base-dark">
-                    Since <DateTime iso={p.createdAt} />
+                    Since <DateTime iso={p.createdAt} timeZone={p.district.timeZone} />
                   </span>
                 </th>
                 <td data-label="District">{p.district.name}</td>

@@ -3,7 +3,7 @@ import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } f
 import { useEffect, useRef } from "react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
-import { DateTime, formatDateTime } from "~/components/format";
+import { DateTime, formatDateTime, clockOf } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
@@ -16,7 +16,7 @@ type ActionData =
   | { error: string; fields?: Record<string, string>; name?: string; form: "create" | "revoke" };
 
 export async function loader(args: LoaderFunctionArgs) {
-  return requireSignedIn<{ myApiTokens: Token[] }>(args, `query MyApiTokens { myApiTokens { id name tokenPrefix createdAt lastUsedAt revokedAt } }`);
+  return requireSignedIn<{ myApiTokens: Token[]; districts: { timeZone: string }[] }>(args, `query MyApiTokens { myApiTokens { id name tokenPrefix createdAt lastUsedAt revokedAt } districts { timeZone } }`);
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -58,8 +58,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return Response.json({ error: "That form is not known. Reload the page and try again.", form: "revoke" } satisfies ActionData, { status: 400 });
 }
 
+/** The new token form's labels. */
+export const LABELS = { name: "Token name" };
+
 export default function ApiTokens() {
-  const { myApiTokens } = useLoaderData<typeof loader>() as { myApiTokens: Token[] };
+  const { myApiTokens, districts } = useLoaderData<typeof loader>() as { myApiTokens: Token[]; districts: { timeZone: string }[] };
+  // A token belongs to no district: its times are on the portal's clock (docs/decisions/portal-clock.md).
+  const tz = clockOf(districts);
   const a = useActionData<ActionData>();
   const [params] = useSearchParams();
   if (a && "created" in a) return <CreatedToken {...a.created} />;
@@ -86,8 +91,8 @@ export default function ApiTokens() {
             <tr>
               <th scope="col">Name</th>
               <th scope="col">Starts with</th>
-              <th scope="col">Created (UTC)</th>
-              <th scope="col">Last used (UTC)</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
               <th scope="col">
                 <span className="usa-sr-only">Action</span>
               </th>
@@ -102,10 +107,10 @@ export default function ApiTokens() {
                 <td data-label="Starts with">
                   <code>{t.tokenPrefix}…</code>
                 </td>
-                <td data-label="Created (UTC)">
-                  <DateTime iso={t.createdAt} />
+                <td data-label="Created">
+                  <DateTime iso={t.createdAt} timeZone={tz} />
                 </td>
-                <td data-label="Last used (UTC)">{t.lastUsedAt ? <DateTime iso={t.lastUsedAt} /> : "Never"}</td>
+                <td data-label="Last used">{t.lastUsedAt ? <DateTime iso={t.lastUsedAt} timeZone={tz} /> : "Never"}</td>
                 <td data-label="Action">
                   <Form method="post" className="tapline-inline-form">
                     <AuthenticityTokenInput />
@@ -123,7 +128,7 @@ export default function ApiTokens() {
       )}
 
       <h2 id="create-heading">Create a token</h2>
-      {err?.form === "create" && <ErrorSummary message={err.error} fields={err.fields} labels={{ name: "Token name" }} />}
+      {err?.form === "create" && <ErrorSummary message={err.error} fields={err.fields} labels={LABELS} />}
       <Form method="post" className="usa-form" noValidate aria-labelledby="create-heading">
         <AuthenticityTokenInput />
         <input type="hidden" name="intent" value="create" />
@@ -146,7 +151,7 @@ export default function ApiTokens() {
           <ul className="usa-list">
             {revoked.map((t) => (
               <li key={t.id}>
-                {t.name} (<code>{t.tokenPrefix}…</code>), revoked {formatDateTime(t.revokedAt!)}
+                {t.name} (<code>{t.tokenPrefix}…</code>), revoked {formatDateTime(t.revokedAt!, tz)}
               </li>
             ))}
           </ul>

@@ -4,6 +4,7 @@ import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, Notice, SelectField } from "~/components/fields";
 import { ErrorSummary, TextField } from "~/components/forms";
+import { clockOf, formatCalendarDate, formatDayOf } from "~/components/format";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql, type GqlResult } from "~/graphql.server";
 import { money, centsToDollars, dollarsToCents } from "~/components/money";
@@ -19,7 +20,7 @@ type Requirements = {
   cancellationNoticeBusinessDays: number | null;
   cancellationNotice: Requirement;
 };
-type District = { id: string; slug: string; name: string };
+type District = { id: string; slug: string; name: string; timeZone: string };
 type Doc = { id: string; filename: string; createdAt: string };
 type Application = {
   id: string;
@@ -86,7 +87,7 @@ const REQUIREMENTS = `query ContractorRequirements($slug: String!) {
   }
 }`;
 const BASE = `query ContractorApplyPage {
-  districts { id slug name }
+  districts { id slug name timeZone }
   myOrganizations { role organization { id name kind } }
   myDocuments { id filename createdAt }
   documentUploadPolicy { maxSize }
@@ -280,7 +281,7 @@ function requirementText(r: Requirement, what: string): string {
 }
 
 /** Choose an uploaded document, or upload a file (which then becomes the chosen one). */
-function DocumentPicker({ id, fileName, label, documents, value, error, maxSize }: { id: string; fileName: string; label: string; documents: Doc[]; value?: string; error?: string; maxSize: string }) {
+function DocumentPicker({ id, fileName, label, documents, value, error, maxSize, timeZone }: { id: string; fileName: string; label: string; documents: Doc[]; value?: string; error?: string; maxSize: string; timeZone: string }) {
   return (
     <div className={`usa-form-group${error ? " usa-form-group--error" : ""}`}>
       <label className={`usa-label${error ? " usa-label--error" : ""}`} htmlFor={id}>
@@ -306,7 +307,7 @@ function DocumentPicker({ id, fileName, label, documents, value, error, maxSize 
         {value && !documents.some((d) => d.id === value) && <option value={value}>The document on file</option>}
         {documents.map((d) => (
           <option key={d.id} value={d.id}>
-            {d.filename} (uploaded {d.createdAt.slice(0, 10)})
+            {d.filename} (uploaded {formatDayOf(d.createdAt, timeZone)})
           </option>
         ))}
       </select>
@@ -427,7 +428,7 @@ export default function ApplyAsContractor() {
               <legend className="usa-legend usa-legend--large">Bond</legend>
               {renewing && (
                 <p className="usa-hint">
-                  On file: {money(editing!.bond.amountCents)}, in force until {editing!.bond.expiresOn}. Leave the bond empty if you renew only certificates.
+                  On file: {money(editing!.bond.amountCents)}, in force until {formatCalendarDate(editing!.bond.expiresOn)}. Leave the bond empty if you renew only certificates.
                 </p>
               )}
               <TextField
@@ -448,7 +449,7 @@ export default function ApplyAsContractor() {
                 error={f.bondExpiresOn}
                 required={!renewing}
               />
-              <DocumentPicker id="bondDocumentId" fileName="bondFile" label="The bond" documents={documents} value={v.bondDocumentId} error={f.bondDocumentId} maxSize={maxSize} />
+              <DocumentPicker id="bondDocumentId" fileName="bondFile" label="The bond" documents={documents} value={v.bondDocumentId} error={f.bondDocumentId} maxSize={maxSize} timeZone={clockOf(districts)} />
             </fieldset>
 
             <h2>Certificates of insurance</h2>
@@ -466,7 +467,7 @@ export default function ApplyAsContractor() {
                   <legend className="usa-legend usa-legend--large">{c.label}</legend>
                   <p className="usa-hint" id={`${c.coverage}-requirement`}>
                     {requirementText(c, "The limit must be")}
-                    {renewing && onFile(c.coverage) && ` On file: in force until ${onFile(c.coverage)!.expiresOn}.`}
+                    {renewing && onFile(c.coverage) && ` On file: in force until ${formatCalendarDate(onFile(c.coverage)!.expiresOn)}.`}
                   </p>
                   <TextField name={k("insurer")} label="Insurance company" defaultValue={v[k("insurer")]} error={f[k("insurer")]} />
                   <TextField name={k("policyNumber")} label="Policy number" defaultValue={v[k("policyNumber")]} error={f[k("policyNumber")]} />
@@ -487,6 +488,7 @@ export default function ApplyAsContractor() {
                     value={v[k("documentId")]}
                     error={f[k("documentId")]}
                     maxSize={maxSize}
+                    timeZone={clockOf(districts)}
                   />
                 </fieldset>
               );

@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
-import { formatCalendarDate, todayIn } from "~/components/format";
+import { formatCalendarDate, formatMonth, statusLabel, todayIn } from "~/components/format";
 import { SuccessAlert } from "~/components/forms";
 import { LICENSE_FIELDS, LOAD_FIELDS, LOAD_STATUS_LABELS, LicenseCard, atDistrict, bookable, gallons, type LicenseView, type LoadBooking, type LoadView } from "~/components/hauler";
 import { money } from "~/components/money";
@@ -230,7 +230,7 @@ export default function Haulers() {
               return (
                 <li key={m}>
                   <Link className="usa-link" to={`/haulers/statement?organizationId=${org.id}&districtId=${d}&month=${month}`}>
-                    {new Date(`${month}-15T12:00:00Z`).toLocaleDateString("en-US", { month: "long", year: "numeric", timeZone: "UTC" })}, {districts.find((x) => x.id === d)?.name}
+                    {formatMonth(month)}, {districts.find((x) => x.id === d)?.name}
                   </Link>
                 </li>
               );

@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
+import { formatMonth, statusLabel } from "~/components/format";
 import { LOAD_STATUS_LABELS, atDistrict, gallons, signed } from "~/components/hauler";
 import { money } from "~/components/money";
 
@@ -44,7 +45,7 @@ export async function loader(args: LoaderFunctionArgs) {
 /** The month's loads, fees paid, and the difference between measured and estimated gallons billed or credited (SUL 1208). */
 export default function MonthlyStatement() {
   const { haulerStatement: s, organizationId } = useLoaderData<typeof loader>() as { haulerStatement: Statement; organizationId: string };
-  const monthName = new Date(`${s.month}-15T12:00:00Z`).toLocaleDateString("en-US", { month: "long", year: "numeric", timeZone: "UTC" });
+  const monthName = formatMonth(s.month);
   return (
     <>
       <h1>Statement for {monthName}</h1>

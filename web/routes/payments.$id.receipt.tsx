@@ -4,6 +4,7 @@ import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
 import { PrintHint } from "~/components/print-hint";
 import { money } from "~/components/money";
+import { formatDayOf } from "~/components/format";
 import receiptCss from "~/styles/receipt.css?url";
 
 type Payment = {
@@ -30,7 +31,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ];
 
 /** A calendar date in the district's time zone: "April 3, 2026". */
-const dateIn = (iso: string, timeZone: string) => new Date(iso).toLocaleDateString("en-US", { timeZone, year: "numeric", month: "long", day: "numeric" });
+const dateIn = (iso: string, timeZone: string) => formatDayOf(iso, timeZone);
 
 export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<{ payment: Payment }>(

@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { SelectField } from "~/components/fields";
-import { DateTime } from "~/components/format";
+import { DateTime, formatCalendarDate, formatDateTime, statusLabel } from "~/components/format";
+import { money } from "~/components/money";
 import { ErrorSummary, TextField } from "~/components/forms";
 import { requireStaff } from "~/components/staff.server";
 import { gql } from "~/graphql.server";
@@ -21,7 +22,7 @@ type Entry = {
 };
 type Filter = { districtId: string; action: string; entityType: string; entityId: string; before: string };
 type Data = {
-  districts: { id: string; name: string }[];
+  districts: { id: string; name: string; timeZone: string }[];
   filter: Filter;
   entries: Entry[];
   nextCursor: string | null;
@@ -56,7 +57,7 @@ export async function loader(args: LoaderFunctionArgs) {
       first: 50,
     },
   });
-  const districts = staff.districts.map((d) => ({ id: d.id, name: d.name }));
+  const districts = staff.districts.map((d) => ({ id: d.id, name: d.name, timeZone: d.timeZone }));
   if (!r.ok) {
     if (r.error.code === "FORBIDDEN") throw new Response(r.error.message, { status: 403 });
     return { districts, filter, entries: [], nextCursor: null, error: r.error.message, fields: r.error.fields } satisfies Data;
@@ -72,7 +73,9 @@ function query(f: Filter, extra: Record<string, string> = {}): string {
 
 export default function AuditLog() {
   const { districts, filter, entries, nextCursor, error, fields } = useLoaderData<typeof loader>() as Data;
-  const districtName = districts.find((d) => d.id === filter.districtId)?.name ?? "";
+  const district = districts.find((d) => d.id === filter.districtId);
+  const districtName = district?.name ?? "";
+  const tz = district?.timeZone ?? districts[0].timeZone;
   const filtered = !!(filter.action || filter.entityType || filter.entityId);
   return (
     <>
@@ -128,7 +131,7 @@ export default function AuditLog() {
           </caption>
           <thead>
             <tr>
-              <th scope="col">When (UTC)</th>
+              <th scope="col">When</th>
               <th scope="col">Who</th>
               <th scope="col">Action</th>
               <th scope="col">Record</th>
@@ -139,8 +142,8 @@ export default function AuditLog() {
           <tbody>
             {entries.map((e) => (
               <tr key={e.id}>
-                <th scope="row" data-label="When (UTC)">
-                  <DateTime iso={e.at} />
+                <th scope="row" data-label="When">
+                  <DateTime iso={e.at} timeZone={tz} />
                 </th>
                 <td data-label="Who">{e.actorName ?? (e.actorId ? "A deleted account" : "System")}</td>
                 <td data-label="Action">
@@ -158,7 +161,7 @@ export default function AuditLog() {
                       <summary>
                         Details<span className="usa-sr-only"> of entry {e.id}</span>
                       </summary>
-                      <pre className="tapline-pre">{JSON.stringify(e.details, null, 2)}</pre>
+                      <Details value={e.details} timeZone={tz} />
                     </details>
                   )}
                 </td>
@@ -186,5 +189,51 @@ export default function AuditLog() {
         </ul>
       </nav>
     </>
+  );
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** "bondExpiresOn" → "Bond expires on": an entry's key in words. */
+const keyWords = (k: string) => {
+  const w = k.replace(/_/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+  return w.charAt(0).toUpperCase() + w.slice(1);
+};
+
+/** One value of an entry's details as staff read it: dates and times in words on the district's clock, codes as words, cents as money; ids as code. */
+function Value({ k, v, timeZone }: { k: string; v: unknown; timeZone: string }) {
+  if (v === null || v === undefined || v === "") return <>none</>;
+  if (typeof v === "boolean") return <>{v ? "yes" : "no"}</>;
+  if (typeof v === "number") return <>{/Cents$/.test(k) && Number.isInteger(v) ? money(v) : v.toLocaleString("en-US")}</>;
+  if (typeof v === "string") {
+    if (ISO_DATE.test(v)) return <time dateTime={v}>{formatCalendarDate(v)}</time>;
+    if (ISO_INSTANT.test(v)) return <time dateTime={v}>{formatDateTime(v, timeZone)}</time>;
+    if (ID.test(v)) return <code>{v}</code>;
+    return <>{statusLabel(v)}</>;
+  }
+  if (Array.isArray(v))
+    return v.every((x) => x === null || typeof x !== "object") ? (
+      <>{v.map((x, i) => <span key={i}>{i > 0 && ", "}<Value k={k} v={x} timeZone={timeZone} /></span>)}</>
+    ) : (
+      <ol className="usa-list">{v.map((x, i) => <li key={i}><Value k={k} v={x} timeZone={timeZone} /></li>)}</ol>
+    );
+  return <Details value={v as Record<string, unknown>} timeZone={timeZone} />;
+}
+
+/** An audit entry's details as a list of what was recorded, not as JSON. */
+function Details({ value, timeZone }: { value: Record<string, unknown>; timeZone: string }) {
+  return (
+    <dl className="tapline-audit-details">
+      {Object.entries(value).map(([k, v]) => (
+        <div key={k}>
+          <dt>{keyWords(k)}</dt>
+          <dd>
+            <Value k={k} v={v} timeZone={timeZone} />
+          </dd>
+        </div>
+      ))}
+    </dl>
   );
 }

@@ -78,10 +78,10 @@ export default function StaffLicence() {
       <dl className="tapline-facts">
         <dt>Submitted</dt>
         <dd>
-          <DateTime iso={l.submittedAt} timeZone={district?.timeZone} />
+          <DateTime iso={l.submittedAt} timeZone={l.timeZone} />
         </dd>
         <dt>Certified true by the applicant</dt>
-        <dd>{l.certifiedAt ? <DateTime iso={l.certifiedAt} timeZone={district?.timeZone} /> : "no"}</dd>
+        <dd>{l.certifiedAt ? <DateTime iso={l.certifiedAt} timeZone={l.timeZone} /> : "no"}</dd>
         <dt>Application fee</dt>
         <dd>
           {money(l.applicationFeeCents ?? 0)} {feePaid ? `paid${l.payment?.receiptNumber ? `, receipt ${l.payment.receiptNumber}` : ""}` : "not paid yet"}

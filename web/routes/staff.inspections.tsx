@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
-import { formatCalendarDate } from "~/components/format";
+import { formatCalendarDate, formatDayOf, formatTime } from "~/components/format";
 import { INSPECTION_STATUS, formatDay } from "~/components/permit-view";
 import { requireStaff } from "~/components/staff.server";
 
@@ -27,7 +27,7 @@ export async function loader(args: LoaderFunctionArgs) {
   return { districts: info.districts.map((d) => ({ id: d.id, name: d.name })), districtId: district.id, calendar: inspectionCalendar } satisfies Data;
 }
 
-const time = (iso: string, timeZone: string) => new Date(iso).toLocaleTimeString("en-US", { timeZone, hour: "numeric", minute: "2-digit" });
+const time = formatTime;
 
 export default function Inspections() {
   const { districts, districtId, calendar: c } = useLoaderData<typeof loader>() as Data;
@@ -56,7 +56,7 @@ export default function Inspections() {
       </nav>
       {c.days.map((d) => (
         <section key={d.date} aria-labelledby={`day-${d.date}`}>
-          <h3 id={`day-${d.date}`}>{new Date(`${d.date}T12:00:00Z`).toLocaleDateString("en-US", { timeZone: "UTC", weekday: "long", month: "long", day: "numeric" })}</h3>
+          <h3 id={`day-${d.date}`}>{formatCalendarDate(d.date, { weekday: true })}</h3>
           {d.inspections.length === 0 ? (
             <p className="text-base-dark">No inspection.</p>
           ) : (
@@ -85,7 +85,7 @@ export default function Inspections() {
               <Link className="usa-link" to={`/staff/permits/${i.permitId}`}>
                 {i.address}
               </Link>{" "}
-              ({i.permitNumber}, {i.applicantName}), requested {new Date(i.requestedAt).toLocaleDateString("en-US", { timeZone: c.timeZone })}
+              ({i.permitNumber}, {i.applicantName}), requested {formatDayOf(i.requestedAt, c.timeZone)}
               {i.preferredOn ? `, preferably ${formatDay(i.preferredOn)}` : ""}
               {i.applicantNotes ? `: ${i.applicantNotes}` : ""}
             </li>

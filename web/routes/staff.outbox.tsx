@@ -7,7 +7,7 @@ import { requireSignedIn } from "~/auth.server";
 
 export const meta: MetaFunction = () => [{ title: "Outgoing email | Staff | Tapline" }];
 
-type Email = { id: string; toAddress: string; subject: string; bodyText: string; kind: string; createdAt: string; sentAt: string | null };
+type Email = { id: string; toAddress: string; subject: string; bodyText: string; kind: string; createdAt: string; sentAt: string | null; timeZone: string };
 type Data = { districts: { id: string; name: string }[]; districtId: string; emails: Email[] };
 
 export async function loader(args: LoaderFunctionArgs) {
@@ -16,7 +16,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const district = staff.districts.find((d) => d.id === requested) ?? staff.districts[0];
   const { districtOutbox } = await requireSignedIn<{ districtOutbox: Email[] }>(
     args,
-    `query DistrictOutbox($districtId: ID!) { districtOutbox(districtId: $districtId, first: 100) { id toAddress subject bodyText kind createdAt sentAt } }`,
+    `query DistrictOutbox($districtId: ID!) { districtOutbox(districtId: $districtId, first: 100) { id toAddress subject bodyText kind createdAt sentAt timeZone } }`,
     { districtId: district.id }
   );
   return { districts: staff.districts.map((d) => ({ id: d.id, name: d.name })), districtId: district.id, emails: districtOutbox } satisfies Data;
@@ -54,18 +54,18 @@ export default function Outbox() {
           </caption>
           <thead>
             <tr>
-              <th scope="col">Created (UTC)</th>
+              <th scope="col">Created</th>
               <th scope="col">To</th>
               <th scope="col">Subject and text</th>
               <th scope="col">Kind</th>
-              <th scope="col">Sent (UTC)</th>
+              <th scope="col">Sent</th>
             </tr>
           </thead>
           <tbody>
             {emails.map((e) => (
               <tr key={e.id}>
-                <th scope="row" data-label="Created (UTC)">
-                  <DateTime iso={e.createdAt} />
+                <th scope="row" data-label="Created">
+                  <DateTime iso={e.createdAt} timeZone={e.timeZone} />
                 </th>
                 <td data-label="To" className="tapline-break">
                   {e.toAddress}
@@ -81,7 +81,7 @@ export default function Outbox() {
                 <td data-label="Kind">
                   <code>{e.kind}</code>
                 </td>
-                <td data-label="Sent (UTC)">{e.sentAt ? <DateTime iso={e.sentAt} /> : "Not sent: read in the portal"}</td>
+                <td data-label="Sent">{e.sentAt ? <DateTime iso={e.sentAt} timeZone={e.timeZone} /> : "Not sent: read in the portal"}</td>
               </tr>
             ))}
           </tbody>

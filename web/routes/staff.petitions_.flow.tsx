@@ -47,7 +47,7 @@ const LABELS: Record<string, string> = { decision: "Decision", sewerPercent: "Pe
 
 export default function FlowQueue() {
   const d = useLoaderData<typeof loader>() as Data;
-  const timeZone = d.districts.find((x) => x.id === d.districtId)?.timeZone;
+  const timeZone = (d.districts.find((x) => x.id === d.districtId) ?? d.districts[0]).timeZone;
   const a = useActionData<ActionData>();
   const [params] = useSearchParams();
   return (
