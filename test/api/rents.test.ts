@@ -426,6 +426,9 @@ describe("a lateral reaching Connected opens the property's account from that da
     expect(mine.accounts).toMatchObject([{ class: "RESIDENTIAL", occupantName: "Robin Owner", openedOn: today(), sourcePermitId: d.id, assessment: { basis: "USER" } }]);
     const audits = await db().query(`SELECT action FROM audit_entry WHERE entity_id = ANY($1::text[]) ORDER BY action`, [[mine.id, mine.accounts[0].id]]);
     expect(audits.map((r: any) => r.action)).toEqual(["rents.account_opened_on_connection", "rents.property_added"]);
+    // The owner's dashboard leads to it.
+    const dash = (await a.ok(`{ myDashboard { items { kind id title nextStep href } } }`)).myDashboard.items;
+    expect(dash).toContainEqual({ kind: "ServiceAccount", id: mine.accounts[0].id, title: expect.stringMatching(/^Sewer account HRN-\d{6}: 8 Bay Shore Road, Huron 14500$/), nextStep: null, href: "/properties" });
     // The Clerk finds it in the register.
     expect((await huronClerk.ok(LIST, { d: huron.id, s: "55.1-2-3" })).sewerProperties.items).toMatchObject([{ id: mine.id, openAccounts: 1 }]);
   });
