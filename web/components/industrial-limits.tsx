@@ -35,7 +35,12 @@ export const LIMIT_LABELS: Record<string, string> = {
   "limits.*.section": "Law, row {n}",
 };
 
-/** The rows posted by LimitsEditor, as the API's limit input, with a message for each row whose figure is not a number. */
+/**
+ * The rows posted by LimitsEditor, as the API's limit input, with a message for each row whose
+ * figure is not a number (keyed as the API keys the list: `limits.N`, rows with no parameter left
+ * out). Such a row still goes to the API, with no kind, which the API refuses: the API then checks
+ * every other field in the same answer and saves nothing, and the page's message stands for the row.
+ */
 export function parseLimitRows(form: FormData): { limits: Record<string, unknown>[]; errors: Record<string, string> } {
   const limits: Record<string, unknown>[] = [];
   const errors: Record<string, string> = {};
@@ -43,12 +48,14 @@ export function parseLimitRows(form: FormData): { limits: Record<string, unknown
     const g = (c: string) => String(form.get(`limits.${i}.${c}`) ?? "").trim();
     if (!g("parameter")) continue;
     const nums: Record<string, number | null> = {};
+    const unread: string[] = [];
     for (const c of ["average", "maximum", "minimum"]) {
       const t = g(c);
-      nums[c] = t === "" ? null : /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : NaN;
-      if (Number.isNaN(nums[c])) errors[`limits.${i}`] = `${g("parameter")}: enter the ${c} as a number.`;
+      nums[c] = t === "" ? null : /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : null;
+      if (t !== "" && nums[c] === null) unread.push(c === "minimum" ? "lowest allowed" : c === "average" ? "average daily" : c);
     }
-    limits.push({ parameter: g("parameter"), kind: g("kind"), unit: g("unit"), ...nums, section: g("section") || null });
+    if (unread.length) errors[`limits.${limits.length}`] = `${g("parameter")}: enter the ${unread.join(" and the ")} as a number.`;
+    limits.push({ parameter: g("parameter"), kind: unread.length ? "" : g("kind"), unit: g("unit"), ...nums, section: g("section") || null });
   }
   return { limits, errors };
 }

@@ -126,8 +126,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     done = "The notice of intent is published on the public notices page.";
   } else if (intent === "limits") {
     const { limits, errors: local } = parseLimitRows(form);
-    if (Object.keys(local).length) return fail("Please correct the highlighted limits.", local);
     r = await gql(context, request, `mutation Limits($id: ID!, $l: [IndustrialLimitInput!]!) { setIndustrialPermitLimits(id: $id, limits: $l) { id } }`, { id: params.id, l: limits });
+    if (Object.keys(local).length) return fail("Please correct the highlighted limits.", { ...(r.ok ? {} : r.error.fields), ...local }, cookieHeaders(r));
     done = "The permit's limits are saved.";
   } else if (intent === "issue") {
     const months = form.getAll("reportingMonths").map(Number);

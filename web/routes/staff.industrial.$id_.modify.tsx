@@ -76,7 +76,6 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       limits = parsed.limits;
       Object.assign(local, parsed.errors);
     }
-    if (Object.keys(local).length) return fail("Please correct the highlighted limits.", local);
     const steps = [];
     for (let i = 0; i < STEPS; i++) {
       const milestone = (values[`steps.${i}.milestone`] ?? "").trim();
@@ -96,6 +95,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
         complianceSchedule: steps,
       },
     });
+    // A limit the page could not read went with no kind, which the API refuses: every problem is told at once.
+    if (Object.keys(local).length) return fail("Please correct the highlighted fields.", { ...(r.ok ? {} : r.error.fields), ...local }, cookieHeaders(r));
     done = "The modification is proposed and the permittee notified; it takes effect on its date.";
   }
   if (!r.ok) {
