@@ -147,7 +147,7 @@ describe("a person served a fine, to a filed petition, by clicking only", () => 
       await page.click("label[for=relief-SUSPEND]");
       await page.getByLabel("Your grounds").fill("The sump pump was disconnected the day the notice arrived; the inspections after it found it disconnected.");
       await page.getByRole("button", { name: "File the petition" }).click();
-      await page.getByText("Your petition to the Town Board is filed").waitFor();
+      await page.getByText("Your petition is filed with the Town Board").waitFor();
       const filed = await main(page);
       expect(filed).toContain(`within the time to petition (until ${formatDate(dueOn)})`);
       expect(filed).toMatch(/Petition filed .+: Filed, awaiting decision/);

@@ -72,8 +72,8 @@ function PetitionReceived({ p, a }: { p: ActionView["petitions"][number] | undef
   if (!p) return <SuccessAlert>Your petition is filed.</SuccessAlert>;
   return (
     <SuccessAlert>
-      Your petition to {a.petitionToLabel} is filed: received <DateTime iso={p.filedAt} timeZone={a.district.timeZone} />, within the time to petition (until {date(a.petitionDueOn!)}). A
-      confirmation is emailed to you. You will be told of every step, and the written decision appears on this page.
+      Your petition is filed with {a.petitionToLabel}: received <DateTime iso={p.filedAt} timeZone={a.district.timeZone} />, within the time to petition (until{" "}
+      {date(a.petitionDueOn!)}). A confirmation is emailed to you. You will be told of every step, and the written decision appears on this page.
     </SuccessAlert>
   );
 }
