@@ -20,6 +20,15 @@ export async function gql<T = any>(context: AppLoadContext, request: Request, qu
   return { ok: true, data: res.data as T, setCookies: res.setCookies };
 }
 
+/**
+ * Whether the request carries anything that could sign someone in: the session cookie (named as
+ * api/graphql/request-context.ts names it) or an API token. Without either the viewer is no one,
+ * and a page need not ask the API who it is.
+ */
+export function mayBeSignedIn(request: Request): boolean {
+  return request.headers.has("authorization") || /(?:^|;)\s*tapline_session=/.test(request.headers.get("cookie") ?? "");
+}
+
 /** Headers carrying the API's Set-Cookie lines (session set or cleared) to the browser. */
 export function cookieHeaders(...results: { setCookies: string[] }[]): Headers {
   const h = new Headers();

@@ -4,7 +4,7 @@ import { AuthenticityTokenInput, AuthenticityTokenProvider } from "remix-utils/c
 import uswdsCss from "./styles/design-system.scss?url";
 import appCss from "./styles/app.css?url";
 import { csrfFor } from "./csrf.server";
-import { gql, portalContext } from "./graphql.server";
+import { gql, mayBeSignedIn, portalContext } from "./graphql.server";
 import { useNonce } from "./nonce";
 
 export const links: LinksFunction = () => [
@@ -19,12 +19,13 @@ const VIEWER = `query RootViewer { viewer { id displayName email demo emailVerif
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const [token, csrfCookie] = await csrfFor(context).commitToken(request);
-  const r = await gql(context, request, VIEWER);
+  // Signed out (no session cookie, no token), no one is signed in: every page spares the API the question.
+  const r = mayBeSignedIn(request) ? await gql(context, request, VIEWER) : null;
   const headers = new Headers();
   if (csrfCookie) headers.append("Set-Cookie", csrfCookie);
-  for (const c of r.setCookies) headers.append("Set-Cookie", c);
+  for (const c of r?.setCookies ?? []) headers.append("Set-Cookie", c);
   return Response.json(
-    { csrf: token, viewer: r.ok ? r.data.viewer : null, demo: portalContext(context).demo },
+    { csrf: token, viewer: r?.ok ? r.data.viewer : null, demo: portalContext(context).demo },
     { headers },
   );
 }

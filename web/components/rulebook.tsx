@@ -56,7 +56,9 @@ export const slugify = (s: string) =>
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-|-$/g, "");
 
-const num = (n: number | null | undefined) => (n === null || n === undefined ? null : n.toLocaleString("en-US", { maximumFractionDigits: 4 }));
+// One formatter for every cell: toLocaleString with options builds a new one per call, the rules page's most costly line.
+const NUMBER = new Intl.NumberFormat("en-US", { maximumFractionDigits: 4 });
+const num = (n: number | null | undefined) => (n === null || n === undefined ? null : NUMBER.format(n));
 
 /** A limits table (a rulebook entry of kind "table") as a USWDS table with a caption. */
 export function LimitsTable({ entry }: { entry: RuleEntry }) {
@@ -69,9 +71,7 @@ export function LimitsTable({ entry }: { entry: RuleEntry }) {
   return (
     <div className="usa-table-container--scrollable" tabIndex={0} role="region" aria-label={entry.label}>
       <table className="usa-table usa-table--striped usa-table--compact">
-        <caption>
-          {entry.label} ({entry.section})
-        </caption>
+        <caption>{`${entry.label} (${entry.section})`}</caption>
         <thead>
           <tr>
             <th scope="col">Substance or measure</th>
@@ -105,10 +105,13 @@ export function RuleLine({ entry }: { entry: RuleEntry }) {
   return (
     <>
       <p className="tapline-rule__line">
-        <strong>{entry.label}:</strong> {display} <span className="tapline-rule__section">({entry.section})</span>
+        <strong>{`${entry.label}:`}</strong>
+        {` ${display} `}
+        <span className="tapline-rule__section">{`(${entry.section})`}</span>
       </p>
       <p className="tapline-rule__note">
-        <SourceTag entry={entry} /> {entry.sourceText}.
+        <SourceTag entry={entry} />
+        {` ${entry.sourceText}.`}
       </p>
       {entry.note && <p className="tapline-rule__note">{entry.note}</p>}
     </>

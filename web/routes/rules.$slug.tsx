@@ -3,7 +3,7 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { NestedErrorBoundary } from "~/components/fields";
 import { formatCalendarDate, todayIn } from "~/components/format";
 import { ErrorSummary } from "~/components/forms";
-import { ENTRY_FIELDS, LimitsTable, RuleLine, SOURCE_LABELS, SourceTag, byTopic, slugify, type Rulebook, type RulebookVersion } from "~/components/rulebook";
+import { LimitsTable, RuleLine, SOURCE_LABELS, SourceTag, byTopic, slugify, type Rulebook, type RulebookVersion } from "~/components/rulebook";
 import { gql, statusOf } from "~/graphql.server";
 
 type District = {
@@ -23,10 +23,19 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${(data as Data | undefined)?.district.name ?? "District"}: rules and fees | Tapline` },
 ];
 
+/**
+ * What the page shows of each entry (the staff editor's ENTRY_FIELDS also has the bounds, the
+ * resolution and the raw figures): every field asked for is sent again in the page for hydration.
+ */
+const PAGE_ENTRY_FIELDS = `key topic label kind section note display applies source sourceText rows { parameter unit average maximum minimum note }`;
+
+/** A limits table longer than this is folded behind its caption (a phone scrolls past it otherwise). */
+const FOLD_ROWS = 8;
+
 const Q = `query DistrictRules($slug: String!, $on: String) {
   district(slug: $slug) {
     slug name lawName timeZone address contacts { role name email phone } publicNotice
-    rulebook(on: $on) { version label effectiveDate entries { ${ENTRY_FIELDS} } }
+    rulebook(on: $on) { version label effectiveDate entries { ${PAGE_ENTRY_FIELDS} } }
     rulebookVersions { version label effectiveDate source reason }
   }
 }`;
@@ -181,9 +190,17 @@ export default function DistrictRules() {
                   <li key={e.key} className="tapline-rule tapline-rule--table">
                     {e.note && <p className="tapline-rule__note">{e.note}</p>}
                     <p className="tapline-rule__note">
-                      <SourceTag entry={e} /> {e.sourceText}.
+                      <SourceTag entry={e} />
+                      {` ${e.sourceText}.`}
                     </p>
-                    <LimitsTable entry={e} />
+                    {(e.rows?.length ?? 0) > FOLD_ROWS ? (
+                      <details className="tapline-details">
+                        <summary>{`${e.label} (${e.section}): ${e.rows!.length} substances and measures`}</summary>
+                        <LimitsTable entry={e} />
+                      </details>
+                    ) : (
+                      <LimitsTable entry={e} />
+                    )}
                   </li>
                 ) : (
                   <li key={e.key} className="tapline-rule">
