@@ -72,8 +72,9 @@ export async function loader(args: LoaderFunctionArgs) {
     `query StaffAccount($id: ID!) { serviceAccount(id: $id) { ${A} } assessmentWorksheet(accountId: $id) { ${W} } }`,
     { id: args.params.id },
   );
-  const district = info.districts.find((d) => d.id === data.serviceAccount.districtId);
-  return { ...data, clerk: !!district?.roles.includes("CLERK"), today: todayIn(district?.timeZone ?? "America/New_York"), done: new URL(args.request.url).searchParams.get("done") };
+  // The worksheet is answered only to staff of the account's district, so the district is among theirs.
+  const district = info.districts.find((d) => d.id === data.serviceAccount.districtId)!;
+  return { ...data, clerk: district.roles.includes("CLERK"), today: todayIn(district.timeZone), done: new URL(args.request.url).searchParams.get("done") };
 }
 
 /** The Town Clerk saves the worksheet, records a meter in or out of service, or closes the account. */
