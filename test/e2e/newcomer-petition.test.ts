@@ -49,6 +49,7 @@ const summary = async (page: Page) => {
 async function signInFromHome(page: Page, email: string) {
   await page.goto(`${e.srv.url}/`);
   await page.getByRole("link", { name: "Sign in", exact: true }).first().click();
+  await checked(page, "Sign in");
   await page.getByLabel("Email address").fill(email);
   await page.getByLabel("Password").fill(DEMO_PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
@@ -83,6 +84,7 @@ describe("a person served a fine, to a filed petition, by clicking only", () => 
     try {
       const page = await personCtx.newPage();
       await signUpFromHome(page, e.srv.url, { name: "Sam Rivera", email: "sam.rivera@example.org" });
+      await expectNoAxeViolations(page);
 
       // The District Operator, from the staff home page's Enforcement task.
       const op = await staffTask(opCtx, DEMO.lakeviewOperator, "Enforcement");
