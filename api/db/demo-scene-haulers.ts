@@ -1,7 +1,7 @@
 import type { DataSource } from "typeorm";
 import type { Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
-import { addCalendarDays, dateIn, zonedWallTime } from "../common/dates.js";
+import { addCalendarDays, addMonths, dateIn, zonedWallTime } from "../common/dates.js";
 import type { Config } from "../config.js";
 import { District } from "../districts/district.entity.js";
 import { changeRulebook, rulebookOn } from "../districts/districts.service.js";
@@ -17,10 +17,12 @@ import { createOrganization } from "../organizations/organizations.service.js";
  * a resolution adopted six weeks ago, entered by the ADMIN through the rulebook editor's own change
  * (a new rulebook version citing the resolution, in force a month ago).
  *
- * A licence is in force only from the Board's approval, for a year (SUL 802), and renewal opens 60
- * days before its last day, so a newcomer could walk a renewal only after ten months. The demo
- * hauler's company therefore holds a licence approved 320 days ago: in force, its renewal window open,
- * its Part 364 permit valid past the licence's end. With it the hauler books a load, pays, has it
+ * A licence is in force only from the Board's approval, for a year (SUL 802), and renewal opens
+ * `hauler.renewalWindowDays` (60) before its last day, so a newcomer could walk a renewal only after
+ * ten months. The demo hauler's company therefore holds a licence whose dates put today inside that
+ * window, three quarters of it left (45 days of 60, between the 60- and 30-day reminders), worked out
+ * from the rulebook's term and window; its Part 364 permit is valid past the end of the licence that
+ * renews it. With it the hauler books a load, pays, has it
  * received at the station and starts the renewal at once; a new company can still apply from scratch.
  * The company is made as its owner makes one, and, given the upload folder (`config`), its Part 364
  * permit is on file as an upload, so the renewal goes in without one. Loaded once: a second start
@@ -35,9 +37,21 @@ export const DEMO_HAULER = {
   /** the Board's figures: $60.00 per 1,000 gallons, at least $50.00 a load */
   ratePer1000Cents: 6000,
   minimumCents: 5000,
-  /** days ago the licence was approved (a year's licence: about 45 days left, renewal open) */
-  approvedDaysAgo: 320,
+  /** the share of the renewal window still to run today: 3/4 of 60 days, 45 days left */
+  windowLeft: 3 / 4,
 };
+
+/**
+ * The demo licence's first and last days: its last day `windowLeft` of the renewal window ahead of
+ * today, its first day the one whose term (SUL 802, termLastDay) ends then.
+ */
+export function demoLicenceDates(today: string, termMonths: number, windowDays: number): { validFrom: string; validUntil: string } {
+  const validUntil = addCalendarDays(today, Math.floor(windowDays * DEMO_HAULER.windowLeft));
+  let validFrom = addMonths(validUntil, -termMonths);
+  while (licenseEnd(validFrom, termMonths) < validUntil) validFrom = addCalendarDays(validFrom, 1);
+  while (licenseEnd(validFrom, termMonths) > validUntil) validFrom = addCalendarDays(validFrom, -1);
+  return { validFrom, validUntil };
+}
 
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj<< /Type /Catalog >>endobj\ntrailer<< /Root 1 0 R >>\n%%EOF\n", "latin1").toString("base64");
 
@@ -68,7 +82,7 @@ async function setDumpingFee(ds: DataSource, district: District): Promise<void> 
   });
 }
 
-/** The demo hauler's company, its two trucks and its licence, approved by the Board 320 days ago, with dates as the law has them. */
+/** The demo hauler's company, its two trucks and its licence, approved by the Board with its renewal window open today, with dates as the law has them. */
 async function licensedHauler(ds: DataSource, district: District, config?: Config): Promise<void> {
   const [user] = await ds.query(`SELECT id, email, display_name FROM app_user WHERE email = $1 AND demo`, [DEMO_HAULER.email]);
   const [board] = await ds.query(`SELECT id FROM app_user WHERE email = $1 AND demo`, [DEMO_HAULER.board]);
@@ -79,11 +93,12 @@ async function licensedHauler(ds: DataSource, district: District, config?: Confi
   const permit = config ? await storeDocument(ds, config, owner, { filename: "part-364-permit.pdf", contentBase64: PDF, organizationId: orgId }) : null;
   await ds.transaction(async (tx) => {
     const today = dateIn(district.timeZone);
-    const validFrom = addCalendarDays(today, -DEMO_HAULER.approvedDaysAgo);
+    const now = await rulebookOn(tx, district);
+    const term = now.require("hauler.licenseTermMonths").value;
+    const { validFrom, validUntil } = demoLicenceDates(today, term, now.require("hauler.renewalWindowDays").value);
     const submittedOn = addCalendarDays(validFrom, -12);
-    // The rulebook the application was judged by (its fee, its term), as on the day it was submitted.
+    // The rulebook the application was judged by (its fee), as on the day it was submitted.
     const rb = await rulebookOn(tx, district, submittedOn);
-    const validUntil = licenseEnd(validFrom, rb.require("hauler.licenseTermMonths").value);
     const at = (day: string, hour: number) => zonedWallTime(Date.parse(`${day}T${String(hour).padStart(2, "0")}:00:00Z`), district.timeZone);
     const year = validFrom.slice(0, 4);
     const [{ last }] = await tx.query(
@@ -104,8 +119,8 @@ async function licensedHauler(ds: DataSource, district: District, config?: Confi
         district.id,
         user.id,
         licenseNumber(district.slug, year, last),
-        // The NYSDEC Part 364 permit runs well past the licence's last day (SUL 802).
-        addCalendarDays(today, 240),
+        // The NYSDEC Part 364 permit runs past the last day of the licence that renews this one (SUL 802).
+        addCalendarDays(validUntil, 400),
         at(submittedOn, 10),
         rb.version.id,
         rb.require("hauler.applicationFee").value,
@@ -127,7 +142,7 @@ async function licensedHauler(ds: DataSource, district: District, config?: Confi
       entityType: "HaulerLicense",
       entityId: licenseId,
       districtId: district.id,
-      reason: `Demo mode: a licence approved ${DEMO_HAULER.approvedDaysAgo} days ago, its renewal open`,
+      reason: `Demo mode: a licence approved on ${validFrom}, its renewal open`,
       details: { validFrom, validUntil },
     });
   });

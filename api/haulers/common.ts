@@ -154,6 +154,7 @@ export type VehicleInput = { make?: string | null; model?: string | null; tankCa
 export function checkVehicles(list: VehicleInput[] | null | undefined, fields: Record<string, string>): Omit<HaulerVehicle, "id" | "licenseId" | "permissionId">[] {
   const vehicles = (list ?? []).filter((v) => Object.values(v ?? {}).some((x) => x !== null && x !== undefined && String(x).trim() !== ""));
   if (vehicles.length > MAX_VEHICLES) fields.vehicles = `List at most ${MAX_VEHICLES} vehicles.`;
+  // Each problem under its row's key ("vehicles.0.make"); forms name the row and column ("Make of vehicle 1").
   return vehicles.map((v, i) => {
     const at = (k: string) => `vehicles.${i}.${k}`;
     const make = clean(v.make);
@@ -163,13 +164,13 @@ export function checkVehicles(list: VehicleInput[] | null | undefined, fields: R
     const colour = clean(v.colour);
     const registeredOwner = clean(v.registeredOwner);
     const cap = v.tankCapacityGallons ?? null;
-    if (!make || make.length > 100) fields[at("make")] = `Vehicle ${i + 1}: enter the make.`;
-    if (!model || model.length > 100) fields[at("model")] = `Vehicle ${i + 1}: enter the model.`;
-    if (cap === null || !Number.isInteger(cap) || cap < 1 || cap > 20000) fields[at("tankCapacityGallons")] = `Vehicle ${i + 1}: enter the tank capacity in whole gallons (1 to 20,000).`;
-    if (!plate || plate.length > 20) fields[at("plate")] = `Vehicle ${i + 1}: enter the licence plate number.`;
-    if (!/^[A-Z]{2}$/.test(plateState)) fields[at("plateState")] = `Vehicle ${i + 1}: enter the plate's state as two letters, like NY.`;
-    if (!colour || colour.length > 50) fields[at("colour")] = `Vehicle ${i + 1}: enter the colour.`;
-    if (!registeredOwner || registeredOwner.length > 200) fields[at("registeredOwner")] = `Vehicle ${i + 1}: enter the registered owner.`;
+    if (!make || make.length > 100) fields[at("make")] = "Enter the make.";
+    if (!model || model.length > 100) fields[at("model")] = "Enter the model.";
+    if (cap === null || !Number.isInteger(cap) || cap < 1 || cap > 20000) fields[at("tankCapacityGallons")] = "Enter the tank capacity in whole gallons (1 to 20,000).";
+    if (!plate || plate.length > 20) fields[at("plate")] = "Enter the licence plate number.";
+    if (!/^[A-Z]{2}$/.test(plateState)) fields[at("plateState")] = "Enter the plate's state as two letters, like NY.";
+    if (!colour || colour.length > 50) fields[at("colour")] = "Enter the colour.";
+    if (!registeredOwner || registeredOwner.length > 200) fields[at("registeredOwner")] = "Enter the registered owner.";
     return { position: i, make: make ?? "", model: model ?? "", tankCapacityGallons: cap ?? 0, plate: plate ?? "", plateState, colour: colour ?? "", registeredOwner: registeredOwner ?? "" };
   });
 }

@@ -418,8 +418,17 @@ export class HaulerLicensesResolver {
 
   @Access("SIGNED_IN")
   @Mutation(() => HaulerLicenseType, { description: "Submits the application with the owner's certification; opens the application fee's payment" })
-  submitHaulerLicense(@Arg("id", () => ID) id: string, @Arg("certify", () => Boolean) certify: boolean, @Ctx() ctx: Context) {
-    return haulers.submitLicense(ctx.ds, ctx.viewer!, { id, certify }, meta(ctx));
+  submitHaulerLicense(
+    @Arg("id", () => ID) id: string,
+    @Arg("certify", () => Boolean) certify: boolean,
+    @Ctx() ctx: Context,
+    @Arg("draft", () => LicenseDraftInput, {
+      nullable: true,
+      description: "The answers as the form holds them (its id, organizationId and districtId are ignored): saved and submitted together, every problem reported at once",
+    })
+    draft?: LicenseDraftInput | null,
+  ) {
+    return haulers.submitLicense(ctx.ds, ctx.viewer!, { id, certify, draft: draft ?? null }, meta(ctx));
   }
 
   @Access("BOARD")

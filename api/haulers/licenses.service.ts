@@ -32,9 +32,18 @@ export type LicenseDraftInput = {
   vehicles?: VehicleInput[] | null;
 };
 
-/** Saves the application as a draft (new, or the owner's own draft). Completeness is checked on submission. */
-export async function saveLicenseDraft(ds: DataSource, viewer: Viewer, input: LicenseDraftInput, requestId?: string): Promise<HaulerLicense> {
-  const fields: Record<string, string> = {};
+type DraftValues = {
+  part364PermitNumber: string | null;
+  part364ExpiresOn: string | null;
+  part364DocumentId: string | null;
+  annualVolumeGallons: number | null;
+  serviceArea: string | null;
+  otherInformation: string | null;
+};
+
+/** The draft's answers as stored, and every problem of their form at once (nothing about completeness: a draft may be empty). */
+function checkDraft(input: LicenseDraftInput, fields: Record<string, string>): { values: DraftValues; vehicles: ReturnType<typeof checkVehicles> } {
+  const vehicles = checkVehicles(input.vehicles, fields);
   const permitNumber = clean(input.part364PermitNumber);
   if (permitNumber && permitNumber.length > 50) fields.part364PermitNumber = "Use at most 50 characters.";
   const expires = clean(input.part364ExpiresOn);
@@ -47,7 +56,29 @@ export async function saveLicenseDraft(ds: DataSource, viewer: Viewer, input: Li
   if (serviceArea && serviceArea.length > 1000) fields.serviceArea = "Use at most 1,000 characters.";
   const other = longText(input.otherInformation);
   if (other && other.length > 4000) fields.otherInformation = "Use at most 4,000 characters.";
-  const vehicles = checkVehicles(input.vehicles, fields);
+  return { values: { part364PermitNumber: permitNumber, part364ExpiresOn: expires, part364DocumentId: docId, annualVolumeGallons: volume, serviceArea, otherInformation: other }, vehicles };
+}
+
+/** The Part 364 permit named in a draft must be the company's own upload. */
+async function checkOwnDocument(tx: EntityManager, viewer: Viewer, l: HaulerLicense, docId: string | null, fields: Record<string, string>) {
+  if (!docId || fields.part364DocumentId) return;
+  const ok: unknown[] = await tx.query(`SELECT 1 FROM document WHERE id = $1 AND (owner_id = $2 OR organization_id = $3)`, [docId, viewer.userId, l.organizationId]);
+  if (!ok.length) fields.part364DocumentId = "Attach the Part 364 permit from your own uploaded documents.";
+}
+
+/** Stores the draft's answers and replaces its vehicles. */
+async function storeDraft(tx: EntityManager, l: HaulerLicense, values: DraftValues, vehicles: ReturnType<typeof checkVehicles>): Promise<HaulerLicense> {
+  Object.assign(l, { ...values, updatedAt: clock.now() });
+  l = await tx.save(l);
+  await tx.delete(HaulerVehicle, { licenseId: l.id });
+  if (vehicles.length) await tx.insert(HaulerVehicle, vehicles.map((v) => ({ ...v, licenseId: l.id, permissionId: null })));
+  return l;
+}
+
+/** Saves the application as a draft (new, or the owner's own draft). Completeness is checked on submission. */
+export async function saveLicenseDraft(ds: DataSource, viewer: Viewer, input: LicenseDraftInput, requestId?: string): Promise<HaulerLicense> {
+  const fields: Record<string, string> = {};
+  const { values, vehicles } = checkDraft(input, fields);
   if (Object.keys(fields).length) throw badInput(fields);
 
   return ds.transaction(async (tx) => {
@@ -65,22 +96,9 @@ export async function saveLicenseDraft(ds: DataSource, viewer: Viewer, input: Li
       if (!(await ownsOrg(tx, viewer, l.organizationId))) throw forbidden("Only the owner of the hauling company changes the application.");
       if (l.status !== "DRAFT") throw conflict("Only a draft can be changed; this application is already submitted.");
     }
-    if (docId) {
-      const ok: unknown[] = await tx.query(`SELECT 1 FROM document WHERE id = $1 AND (owner_id = $2 OR organization_id = $3)`, [docId, viewer.userId, l.organizationId]);
-      if (!ok.length) throw badInput({ part364DocumentId: "Attach the Part 364 permit from your own uploaded documents." });
-    }
-    Object.assign(l, {
-      part364PermitNumber: permitNumber,
-      part364ExpiresOn: expires,
-      part364DocumentId: docId,
-      annualVolumeGallons: volume,
-      serviceArea,
-      otherInformation: other,
-      updatedAt: clock.now(),
-    });
-    l = await tx.save(l);
-    await tx.delete(HaulerVehicle, { licenseId: l.id });
-    if (vehicles.length) await tx.insert(HaulerVehicle, vehicles.map((v) => ({ ...v, licenseId: l.id, permissionId: null })));
+    await checkOwnDocument(tx, viewer, l, values.part364DocumentId, fields);
+    if (Object.keys(fields).length) throw badInput(fields);
+    l = await storeDraft(tx, l, values, vehicles);
     await audit(tx, actorOf(viewer, requestId), {
       action: creating ? "hauler.license_draft_created" : "hauler.license_draft_saved",
       entityType: "HaulerLicense",
@@ -96,11 +114,14 @@ export async function saveLicenseDraft(ds: DataSource, viewer: Viewer, input: Li
  * Checks the application (SUL 801-802): the vehicles, each owned by the applicant; the Part 364
  * permit, in force and uploaded; the annual volume and service area; the applicant's certification.
  * The fee comes from the rulebook and may not exceed its cap (SUL 801); the payment is opened and
- * the Board reviews once it is paid.
+ * the Board reviews once it is paid. With `draft`, the answers as the form holds them are saved and
+ * submitted at once: every problem, of their form and of their completeness, is reported in one answer.
  */
-export async function submitLicense(ds: DataSource, viewer: Viewer, input: { id: string; certify: boolean }, meta: Meta): Promise<HaulerLicense> {
+export async function submitLicense(ds: DataSource, viewer: Viewer, input: { id: string; certify: boolean; draft?: LicenseDraftInput | null }, meta: Meta): Promise<HaulerLicense> {
+  const fields: Record<string, string> = {};
+  const given = input.draft ? checkDraft(input.draft, fields) : null;
   return ds.transaction(async (tx) => {
-    const l = await getLicense(tx, viewer, input.id, true);
+    let l = await getLicense(tx, viewer, input.id, true);
     if (!(await ownsOrg(tx, viewer, l.organizationId))) throw forbidden("Only the owner of the hauling company submits the application.");
     if (l.status !== "DRAFT") throw conflict("This application is already submitted.");
     const district = await loadDistrict(tx, l.districtId);
@@ -108,32 +129,40 @@ export async function submitLicense(ds: DataSource, viewer: Viewer, input: { id:
     requireLicensing(rb);
     const today = dateIn(district.timeZone);
     const org = await tx.findOneByOrFail(Organization, { id: l.organizationId });
-    const vehicles = await vehiclesOf(tx, { licenseIds: [l.id] });
+    if (given) {
+      await checkOwnDocument(tx, viewer, l, given.values.part364DocumentId, fields);
+      // Judged as the form holds it; stored only if the whole submission goes through.
+      Object.assign(l, given.values);
+    }
+    const vehicles = given ? given.vehicles : await vehiclesOf(tx, { licenseIds: [l.id] });
     const s801 = rb.entry("hauler.applicationFee").section;
     const s802 = rb.entry("hauler.applicantMustOwnVehicles").section;
+    // A problem of a field's form (said above) stands before one of its completeness.
+    const problem = (key: string, message: string) => {
+      fields[key] ??= message;
+    };
 
-    const fields: Record<string, string> = {};
-    if (!vehicles.length) fields.vehicles = `List each vehicle that will carry septage: make, model, tank capacity, plate and colour (${s801}).`;
+    if (!vehicles.length) problem("vehicles", `List each vehicle that will carry septage: make, model, tank capacity, plate and colour (${s801}).`);
     if (rb.enabled("hauler.applicantMustOwnVehicles")) {
       const owners = await peopleOf(tx, l.organizationId, true);
       const allowed = new Set([normalizeName(org.name), ...owners.map((o) => normalizeName(o.display_name))]);
       vehicles.forEach((v, i) => {
         if (!allowed.has(normalizeName(v.registeredOwner)))
-          fields[`vehicles.${i}.registeredOwner`] =
-            `Vehicle ${i + 1} (${v.plate}) is registered to ${v.registeredOwner}, not to ${org.name} or its owner: the applicant must own the vehicles (${s802}).`;
+          problem(`vehicles.${i}.registeredOwner`, `${v.plate} is registered to ${v.registeredOwner}, not to ${org.name} or its owner: the applicant must own the vehicles (${s802}).`);
       });
     }
     if (rb.enabled("hauler.part364PermitRequired")) {
       const s = rb.entry("hauler.part364PermitRequired").section;
-      if (!l.part364PermitNumber) fields.part364PermitNumber = `Enter the NYSDEC Part 364 waste transporter permit number (${s}).`;
-      if (!l.part364ExpiresOn) fields.part364ExpiresOn = "Enter the Part 364 permit's expiry date.";
-      else if (l.part364ExpiresOn < today) fields.part364ExpiresOn = `The Part 364 permit expired on ${formatDate(l.part364ExpiresOn)}; a licence needs a permit in force (${s}).`;
-      if (!l.part364DocumentId) fields.part364DocumentId = "Upload the Part 364 permit (PDF, PNG or JPEG).";
+      if (!l.part364PermitNumber) problem("part364PermitNumber", `Enter the NYSDEC Part 364 waste transporter permit number (${s}).`);
+      if (!l.part364ExpiresOn) problem("part364ExpiresOn", "Enter the Part 364 permit's expiry date.");
+      else if (l.part364ExpiresOn < today) problem("part364ExpiresOn", `The Part 364 permit expired on ${formatDate(l.part364ExpiresOn)}; a licence needs a permit in force (${s}).`);
+      if (!l.part364DocumentId) problem("part364DocumentId", "Upload the Part 364 permit (PDF, PNG or JPEG).");
     }
-    if (!l.annualVolumeGallons) fields.annualVolumeGallons = `Enter the approximate annual septage volume in gallons (${s801}).`;
-    if (!l.serviceArea) fields.serviceArea = `Describe the service area (${s801}).`;
-    if (!input.certify) fields.certify = `Certify that the statements are true: a false or misleading statement voids the licence (${s802}).`;
+    if (!l.annualVolumeGallons) problem("annualVolumeGallons", `Enter the approximate annual septage volume in gallons (${s801}).`);
+    if (!l.serviceArea) problem("serviceArea", `Describe the service area (${s801}).`);
+    if (!input.certify) problem("certify", `Certify that the statements are true: a false or misleading statement voids the licence (${s802}).`);
     if (Object.keys(fields).length) throw badInput(fields);
+    if (given) l = await storeDraft(tx, l, given.values, given.vehicles);
 
     const fee = rb.require("hauler.applicationFee");
     const max = rb.entry("hauler.applicationFeeMax");
