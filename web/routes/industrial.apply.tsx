@@ -294,13 +294,14 @@ function RowTable({
   error?: string;
 }) {
   return (
-    <div className={`usa-form-group${error ? " usa-form-group--error" : ""}`} id={name}>
+    <div className={`usa-form-group${error ? " usa-form-group--error" : ""}`}>
       {error && (
         <span className="usa-error-message" role="alert">
           {error}
         </span>
       )}
-      <table className="usa-table usa-table--borderless usa-table--compact width-full">
+      {/* The error summary links to the table, named by its caption. */}
+      <table className="usa-table usa-table--borderless usa-table--compact width-full" id={name}>
         <caption>{caption}</caption>
         <thead>
           <tr>
