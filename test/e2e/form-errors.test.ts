@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDemoScenes } from "../../api/db/demo-scenes.js";
 import { DEMO_ACCOUNTS } from "../../api/db/demo.js";
 import { labelKeyOf, type FieldLabels } from "../../web/components/forms.js";
-import { Client, startTestServer, type TestServer } from "../harness.js";
+import { addCalendarDays, dateIn } from "../../api/common/dates.js";
+import { Client, DEMO, startTestServer, type TestServer } from "../harness.js";
 import { launchBrowser } from "./browser.js";
 
 /**
@@ -31,7 +32,8 @@ const FILES = fs
   .filter((f) => /\.tsx?$/.test(f))
   .sort();
 const source = (f: string) => fs.readFileSync(path.join(ROUTES, f), "utf8");
-const hasAction = (f: string) => /export\s+(async\s+)?(function|const)\s+action\b/.test(source(f));
+const WITH_ACTION = new Set(FILES.filter((f) => /export\s+(async\s+)?(function|const)\s+action\b/.test(source(f))));
+const hasAction = (f: string) => WITH_ACTION.has(f);
 
 type Route = { file: string; re: RegExp; params: number; index: boolean };
 
@@ -213,9 +215,54 @@ let srv: TestServer;
 let browser: Browser;
 let parser: Page;
 
+/**
+ * Two issued lateral permits of the demo applicant (the demo has none): one waiting for its first
+ * inspection to be asked for (the applicant's request form), one whose inspection is scheduled (the
+ * Operator's schedule and result forms). Through the API, as the applicant and the Operator do it.
+ */
+async function issuedPermits(): Promise<void> {
+  const a = new Client(srv.url);
+  await a.signIn(DEMO.applicant);
+  const op = new Client(srv.url);
+  await op.signIn(DEMO.lakeviewOperator);
+  const pdf = Buffer.from("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF", "latin1").toString("base64");
+  const { uploadDocument: plan } = await a.ok(`mutation($i: UploadDocumentInput!) { uploadDocument(input: $i) { id } }`, { i: { filename: "site-plan.pdf", contentBase64: pdf } });
+  const { district, approvedContractors } = await a.ok(`{ district(slug: "lakeview") { id } approvedContractors(districtSlug: "lakeview") { id } }`);
+  for (const street of ["Orchard Lane", "Harbor Road"]) {
+    const { saveLateralPermitDraft: d } = await a.ok(`mutation($i: LateralPermitDraftInput!) { saveLateralPermitDraft(input: $i) { id } }`, {
+      i: {
+        districtId: district.id,
+        permitClass: "RESIDENTIAL_COMMERCIAL_INSTITUTIONAL",
+        buildingUse: "RESIDENTIAL",
+        workKind: "NEW_BUILDING",
+        streetNumber: "12",
+        street,
+        city: "Lakeview",
+        zip: "13600",
+        taxParcel: "101.2-3-4",
+        ownerName: "Alex Applicant",
+        contractorId: approvedContractors[0].id,
+        asBuiltSheets: 1,
+        documentIds: [plan.id],
+      },
+    });
+    const { submitLateralPermit: s } = await a.ok(`mutation($id: ID!) { submitLateralPermit(id: $id) { paymentId } }`, { id: d.id });
+    const { startCheckout } = await a.ok(`mutation($id: ID!) { startCheckout(paymentId: $id) { url } }`, { id: s.paymentId });
+    await a.ok(`mutation($s: String!) { completeTestCheckout(sessionId: $s, outcome: "PAY") { id } }`, { s: startCheckout.url.split("/").pop() });
+    await op.ok(`mutation($id: ID!) { approveLateralPermit(id: $id) { id } }`, { id: d.id });
+    if (street === "Harbor Road") {
+      const { requestInspection: i } = await a.ok(`mutation($id: ID!) { requestInspection(permitId: $id) { id } }`, { id: d.id });
+      let day = addCalendarDays(dateIn("America/New_York"), 3);
+      while ([0, 6].includes(new Date(`${day}T12:00:00Z`).getUTCDay())) day = addCalendarDays(day, 1);
+      await op.ok(`mutation($i: ScheduleInspectionInput!) { scheduleInspection(input: $i) { id } }`, { i: { inspectionId: i.id, scheduledFor: `${day}T09:00` } });
+    }
+  }
+}
+
 beforeAll(async () => {
   srv = await startTestServer({ portal: process.env.FORM_ERRORS_PORTAL === "vite" ? "vite" : true });
   await loadDemoScenes(srv.running.ds, srv.url, srv.config);
+  await issuedPermits();
   browser = await launchBrowser();
   parser = await browser.newPage({ javaScriptEnabled: true });
 });
@@ -229,16 +276,20 @@ const NOT_PAGES = /^\/(sign-out|documents\/|webhooks\/|graphql)|\.(ics|csv|pdf)$
 /** The pages a visitor reaches by links from its start pages, one per route; the forms on those of routes with an action. */
 async function crawl(v: Visitor): Promise<Found[]> {
   const queue = ["/", "/dashboard", "/staff", "/account", "/sign-up", "/forgot-password"];
-  const seenRoutes = new Set<string>();
+  const seenRoutes = new Map<string, number>();
+  const seenUrls = new Set<string>();
   const found: Found[] = [];
+  /** A record's page twice (two records in two states may show different forms); any other page once. */
+  const room = (route: string) => (seenRoutes.get(route) ?? 0) < (hasAction(route) && routeOf(route).params > 0 ? 2 : 1);
   while (queue.length && seenRoutes.size < 80) {
     const url = queue.shift()!;
     const u = new URL(url, srv.url);
     const route = routeFor(u.pathname, u.searchParams.has("index"));
-    if (!route || seenRoutes.has(route) || NOT_PAGES.test(u.pathname)) continue;
+    if (!route || !room(route) || seenUrls.has(u.pathname) || NOT_PAGES.test(u.pathname)) continue;
     // A page with an address parameter and no action can only lead on to records the lists show too.
     if (!hasAction(route) && routeOf(route).params > 0) continue;
-    seenRoutes.add(route);
+    seenRoutes.set(route, (seenRoutes.get(route) ?? 0) + 1);
+    seenUrls.add(u.pathname);
     const res = await fetch(`${srv.url}${u.pathname}${u.search}`, { headers: { cookie: v.jar.header }, redirect: "manual" });
     v.jar.keep(res);
     if (res.status !== 200 || !(res.headers.get("content-type") ?? "").includes("text/html")) {
@@ -250,7 +301,7 @@ async function crawl(v: Visitor): Promise<Found[]> {
       if (!href.startsWith("/") || href.startsWith("//")) continue;
       const next = new URL(href, srv.url);
       const r = routeFor(next.pathname, next.searchParams.has("index"));
-      if (r && !seenRoutes.has(r)) queue.push(next.pathname + next.search);
+      if (r && room(r) && !seenUrls.has(next.pathname)) queue.push(next.pathname + next.search);
     }
     for (const form of parsed.forms) {
       const target = new URL(form.action || u.pathname + u.search, `${srv.url}${u.pathname}`);
@@ -403,7 +454,7 @@ describe("every error a portal form shows", () => {
           const out: Submitted[] = [];
           for (const f of list) {
             const buttons = f.form.buttons.filter((b, i, all) => all.findIndex((x) => x.name === b.name && x.value === b.value) === i);
-            for (const b of buttons.length ? buttons : [undefined]) for (const empty of [true, false]) out.push(await submit(v, f, b, empty));
+            for (const b of buttons.length ? buttons : [undefined]) for (const empty of [false, true]) out.push(await submit(v, f, b, empty)); // wrong values first: an empty form of optional fields may go through
           }
           return out;
         }),
@@ -412,11 +463,12 @@ describe("every error a portal form shows", () => {
     ).flat();
     if (process.env.FORM_ERRORS_DEBUG) console.log(`submitted in ${Date.now() - t0} ms: ${results.length}`);
     const routes = new Set(results.map((r) => r.route));
+    if (process.env.FORM_ERRORS_DEBUG) console.log([...routes].sort().join("\n"));
     expect(results.filter((r) => r.status >= 500).map((r) => `${r.route} (${r.who}, ${r.how}) → ${r.status}`)).toEqual([]);
     expect(results.flatMap(problemsOf)).toEqual([]);
     expect(results.filter((r) => r.shown.summary.length > 0).length).toBeGreaterThan(30);
     // The crawl reached the forms of every kind of visitor.
-    for (const r of ["sign-up.tsx", "sign-in.tsx", "forgot-password.tsx", "account.password.tsx", "permits.new.tsx", "staff.moratoria.tsx", "staff.rulebook.$slug.tsx"])
+    for (const r of ["sign-up.tsx", "sign-in.tsx", "forgot-password.tsx", "account.password.tsx", "permits.new.tsx", "permits.$id.tsx", "staff.permits.$id.tsx", "staff.moratoria.tsx", "staff.rulebook.$slug.tsx"])
       expect([...routes], `the crawl reached ${r}`).toContain(r);
   });
 });

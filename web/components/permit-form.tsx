@@ -82,7 +82,7 @@ export const LABELS: Record<string, string> = {
   workKind: "Kind of work",
   contractorId: "Contractor",
   workDoneBy: "Who will do the work",
-  asBuiltSheets: "Sheets of plans",
+  asBuiltSheets: "Number of sheets of plans showing lateral connections",
   plans: "Plans and specifications",
   documentIds: "Plans and specifications",
   newPlans: "Plans and specifications",
@@ -241,7 +241,15 @@ export function PermitForm({ data, action }: { data: PermitFormData; action?: Pe
           )}
           {data.myDocuments.map((d) => (
             <div className="usa-checkbox" key={d.id}>
-              <input className="usa-checkbox__input" id={`doc-${d.id}`} type="checkbox" name="documentIds" value={d.id} defaultChecked={chosenDocs.has(d.id)} />
+              <input
+                className="usa-checkbox__input"
+                id={`doc-${d.id}`}
+                type="checkbox"
+                name="documentIds"
+                value={d.id}
+                defaultChecked={chosenDocs.has(d.id)}
+                aria-invalid={plansError ? true : undefined}
+              />
               <label className="usa-checkbox__label" htmlFor={`doc-${d.id}`}>
                 {d.filename} ({TYPE_LABELS[d.contentType] ?? d.contentType})
               </label>
@@ -251,12 +259,19 @@ export function PermitForm({ data, action }: { data: PermitFormData; action?: Pe
             <label className="usa-label" htmlFor="file">
               Upload a plan
             </label>
-            <input className="usa-file-input" id="file" name="file" type="file" accept=".pdf,.png,.jpg,.jpeg,application/pdf,image/png,image/jpeg" />
+            <input
+              className="usa-file-input"
+              id="file"
+              name="file"
+              type="file"
+              accept=".pdf,.png,.jpg,.jpeg,application/pdf,image/png,image/jpeg"
+              aria-invalid={plansError ? true : undefined}
+            />
           </div>
           {needs.asBuiltDrawings.required && (
             <TextField
               name="asBuiltSheets"
-              label="Number of sheets of plans showing lateral connections"
+              label={LABELS.asBuiltSheets}
               hint={
                 afterSubmission
                   ? "The deposit was computed from this when you submitted; it cannot change now."
