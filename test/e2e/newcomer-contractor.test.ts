@@ -125,6 +125,16 @@ describe("a newcomer contracting firm in Lakeview, by clicking only", () => {
       await checked(page, "Apply to be an approved contractor");
       expect(await main(page)).toContain(`Applying to ${LAKEVIEW.name}`);
 
+      // Asked for Huron, the form says its law keeps no list and offers nothing to file.
+      await page.getByLabel("District", { exact: true }).selectOption({ label: HURON });
+      await page.getByRole("button", { name: "Show this district's requirements" }).click();
+      await page.getByText(`${HURON} keeps no list of approved contractors`).waitFor();
+      expect(await page.getByRole("button", { name: "Send the application" }).count()).toBe(0);
+      await expectNoAxeViolations(page);
+      await page.getByLabel("District", { exact: true }).selectOption({ label: LAKEVIEW.name });
+      await page.getByRole("button", { name: "Show this district's requirements" }).click();
+      await page.getByRole("heading", { level: 2, name: `Applying to ${LAKEVIEW.name}` }).waitFor();
+
       // A form with several problems tells them all at once, each by its visible label.
       await page.getByLabel("Bond amount, in dollars").fill("five thousand");
       const workers = page.getByRole("group", { name: POLICIES[0][0] });
@@ -168,6 +178,24 @@ describe("a newcomer contracting firm in Lakeview, by clicking only", () => {
       await entry.getByRole("button", { name: `Approve ${FIRM}` }).click();
       await clerk.getByText("The contractor is approved and listed.").waitFor();
       await expectNoAxeViolations(clerk);
+
+      // Huron's Clerk reads on the staff page that its law keeps no list.
+      const huron = await e.browser.newContext();
+      try {
+        const staff = await huron.newPage();
+        await staff.goto(`${e.srv.url}/`);
+        await staff.getByRole("link", { name: "Sign in", exact: true }).first().click();
+        await staff.getByLabel("Email address").fill(DEMO.huronClerk);
+        await staff.getByLabel("Password").fill(DEMO_PASSWORD);
+        await staff.getByRole("button", { name: "Sign in" }).click();
+        await staff.waitForURL((u) => u.pathname !== "/sign-in");
+        await staff.getByRole("link", { name: "Staff", exact: true }).first().click();
+        await staff.getByRole("link", { name: `Contractors of ${HURON}` }).click();
+        await checked(staff, "Contractors");
+        expect(await main(staff)).toContain(`${HURON} keeps no list of approved contractors: Huron's law does not provide an approved contractor list. (Huron Article III)`);
+      } finally {
+        await huron.close();
+      }
 
       // The firm is on the public list, reached from the home page.
       await page.getByRole("link", { name: "Tapline", exact: true }).click();
