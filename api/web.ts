@@ -60,15 +60,22 @@ export async function mountPortal(app: express.Express, config: Config, execute:
     return () => vite.close();
   }
   const buildDir = path.resolve("build");
-  // Public files keep their caching for everyone (api/security-headers.ts). Text files go out as
-  // the brotli or gzip copy the build wrote next to them (vite.config.ts), with Content-Encoding
-  // and `Vary: Accept-Encoding`; fingerprinted assets are immutable for a year.
-  const precompressed = (serveStatic: expressStaticGzip.ExpressStaticGzipOptions["serveStatic"]): expressStaticGzip.ExpressStaticGzipOptions => ({ enableBrotli: true, orderPreference: ["br", "gzip"], index: false, serveStatic });
-  app.use("/assets", expressStaticGzip(path.join(buildDir, "client/assets"), precompressed({ immutable: true, maxAge: "1y", setHeaders: markStaticFile })));
-  app.use(expressStaticGzip(path.join(buildDir, "client"), precompressed({ maxAge: "1h", setHeaders: markStaticFile })));
+  serveBuildFiles(app, path.join(buildDir, "client"));
   const build = await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
   app.all("*", createRequestHandler({ build, getLoadContext: getLoadContext as any }));
   return async () => {};
+}
+
+/**
+ * The client build's files. Public files keep their caching for everyone (api/security-headers.ts):
+ * fingerprinted assets immutable for a year, the rest an hour. Text files go out as the brotli or
+ * gzip copy the build wrote next to them (vite.config.ts), with Content-Encoding and
+ * `Vary: Accept-Encoding`.
+ */
+export function serveBuildFiles(app: express.Express, clientDir: string): void {
+  const precompressed = (serveStatic: expressStaticGzip.ExpressStaticGzipOptions["serveStatic"]): expressStaticGzip.ExpressStaticGzipOptions => ({ enableBrotli: true, orderPreference: ["br", "gzip"], index: false, serveStatic });
+  app.use("/assets", expressStaticGzip(path.join(clientDir, "assets"), precompressed({ immutable: true, maxAge: "1y", setHeaders: markStaticFile })));
+  app.use(expressStaticGzip(clientDir, precompressed({ maxAge: "1h", setHeaders: markStaticFile })));
 }
 
 type Vite = { server: import("vite").ViteDevServer; close(): Promise<void> };
