@@ -34,7 +34,7 @@ registerDashboardProvider(async (ds, viewer) => {
   return rows.map((p): DashboardItem => {
     const title = p.permit_number ? `Discharge permit ${p.permit_number}: ${p.facility_name}` : `Discharge permit application: ${p.facility_name ?? "draft"}`;
     const base = { kind: "DischargePermit", id: p.id, title, status: STATUS_LABELS[p.status], href: `/industrial/${p.id}`, dueDate: null, daysLeft: null };
-    if (p.status === "DRAFT") return { ...base, nextStep: "Finish and submit the application (Sewer Use Law 1004 A)", href: `/industrial/apply?id=${p.id}` };
+    if (p.status === "DRAFT") return { ...base, nextStep: "Finish and submit the application (Sewer Use Law 1004 A)", href: `/industrial/apply?id=${p.id}`, nextStepHref: `/industrial/apply?id=${p.id}` };
     if (p.status === "SUBMITTED")
       return p.payment_id && !p.paid_at
         ? { ...base, nextStep: "Pay the application fee (Sewer Use Law 1004 A)", nextStepHref: `/payments/${p.payment_id}` }
@@ -55,7 +55,8 @@ registerDashboardProvider(async (ds, viewer) => {
         nextStep: `File the compliance report for ${formatDate(p.next_report.periodStart)} to ${formatDate(p.next_report.periodEnd)} (Sewer Use Law 1005(3))`,
         dueDate: p.next_report.dueOn,
         daysLeft: daysLeft(p.next_report.dueOn, p.time_zone),
-        href: `/industrial/reports/${p.next_report.id}`,
+        // The results are entered and the report signed on its page.
+        nextStepHref: `/industrial/reports/${p.next_report.id}`,
       };
     return { ...base, nextStep: null };
   });

@@ -240,6 +240,13 @@ describe("from application to permit, report, signature and copy of record", () 
     expect(p.reports.at(-1)).toMatchObject({ periodEnd: "2031-09-14", dueOn: "2031-12-31" });
     expect(p.nextReport).toMatchObject({ id: p.reports[0].id, dueOn: "2026-12-31", daysLeft: 107 });
     reportId = p.reports[0].id;
+    // The next report is the dashboard's task, in words, linked to the report where it is filed.
+    const { myDashboard } = await f.ar.ok(`{ myDashboard { items { kind nextStep nextStepHref href } } }`);
+    expect(myDashboard.items.find((i: any) => i.kind === "DischargePermit")).toMatchObject({
+      nextStep: expect.stringMatching(/^File the compliance report for [A-Z][a-z]+ \d{1,2}, 2026 to November 30, 2026 \(Sewer Use Law 1005\(3\)\)$/),
+      nextStepHref: `/industrial/reports/${reportId}`,
+      href: `/industrial/${permitId}`,
+    });
     const [mail] = await emails(f.arEmail, "industrial.issued");
     expect(mail.body_text).toMatch(/Apply for reissuance by March 18, 2031 \(Sewer Use Law 1004 E\)/);
   });
