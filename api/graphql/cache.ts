@@ -49,11 +49,35 @@ export function cachedPortalAnswer(key: string): unknown {
   return undefined;
 }
 
+/**
+ * When a public answer's minute is up, the requests asking for it at that moment (ten at once under
+ * load) wait for the first one's reading instead of each running the whole operation again.
+ */
+const knownPublic = new Set<string>();
+const rereading = new Map<string, Promise<unknown>>();
+
+/** The reading under way of a public answer, if any: its data, or undefined when it failed. */
+export const portalAnswerBeingRead = (key: string): Promise<unknown> | undefined => rereading.get(key);
+
+/** For a key once answered public: registers this request's reading, which the others wait for; call `done` with its data (undefined when it failed). */
+export function readingPortalAnswer(key: string): ((data: unknown) => void) | undefined {
+  if (!knownPublic.has(key)) return undefined;
+  let done!: (data: unknown) => void;
+  const p = new Promise<unknown>((resolve) => (done = resolve));
+  rereading.set(key, p);
+  return (data) => {
+    if (rereading.get(key) === p) rereading.delete(key);
+    done(data);
+  };
+}
+
 /** Keeps an answer whose `Cache-Control` says public with a max-age (what Apollo's cache-control plugin set). */
 export function keepPortalAnswer(key: string, data: unknown, cacheControl: string | undefined): void {
   const maxAge = /(?:^|,)\s*public\b/.test(cacheControl ?? "") ? Number(/max-age=(\d+)/.exec(cacheControl!)?.[1] ?? 0) : 0;
   if (maxAge <= 0) return;
   if (portalAnswers.size >= PORTAL_ANSWERS_MAX) portalAnswers.delete(portalAnswers.keys().next().value!);
+  if (knownPublic.size >= PORTAL_ANSWERS_MAX) knownPublic.clear();
+  knownPublic.add(key);
   portalAnswers.set(key, { data: deepFreeze(data), expires: Date.now() + maxAge * 1000 });
 }
 
@@ -68,6 +92,7 @@ function deepFreeze<T>(v: T): T {
 /** Called after a change to public data, so this instance answers fresh at once (others within a minute). */
 export async function clearPublicCache(): Promise<void> {
   portalAnswers.clear();
+  rereading.clear();
   await publicResponseCache.clear();
 }
 
