@@ -2,7 +2,16 @@ import { ApolloServer } from "@apollo/server";
 import { expressMiddleware } from "@as-integrations/express4";
 import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import responseCachePlugin from "@apollo/server-plugin-response-cache";
-import { cacheControlPlugin, cachedPortalAnswer, keepPortalAnswer, mayBeCached, portalAnswerKey, publicResponseCache } from "./graphql/cache.js";
+import {
+  cacheControlPlugin,
+  cachedPortalAnswer,
+  keepPortalAnswer,
+  mayBeCached,
+  portalAnswerBeingRead,
+  portalAnswerKey,
+  publicResponseCache,
+  readingPortalAnswer,
+} from "./graphql/cache.js";
 import { clearMicroCache } from "./graphql/micro-cache.js";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import express from "express";
@@ -92,18 +101,29 @@ export async function createApi(opts: { ds: DataSource; config: Config; log: Log
     const key = portalAnswerKey(query, variables);
     const cached = cachedPortalAnswer(key);
     if (cached !== undefined) return { data: cached, setCookies: [] };
-    let built;
+    const beingRead = await portalAnswerBeingRead(key);
+    if (beingRead !== undefined) return { data: beingRead, setCookies: [] };
+    const done = readingPortalAnswer(key);
+    let answer: unknown;
     try {
-      built = await buildContext({ ds, config, log, headers: request.headers, ip });
-    } catch (e) {
-      if (e instanceof AppError) return { errors: [{ message: e.message, extensions: { code: e.code } }], setCookies: [] };
-      throw e;
+      let built;
+      try {
+        built = await buildContext({ ds, config, log, headers: request.headers, ip });
+      } catch (e) {
+        if (e instanceof AppError) return { errors: [{ message: e.message, extensions: { code: e.code } }], setCookies: [] };
+        throw e;
+      }
+      const res = await apollo.executeOperation({ query, variables }, { contextValue: built.ctx });
+      if (res.body.kind !== "single") throw new Error("incremental delivery is not used");
+      const { data, errors } = res.body.singleResult;
+      if (!errors?.length && data) {
+        keepPortalAnswer(key, data, res.http.headers.get("cache-control"));
+        answer = cachedPortalAnswer(key);
+      }
+      return { data, errors: errors as any, setCookies: built.setCookies };
+    } finally {
+      done?.(answer);
     }
-    const res = await apollo.executeOperation({ query, variables }, { contextValue: built.ctx });
-    if (res.body.kind !== "single") throw new Error("incremental delivery is not used");
-    const { data, errors } = res.body.singleResult;
-    if (!errors?.length && data) keepPortalAnswer(key, data, res.http.headers.get("cache-control"));
-    return { data, errors: errors as any, setCookies: built.setCookies };
   };
 
   return { apollo, execute };
