@@ -59,7 +59,6 @@ const COVERAGES = [
 const INSURANCE_FIELDS = ["insurer", "policyNumber", "limit", "expiresOn", "documentId"] as const;
 const TEXT_KEYS = ["organizationId", "districtId", "bondAmount", "bondExpiresOn", "bondDocumentId", ...COVERAGES.flatMap((c) => INSURANCE_FIELDS.map((f) => `${c}-${f}`))];
 
-const REQ = `label section note required minimumCents`;
 /**
  * The visible labels of the form's fields, and of the API's keys (fieldsForPage turns those into the
  * form's: a certificate's fields are named under their coverage's legend on the page).
@@ -81,6 +80,7 @@ export const LABELS: Record<string, string> = {
   "insurance.*.certificateDocumentId": "Certificate {n}: Certificate of insurance",
 };
 
+const REQ = `label section note required minimumCents`;
 const REQUIREMENTS = `query ContractorRequirements($slug: String!) {
   contractorRequirements(districtSlug: $slug) {
     approvedListEnabled list { ${REQ} } bond { ${REQ} } coverages { coverage ${REQ} } cancellationNoticeBusinessDays cancellationNotice { ${REQ} }
@@ -326,8 +326,8 @@ export default function ApplyAsContractor() {
   const { district, requirements: req, firms, documents, editing, renewing, districts, maxSize } = data;
   const v = a?.values ?? data.defaults;
   const f = a?.fields ?? {};
-  const labels: Record<string, string> = {
   // Each field's visible label (a policy's fields under its coverage's legend), in the form's order.
+  const labels: Record<string, string> = {
     organizationId: LABELS.organizationId,
     districtId: LABELS.districtId,
     bondAmount: LABELS.bondAmount,
@@ -341,8 +341,8 @@ export default function ApplyAsContractor() {
     labels[`${c.coverage}-expiresOn`] = `${c.label}: Policy expires on`;
     labels[`${c.coverage}-documentId`] = `${c.label}: Certificate of insurance`;
   }
-  const changeable = renewing ? editing!.status === "APPROVED" : !editing || editing.status === "APPLIED" || editing.status === "REJECTED";
   Object.assign(labels, { ...LABELS, ...labels });
+  const changeable = renewing ? editing!.status === "APPROVED" : !editing || editing.status === "APPLIED" || editing.status === "REJECTED";
   const onFile = (coverage: string) => editing?.insurance.find((i) => i.coverage === coverage);
 
   return (
