@@ -121,6 +121,14 @@ export const LOAD_FIELDS = `id districtId organizationId organizationName timeZo
   refusalReason refundDue measuredGallons receivedAt adjustmentCents
   vehicle { plate make model tankCapacityGallons } payment { id status amountCents receiptNumber refundedCents }`;
 
+/** A special permission's status in plain words (Huron IV-8). */
+export const PERMISSION_STATUS_LABELS: Record<string, string> = {
+  REQUESTED: "Waiting for the Superintendent",
+  GRANTED: "Granted",
+  DENIED: "Denied",
+  REVOKED: "Revoked",
+};
+
 export const LOAD_STATUS_LABELS: Record<string, string> = {
   BOOKED: "Booked",
   APPROVED: "Approved",
@@ -242,30 +250,91 @@ export function LicenseCard({ l, headingLevel = 2, links = true, forStaff = fals
 }
 
 /**
- * A task on the staff's hauler pages while no load can be booked in the district (the Town Board
- * has not set the dumping fee, SUL 1208): who does what, and for the ADMIN the way to the rulebook.
+ * A task on the staff's pages while no load can be booked in the district (the Town Board has not
+ * set the dumping fee, SUL 1208): who does what, with the way to where the Board's figure goes: the
+ * rulebook editor's dumping fee for the ADMIN, the district's rules (where it shows as not set) for
+ * the others.
  */
-export function BookingTask({ booking, district, admin }: { booking: LoadBooking; district: { slug: string; name: string }; admin: boolean }) {
+export function BookingTask({
+  booking,
+  district,
+  admin,
+  headingLevel = 2,
+}: {
+  booking: LoadBooking;
+  district: { slug: string; name: string };
+  admin: boolean;
+  headingLevel?: 2 | 3;
+}) {
   if (booking.ready) return null;
+  const H = headingLevel === 2 ? "h2" : "h3";
+  const id = `booking-task-${district.slug}`;
   return (
-    <div className="usa-alert usa-alert--warning" role="region" aria-labelledby="booking-task">
+    <div className="usa-alert usa-alert--warning margin-bottom-2" role="region" aria-labelledby={id}>
       <div className="usa-alert__body">
-        <h2 className="usa-alert__heading" id="booking-task">
-          To do: set the dumping fee
-        </h2>
+        <H className="usa-alert__heading" id={id}>
+          To do: set the dumping fee<span className="usa-sr-only"> of {district.name}</span>
+        </H>
         <p className="usa-alert__text">
           {booking.reason} The Town Board sets the fee by resolution{booking.section ? ` (${booking.section})` : ""}; the ADMIN enters it in the rulebook with the
           resolution's number and adoption date.{" "}
           {admin ? (
-            <Link className="usa-link" to={`/staff/rulebook/${district.slug}`}>
+            <Link className="usa-link" to={`/staff/rulebook/${district.slug}#hauler.dumpingFeePer1000Gallons`}>
               Enter the Board's dumping fee in {district.name}'s rulebook
             </Link>
           ) : (
-            "Ask the district's ADMIN to enter it once the Board has adopted it."
+            <>
+              Ask the district's ADMIN to enter it once the Board has adopted it.{" "}
+              <Link className="usa-link" to={`/rules/${district.slug}#topic-trucked-and-hauled-waste`}>
+                The dumping fee in {district.name}'s rules
+              </Link>
+            </>
           )}
         </p>
       </div>
     </div>
+  );
+}
+
+export type HaulerDistrict = { id: string; name: string; licensesHaulers: boolean; grantsSpecialPermission: boolean; section: string };
+export const HAULER_DISTRICT_FIELDS = "id name licensesHaulers grantsSpecialPermission section";
+
+/**
+ * How each district admits septage haulers, in plain words (haulerDistricts, from each rulebook): a
+ * Town Board licence (SUL 801), or, where the law licenses no haulers (Huron IV-8), the
+ * Superintendent's written special permission, linked when `permissionHref` is given.
+ */
+export function HowDistrictsAdmitHaulers({ districts, permissionHref }: { districts: HaulerDistrict[]; permissionHref?: string }) {
+  if (!districts.length) return null;
+  return (
+    <ul className="usa-list">
+      {districts.map((d) =>
+        d.licensesHaulers ? (
+          <li key={d.id}>
+            {d.name}: the Town Board licenses haulers for a year ({d.section}).
+          </li>
+        ) : (
+          <li key={d.id}>
+            <strong>{d.name} does not license haulers</strong> ({d.section}).{" "}
+            {d.grantsSpecialPermission ? (
+              <>
+                Septic tank pumpage is accepted there only with the Superintendent's written special permission, at a stated point and on stated conditions.
+                {permissionHref && (
+                  <>
+                    {" "}
+                    <Link className="usa-link" to={permissionHref}>
+                      Ask for special permission in {d.name}
+                    </Link>
+                  </>
+                )}
+              </>
+            ) : (
+              "It accepts no septage from haulers."
+            )}
+          </li>
+        ),
+      )}
+    </ul>
   );
 }
 
@@ -380,27 +449,44 @@ export function postedVehicles(form: FormData): Record<string, string>[] {
   return rows.filter(Boolean);
 }
 
-/** Posted rows → the API's vehicle inputs (empty rows dropped; a capacity that is not a number is kept as NaN-free null). */
-export function vehicleInputs(rows: Record<string, string>[]): { vehicles: Record<string, unknown>[]; errors: Record<string, string> } {
-  const errors: Record<string, string> = {};
-  const vehicles = rows
-    .map((r, i) => ({ r, i }))
-    .filter(({ r }) => Object.entries(r).some(([k, v]) => k !== "plateState" && v.trim() !== ""))
-    .map(({ r, i }, j) => {
+/**
+ * Posted rows → the API's vehicle inputs, empty rows dropped (a capacity that is not a whole number
+ * goes as none, so the API names it with every other problem), and for each input the form's row.
+ */
+export function vehicleInputs(rows: Record<string, string>[]): { vehicles: Record<string, unknown>[]; rowOf: number[] } {
+  const kept = rows.map((r, i) => ({ r, i })).filter(({ r }) => Object.entries(r).some(([k, v]) => k !== "plateState" && v.trim() !== ""));
+  return {
+    rowOf: kept.map(({ i }) => i),
+    vehicles: kept.map(({ r }) => {
       const cap = (r.tankCapacityGallons ?? "").replace(/,/g, "").trim();
-      if (cap && !/^\d+$/.test(cap)) errors[`vehicles.${i}.tankCapacityGallons`] = `Vehicle ${j + 1}: enter the tank capacity as a whole number of gallons.`;
       return {
         make: r.make ?? "",
         model: r.model ?? "",
-        tankCapacityGallons: /^\d+$/.test(cap) ? Number(cap) : null,
+        tankCapacityGallons: /^\d{1,9}$/.test(cap) ? Number(cap) : null,
         plate: r.plate ?? "",
         plateState: r.plateState ?? "NY",
         colour: r.colour ?? "",
         registeredOwner: r.registeredOwner ?? "",
       };
-    });
-  return { vehicles, errors };
+    }),
+  };
 }
+
+/** The API's problems of vehicle n (of the rows sent) under the form's row, so each sits beside its input. */
+export function onFormRows(fields: Record<string, string> | undefined, rowOf: number[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(fields ?? {})) {
+    const m = /^vehicles\.(\d+)\.(\w+)$/.exec(k);
+    out[m ? `vehicles.${rowOf[+m[1]] ?? +m[1]}.${m[2]}` : k] = v;
+  }
+  return out;
+}
+
+/** The vehicles table's labels for an error summary, in the form's order: "Tank capacity (gallons) of vehicle {n}". */
+export const VEHICLE_LABELS: Record<string, string> = {
+  ...Object.fromEntries(VEHICLE_COLUMNS.map((c) => [`vehicles.*.${c.key}`, `${c.label} of vehicle {n}`])),
+  vehicles: "Vehicles",
+};
 
 /** Day-of-week checkboxes and opening/closing times for a licence or permission (SUL 803). */
 export function ScheduleInputs({ errors, days, from, to }: { errors: Record<string, string>; days: number[]; from: string; to: string }) {

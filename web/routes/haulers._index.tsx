@@ -4,7 +4,21 @@ import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
 import { formatCalendarDate, formatMonth, statusLabel, todayIn } from "~/components/format";
 import { SuccessAlert } from "~/components/forms";
-import { LICENSE_FIELDS, LOAD_FIELDS, LOAD_STATUS_LABELS, LicenseCard, atDistrict, bookable, gallons, type LicenseView, type LoadBooking, type LoadView } from "~/components/hauler";
+import {
+  HAULER_DISTRICT_FIELDS,
+  HowDistrictsAdmitHaulers,
+  LICENSE_FIELDS,
+  LOAD_FIELDS,
+  LOAD_STATUS_LABELS,
+  LicenseCard,
+  atDistrict,
+  bookable,
+  gallons,
+  type HaulerDistrict,
+  type LicenseView,
+  type LoadBooking,
+  type LoadView,
+} from "~/components/hauler";
 import { money } from "~/components/money";
 
 export const meta: MetaFunction = () => [{ title: "Septage hauling | Tapline" }];
@@ -31,14 +45,14 @@ type Data = {
   licenses: LicenseView[];
   permissions: Permission[];
   loads: LoadView[];
-  districts: { id: string; name: string }[];
+  districts: HaulerDistrict[];
 };
 
 /** A hauling company's licences (or Huron special permissions), recent loads and statements. */
 export async function loader(args: LoaderFunctionArgs) {
-  const { myOrganizations, districts } = await requireSignedIn<{ myOrganizations: { role: string; organization: Org }[]; districts: { id: string; name: string }[] }>(
+  const { myOrganizations, haulerDistricts: districts } = await requireSignedIn<{ myOrganizations: { role: string; organization: Org }[]; haulerDistricts: HaulerDistrict[] }>(
     args,
-    `query HaulerOrgs { myOrganizations { role organization { id name kind } } districts { id name } }`,
+    `query HaulerOrgs { myOrganizations { role organization { id name kind } } haulerDistricts { ${HAULER_DISTRICT_FIELDS} } }`,
   );
   const organizations = myOrganizations.filter((m) => m.organization.kind === "HAULER");
   const wanted = new URL(args.request.url).searchParams.get("organizationId");
@@ -70,16 +84,14 @@ export default function Haulers() {
     return (
       <>
         <h1>Septage hauling</h1>
-        <p className="usa-intro">
-          A septage hauling company needs the Town Board's licence to discharge at a district's receiving station (Sewer Use Law 801), or in Huron the
-          Superintendent's written special permission (Huron IV-8).
-        </p>
+        <p className="usa-intro">A septage hauling company needs a district's leave before it discharges at the district's receiving station:</p>
+        <HowDistrictsAdmitHaulers districts={districts} />
         <p>
-          You do not belong to a hauling company yet.{" "}
-          <Link className="usa-link" to="/account/organizations">
-            Add your company
+          The licence or permission goes to the company that owns the trucks. You do not belong to a hauling company yet:{" "}
+          <Link className="usa-link" to={`/account/organizations?returnTo=${encodeURIComponent("/haulers")}`}>
+            Set up your hauling company
           </Link>{" "}
-          (kind: septage hauling company), then come back here.
+          (kind: septage hauling company), then come back here to apply. If your company is set up already, ask its owner to invite you.
         </p>
       </>
     );
@@ -136,18 +148,19 @@ export default function Haulers() {
           </ul>
         </div>
       ))}
-      {owner && (
+      {owner && districts.some((d) => d.licensesHaulers) && (
         <p>
           <Link className="usa-button usa-button--outline" to={`/haulers/apply?organizationId=${org.id}`}>
             Apply for a licence
-          </Link>
+          </Link>{" "}
+          to discharge at {districts.filter((d) => d.licensesHaulers).map((d) => d.name).join(" or ")}.
         </p>
       )}
 
       {(permissions.length > 0 || owner) && (
         <>
-          <h2>Special permissions (Huron IV-8)</h2>
-          <p>Huron does not license haulers: septic tank pumpage is accepted only with the Superintendent's written special permission, at a stated point and on stated conditions.</p>
+          <h2>Special permissions</h2>
+          <HowDistrictsAdmitHaulers districts={districts.filter((d) => !d.licensesHaulers)} />
           {permissions.map((p) => (
             <div key={p.id} className="tapline-details">
               <h3 className="margin-top-1">
@@ -215,7 +228,7 @@ export default function Haulers() {
                   {x.feeCents ? money(x.feeCents) : "none"}
                   {x.payment?.status === "PENDING" ? " (not paid)" : ""}
                 </td>
-                <td data-label="Status">{LOAD_STATUS_LABELS[x.status] ?? x.status}</td>
+                <td data-label="Status">{statusLabel(x.status, LOAD_STATUS_LABELS)}</td>
               </tr>
             ))}
           </tbody>

@@ -4,26 +4,41 @@ import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
 import { ErrorSummary } from "~/components/forms";
+import { HAULER_DISTRICT_FIELDS, HowDistrictsAdmitHaulers, VEHICLE_LABELS, type HaulerDistrict } from "~/components/hauler";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 
 export const meta: MetaFunction = () => [{ title: "Apply for a hauler licence | Tapline" }];
 
-type HaulerDistrict = { id: string; name: string; licensesHaulers: boolean; grantsSpecialPermission: boolean; section: string; note: string | null };
-type Data = { organizations: { id: string; name: string }[]; organizationId: string | null; districts: HaulerDistrict[]; permissionDistricts: HaulerDistrict[] };
+/** The form's visible labels by the keys the API reports, in the form's order (the rest of the application is on the next page). */
+export const LABELS: Record<string, string> = {
+  organizationId: "Hauling company (the owner of the trucks)",
+  districtId: "Sewer district of the receiving station",
+  id: "Application",
+  part364PermitNumber: "Part 364 permit number",
+  part364ExpiresOn: "Part 364 permit expiry date",
+  part364DocumentId: "Part 364 permit (upload)",
+  annualVolumeGallons: "Approximate annual septage volume (gallons)",
+  serviceArea: "Service area",
+  otherInformation: "Anything else the District Operator asked for",
+  ...VEHICLE_LABELS,
+};
+
+type Data = { organizations: { id: string; name: string }[]; organizationId: string | null; districts: HaulerDistrict[]; otherDistricts: HaulerDistrict[] };
 
 /** Step one of the licence application: which company, at which district's station (SUL 801); only districts that license haulers are offered. */
 export async function loader(args: LoaderFunctionArgs) {
   const d = await requireSignedIn<{ myOrganizations: { role: string; organization: { id: string; name: string; kind: string } }[]; haulerDistricts: HaulerDistrict[] }>(
     args,
-    `query ApplyHauler { myOrganizations { role organization { id name kind } } haulerDistricts { id name licensesHaulers grantsSpecialPermission section note } }`,
+    `query ApplyHauler { myOrganizations { role organization { id name kind } } haulerDistricts { ${HAULER_DISTRICT_FIELDS} } }`,
   );
   const organizations = d.myOrganizations.filter((m) => m.organization.kind === "HAULER" && m.role === "OWNER").map((m) => m.organization);
   return {
     organizations,
     organizationId: new URL(args.request.url).searchParams.get("organizationId"),
     districts: d.haulerDistricts.filter((x) => x.licensesHaulers),
-    permissionDistricts: d.haulerDistricts.filter((x) => x.grantsSpecialPermission && !x.licensesHaulers),
+    // Never offered, never the default: a district whose law licenses no haulers (Huron IV-8) is said plainly instead.
+    otherDistricts: d.haulerDistricts.filter((x) => !x.licensesHaulers),
   } satisfies Data;
 }
 
@@ -38,7 +53,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function ApplyHauler() {
-  const { organizations, organizationId, districts, permissionDistricts } = useLoaderData<typeof loader>() as Data;
+  const { organizations, organizationId, districts, otherDistricts } = useLoaderData<typeof loader>() as Data;
   const a = useActionData<{ error: string; fields: Record<string, string> }>();
   return (
     <>
@@ -48,16 +63,24 @@ export default function ApplyHauler() {
         364 waste transporter permit, the approximate septage you haul in a year and your service area, and pay the application fee before the Board
         reviews it (Sewer Use Law 801-802).
       </p>
-      <ErrorSummary message={a?.error} fields={a?.fields} labels={{ organizationId: "Hauling company (the owner of the trucks)", districtId: "Sewer district of the receiving station" }} />
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
       {organizations.length === 0 ? (
-        <p>Only the owner of a hauling company applies. Add your company under Account, Organizations.</p>
+        <p>
+          Only the owner of a hauling company applies.{" "}
+          <Link className="usa-link" to={`/account/organizations?returnTo=${encodeURIComponent("/haulers/apply")}`}>
+            Set up your hauling company
+          </Link>
+          , or ask its owner to apply.
+        </p>
+      ) : districts.length === 0 ? (
+        <p>No district in this portal licenses haulers.</p>
       ) : (
         <Form method="post" className="usa-form usa-form--large">
           <AuthenticityTokenInput />
-          <SelectField name="organizationId" label="Hauling company (the owner of the trucks)" options={organizations.map((o) => ({ value: o.id, label: o.name }))} defaultValue={organizationId} error={a?.fields?.organizationId} required />
+          <SelectField name="organizationId" label={LABELS.organizationId} options={organizations.map((o) => ({ value: o.id, label: o.name }))} defaultValue={organizationId} error={a?.fields?.organizationId} required />
           <SelectField
             name="districtId"
-            label="Sewer district of the receiving station"
+            label={LABELS.districtId}
             hint="Only the districts whose Town Board licenses haulers are listed."
             options={districts.map((d) => ({ value: d.id, label: d.name }))}
             error={a?.fields?.districtId}
@@ -68,15 +91,7 @@ export default function ApplyHauler() {
           </button>
         </Form>
       )}
-      {permissionDistricts.map((d) => (
-        <p key={d.id}>
-          {d.name} does not license haulers ({d.section}): {d.note}{" "}
-          <Link className="usa-link" to={`/haulers/permission${organizationId ? `?organizationId=${organizationId}` : ""}`}>
-            Ask for special permission in {d.name}
-          </Link>
-          .
-        </p>
-      ))}
+      <HowDistrictsAdmitHaulers districts={otherDistricts} permissionHref={`/haulers/permission${organizationId ? `?organizationId=${organizationId}` : ""}`} />
     </>
   );
 }

@@ -12,6 +12,18 @@ import { cookieHeaders, gql, type GqlResult } from "~/graphql.server";
 
 export const meta: MetaFunction = () => [{ title: "Hauler licence | Tapline" }];
 
+/** The form's visible labels by the keys the API reports, in the form's order. */
+export const LABELS: Record<string, string> = {
+  permitNumber: "Part 364 permit number",
+  expiresOn: "Expiry date",
+  file: "The renewed permit",
+  documentId: "The renewed permit",
+  filename: "The renewed permit",
+  contentBase64: "The renewed permit",
+  organizationId: "Hauling company",
+  licenseId: "Licence",
+};
+
 type ActionData = { error: string; fields: Record<string, string>; values: Record<string, string> };
 
 export async function loader(args: LoaderFunctionArgs) {
@@ -36,7 +48,11 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     i: { licenseId: params.id, permitNumber: values.permitNumber, expiresOn: values.expiresOn, documentId: up.data.uploadDocument.id },
   });
   results.push(r);
-  if (!r.ok) return fail(r.error.message, r.error.fields);
+  if (!r.ok) {
+    // The upload's problem sits at the file input.
+    const { documentId, ...rest } = r.error.fields ?? {};
+    return fail(r.error.message, documentId ? { ...rest, file: documentId } : rest);
+  }
   return redirect(`/haulers/licenses/${params.id}?done=part364`, { headers: cookieHeaders(...results) });
 }
 
@@ -57,7 +73,7 @@ export default function Licence() {
         {l.organizationName} · {l.districtName}
       </p>
       {params.get("done") && !a && <SuccessAlert>{DONE[params.get("done")!] ?? "Done."}</SuccessAlert>}
-      <ErrorSummary message={a?.error} fields={a?.fields} labels={{ permitNumber: "Permit number", expiresOn: "Expiry date", file: "Permit file", documentId: "Permit file" }} />
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
       <LicenseCard l={l} links={false} />
       <ul className="usa-button-group margin-bottom-3">
         {l.status === "DRAFT" && l.viewerIsOwner && (
@@ -91,7 +107,7 @@ export default function Licence() {
       </ul>
       {l.renewal && (
         <Notice>
-          Renewal: {l.renewal.licenseNumber ? `licence ${l.renewal.licenseNumber}` : "an application"} ({l.renewal.statusLabel.toLowerCase()})
+          Renewal: {l.renewal.licenseNumber ? `licence ${l.renewal.licenseNumber}` : "an application"} (status: {l.renewal.statusLabel})
           {l.renewal.validFrom ? `, from ${formatCalendarDate(l.renewal.validFrom)}` : ""}.{" "}
           <Link className="usa-link" to={`/haulers/licenses/${l.renewal.id}`}>
             Open the renewal
@@ -146,18 +162,26 @@ export default function Licence() {
           <Form method="post" encType="multipart/form-data" className="usa-form">
             <AuthenticityTokenInput />
             <input type="hidden" name="organizationId" value={l.organizationId} />
-            <TextField name="permitNumber" label="Part 364 permit number" defaultValue={a?.values.permitNumber ?? l.part364PermitNumber} error={a?.fields.permitNumber} required />
-            <TextField name="expiresOn" type="date" label="Expiry date" defaultValue={a?.values.expiresOn} error={a?.fields.expiresOn} required />
-            <div className={`usa-form-group${a?.fields.file || a?.fields.documentId ? " usa-form-group--error" : ""}`}>
-              <label className="usa-label" htmlFor="file">
-                The renewed permit (PDF, PNG or JPEG)
+            <TextField name="permitNumber" label={LABELS.permitNumber} defaultValue={a?.values.permitNumber ?? l.part364PermitNumber} error={a?.fields.permitNumber} required />
+            <TextField name="expiresOn" type="date" label={LABELS.expiresOn} defaultValue={a?.values.expiresOn} error={a?.fields.expiresOn} required />
+            <div className={`usa-form-group${a?.fields.file ? " usa-form-group--error" : ""}`}>
+              <label className={`usa-label${a?.fields.file ? " usa-label--error" : ""}`} htmlFor="file">
+                {LABELS.file} (PDF, PNG or JPEG)<span className="usa-hint"> (required)</span>
               </label>
-              {(a?.fields.file || a?.fields.documentId) && (
-                <span className="usa-error-message" role="alert">
-                  {a?.fields.file ?? a?.fields.documentId}
+              {a?.fields.file && (
+                <span className="usa-error-message" id="file-error" role="alert">
+                  {a.fields.file}
                 </span>
               )}
-              <input className="usa-file-input" id="file" name="file" type="file" accept=".pdf,.png,.jpg,.jpeg,application/pdf,image/png,image/jpeg" />
+              <input
+                className={`usa-file-input${a?.fields.file ? " usa-input--error" : ""}`}
+                id="file"
+                name="file"
+                type="file"
+                aria-invalid={a?.fields.file ? true : undefined}
+                aria-describedby={a?.fields.file ? "file-error" : undefined}
+                accept=".pdf,.png,.jpg,.jpeg,application/pdf,image/png,image/jpeg"
+              />
             </div>
             <button className="usa-button" type="submit">
               File the permit

@@ -5,7 +5,7 @@ import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, Notice } from "~/components/fields";
 import { formatCalendarDate } from "~/components/format";
 import { ErrorSummary, TextField } from "~/components/forms";
-import { LICENSE_FIELDS, TextArea, VehiclesInput, postedVehicles, vehicleInputs, type LicenseView } from "~/components/hauler";
+import { LICENSE_FIELDS, TextArea, VEHICLE_LABELS, VehiclesInput, onFormRows, postedVehicles, vehicleInputs, type LicenseView } from "~/components/hauler";
 import { money } from "~/components/money";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql, type GqlResult } from "~/graphql.server";
@@ -16,15 +16,33 @@ type Values = Record<string, string>;
 type ActionData = { error: string; fields: Record<string, string>; values: Values; vehicles: Record<string, string>[] };
 type Data = { l: LicenseView; fee: { value: number | null; section: string } | null };
 
-const LABELS: Record<string, string> = {
+/** The form's visible labels by the keys the API reports, in the form's order. */
+export const LABELS: Record<string, string> = {
+  ...VEHICLE_LABELS,
   part364PermitNumber: "Part 364 permit number",
   part364ExpiresOn: "Part 364 permit expiry date",
+  file: "Part 364 permit (upload)",
   part364DocumentId: "Part 364 permit (upload)",
-  annualVolumeGallons: "Approximate annual septage volume",
+  annualVolumeGallons: "Approximate annual septage volume (gallons)",
   serviceArea: "Service area",
   otherInformation: "Anything else the District Operator asked for",
-  vehicles: "Vehicles",
   certify: "Certification",
+  // Set by the page, not typed: named all the same.
+  organizationId: "Hauling company",
+  districtId: "Sewer district",
+  filename: "Part 364 permit (upload)",
+  contentBase64: "Part 364 permit (upload)",
+};
+
+/** The upload's problem sits at the file input ("file"), where the person picks it. */
+const onForm = (fields: Record<string, string> | undefined, rowOf: number[]) => {
+  const out = onFormRows(fields, rowOf);
+  for (const k of ["part364DocumentId", "filename", "contentBase64"])
+    if (out[k]) {
+      out.file ??= out[k];
+      delete out[k];
+    }
+  return out;
 };
 
 export async function loader(args: LoaderFunctionArgs) {
@@ -56,10 +74,9 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const here = `/haulers/licenses/${params.id}/edit`;
   const signIn = () => redirect(`/sign-in?redirectTo=${encodeURIComponent(here)}`, { headers: cookieHeaders(...results) });
 
-  const { vehicles, errors } = vehicleInputs(rows);
+  // Nothing is judged here: the API reports every problem at once, each under its field.
+  const { vehicles, rowOf } = vehicleInputs(rows);
   const volume = values.annualVolumeGallons.replace(/,/g, "");
-  if (volume && !/^\d+$/.test(volume)) errors.annualVolumeGallons = "Enter the annual volume as a whole number of gallons.";
-  if (Object.keys(errors).length) return fail("Please correct the highlighted fields.", errors);
 
   const file = form.get("file");
   if (file && typeof file !== "string" && file.size > 0) {
@@ -67,32 +84,36 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       i: { filename: file.name, contentBase64: Buffer.from(await file.arrayBuffer()).toString("base64"), organizationId: values.organizationId || null },
     });
     results.push(up);
-    if (!up.ok) return up.error.code === "UNAUTHENTICATED" ? signIn() : fail(up.error.message, { part364DocumentId: up.error.message });
+    if (!up.ok) return up.error.code === "UNAUTHENTICATED" ? signIn() : fail(up.error.message, { file: up.error.message });
     values.part364DocumentId = up.data.uploadDocument.id;
   }
-  const saved = await gql<{ saveHaulerLicenseDraft: { id: string } }>(context, request, `mutation SaveLicence($i: HaulerLicenseDraftInput!) { saveHaulerLicenseDraft(input: $i) { id } }`, {
-    i: {
-      id: params.id,
-      part364PermitNumber: values.part364PermitNumber || null,
-      part364ExpiresOn: values.part364ExpiresOn || null,
-      part364DocumentId: values.part364DocumentId || null,
-      annualVolumeGallons: volume ? Number(volume) : null,
-      serviceArea: values.serviceArea || null,
-      otherInformation: values.otherInformation || null,
-      vehicles,
-    },
-  });
-  results.push(saved);
-  if (!saved.ok) return saved.error.code === "UNAUTHENTICATED" ? signIn() : fail(saved.error.message, saved.error.fields);
-  if (intent !== "submit") return redirect(`${here}?saved=1`, { headers: cookieHeaders(...results) });
+  const draft = {
+    part364PermitNumber: values.part364PermitNumber || null,
+    part364ExpiresOn: values.part364ExpiresOn || null,
+    part364DocumentId: values.part364DocumentId || null,
+    // Not a whole number: sent as 0, which the API refuses with the others.
+    annualVolumeGallons: volume ? (/^\d{1,9}$/.test(volume) ? Number(volume) : 0) : null,
+    serviceArea: values.serviceArea || null,
+    otherInformation: values.otherInformation || null,
+    vehicles,
+  };
+  if (intent !== "submit") {
+    const saved = await gql<{ saveHaulerLicenseDraft: { id: string } }>(context, request, `mutation SaveLicence($i: HaulerLicenseDraftInput!) { saveHaulerLicenseDraft(input: $i) { id } }`, {
+      i: { id: params.id, ...draft },
+    });
+    results.push(saved);
+    if (!saved.ok) return saved.error.code === "UNAUTHENTICATED" ? signIn() : fail(saved.error.message, onForm(saved.error.fields, rowOf));
+    return redirect(`${here}?saved=1`, { headers: cookieHeaders(...results) });
+  }
+  // Saved and submitted together: the form's problems and what is missing, in one answer.
   const sub = await gql<{ submitHaulerLicense: { id: string; payment: { id: string; status: string } | null } }>(
     context,
     request,
-    `mutation SubmitLicence($id: ID!, $c: Boolean!) { submitHaulerLicense(id: $id, certify: $c) { id payment { id status } } }`,
-    { id: params.id, c: values.certify === "yes" },
+    `mutation SubmitLicence($id: ID!, $c: Boolean!, $d: HaulerLicenseDraftInput) { submitHaulerLicense(id: $id, certify: $c, draft: $d) { id payment { id status } } }`,
+    { id: params.id, c: values.certify === "yes", d: { id: params.id, ...draft } },
   );
   results.push(sub);
-  if (!sub.ok) return sub.error.code === "UNAUTHENTICATED" ? signIn() : fail(sub.error.message, sub.error.fields);
+  if (!sub.ok) return sub.error.code === "UNAUTHENTICATED" ? signIn() : fail(sub.error.message, onForm(sub.error.fields, rowOf));
   const p = sub.data.submitHaulerLicense.payment;
   return redirect(p && p.status === "PENDING" ? `/payments/${p.id}` : `/haulers/licenses/${params.id}?done=submitted`, { headers: cookieHeaders(...results) });
 }
@@ -158,26 +179,35 @@ export default function EditLicence() {
             error={e.part364ExpiresOn}
             required
           />
-          <div className={`usa-form-group${e.part364DocumentId ? " usa-form-group--error" : ""}`}>
-            <label className="usa-label" htmlFor="file">
-              {LABELS.part364DocumentId}
+          <div className={`usa-form-group${e.file ? " usa-form-group--error" : ""}`}>
+            <label className={`usa-label${e.file ? " usa-label--error" : ""}`} htmlFor="file">
+              {LABELS.file}
+              <span className="usa-hint"> (required)</span>
             </label>
             <div className="usa-hint" id="file-hint">
               {v("part364DocumentId", l.part364DocumentId) ? "A copy is on file; upload another to replace it." : "PDF, PNG or JPEG."}
             </div>
-            {e.part364DocumentId && (
-              <span className="usa-error-message" id="part364DocumentId" role="alert">
-                {e.part364DocumentId}
+            {e.file && (
+              <span className="usa-error-message" id="file-error" role="alert">
+                {e.file}
               </span>
             )}
-            <input className="usa-file-input" id="file" name="file" type="file" aria-describedby="file-hint" accept=".pdf,.png,.jpg,.jpeg,application/pdf,image/png,image/jpeg" />
+            <input
+              className={`usa-file-input${e.file ? " usa-input--error" : ""}`}
+              id="file"
+              name="file"
+              type="file"
+              aria-describedby={e.file ? "file-hint file-error" : "file-hint"}
+              aria-invalid={e.file ? true : undefined}
+              accept=".pdf,.png,.jpg,.jpeg,application/pdf,image/png,image/jpeg"
+            />
           </div>
         </fieldset>
 
         <fieldset className="usa-fieldset">
           <legend className="usa-legend usa-legend--large">Your business</legend>
-          <TextField name="annualVolumeGallons" label={`${LABELS.annualVolumeGallons} (gallons)`} defaultValue={v("annualVolumeGallons", l.annualVolumeGallons)} error={e.annualVolumeGallons} inputMode="numeric" required />
-          <TextArea name="serviceArea" label={LABELS.serviceArea} hint="The towns, villages or counties you pump in." defaultValue={v("serviceArea", l.serviceArea)} error={e.serviceArea} />
+          <TextField name="annualVolumeGallons" label={LABELS.annualVolumeGallons} defaultValue={v("annualVolumeGallons", l.annualVolumeGallons)} error={e.annualVolumeGallons} inputMode="numeric" required />
+          <TextArea name="serviceArea" label={`${LABELS.serviceArea} (required)`} hint="The towns, villages or counties you pump in." defaultValue={v("serviceArea", l.serviceArea)} error={e.serviceArea} />
           <TextArea name="otherInformation" label={`${LABELS.otherInformation} (optional)`} defaultValue={v("otherInformation", l.otherInformation)} error={e.otherInformation} />
         </fieldset>
 

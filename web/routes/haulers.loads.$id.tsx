@@ -5,7 +5,7 @@ import { requireSignedIn } from "~/auth.server";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 import { NestedErrorBoundary, Notice } from "~/components/fields";
-import { DateTime } from "~/components/format";
+import { DateTime, statusLabel } from "~/components/format";
 import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { LOAD_FIELDS, LOAD_STATUS_LABELS, atDistrict, gallons, paid, signed, type LoadView } from "~/components/hauler";
 import { money } from "~/components/money";
@@ -15,6 +15,9 @@ export const meta: MetaFunction = () => [{ title: "Load | Tapline" }];
 export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<{ haulerLoad: LoadView }>(args, `query Load($id: ID!) { haulerLoad(id: $id) { ${LOAD_FIELDS} } }`, { id: args.params.id });
 }
+
+/** The form's visible labels by the keys the API reports. */
+export const LABELS: Record<string, string> = { reason: "Why" };
 
 type ActionData = { error: string; fields: Record<string, string>; reason: string };
 
@@ -36,7 +39,7 @@ export default function Load() {
   return (
     <>
       <h1>
-        Load of {atDistrict(x.plannedArrival, x.timeZone)} <span className="usa-tag">{LOAD_STATUS_LABELS[x.status] ?? x.status}</span>
+        Load of {atDistrict(x.plannedArrival, x.timeZone)} <span className="usa-tag">{statusLabel(x.status, LOAD_STATUS_LABELS)}</span>
       </h1>
       <p className="usa-intro">
         {x.organizationName}
@@ -46,7 +49,7 @@ export default function Load() {
       {params.get("done") === "cancelled" && (
         <SuccessAlert>The load is cancelled.{x.refundDue ? " The dumping fee is refunded by the Town Clerk." : ""}</SuccessAlert>
       )}
-      {a && <ErrorSummary message={a.error} fields={a.fields} />}
+      {a && <ErrorSummary message={a.error} fields={a.fields} labels={LABELS} />}
       {x.payment?.status === "PENDING" && (
         <Notice type="warning">
           The dumping fee of {money(x.feeCents)} is not paid. No load is approved before its fee is paid (Sewer Use Law 801).{" "}

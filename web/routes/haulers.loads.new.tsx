@@ -29,7 +29,8 @@ type Fee = { rate: number | null; minimum: number | null; section: string };
 type Data = { holder: Holder; fee: Fee | null };
 type ActionData = { error: string; fields: Record<string, string>; values: Record<string, string> };
 
-const LABELS: Record<string, string> = {
+/** The form's visible labels by the keys the API reports, in the form's order. */
+export const LABELS: Record<string, string> = {
   vehicleId: "Vehicle",
   sourceAddress: "Where the septage comes from",
   sourceKind: "Kind of source",
@@ -37,6 +38,7 @@ const LABELS: Record<string, string> = {
   estimatedGallons: "Estimated gallons",
   plannedArrival: "Planned arrival at the station",
   licenseId: "Licence",
+  permissionId: "Special permission",
 };
 
 /** Book a load under a licence (or in Huron a special permission): the fee is computed by the API from the rulebook. */

@@ -1,6 +1,21 @@
-import { Link, useRouteLoaderData } from "@remix-run/react";
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { Link, useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { STAFF_ROLE_LABELS } from "~/components/format";
+import { BookingTask, type LoadBooking } from "~/components/hauler";
 import type { StaffDistrict, StaffInfo } from "~/components/staff.server";
+import { gql } from "~/graphql.server";
+
+type BookingOf = { id: string; licensesHaulers: boolean; booking: LoadBooking };
+
+/**
+ * Tasks of a district that no one's queue shows: where the district licenses haulers and the Town
+ * Board has set no dumping fee, no load can be booked (SUL 801, 1208) until the ADMIN enters it.
+ * (haulerDistricts is public and cached; the parent route checks the staff role.)
+ */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const r = await gql<{ haulerDistricts: BookingOf[] }>(context, request, `query StaffHomeTasks { haulerDistricts { id licensesHaulers booking { ready reason section } } }`);
+  return { bookings: r.ok ? r.data.haulerDistricts.filter((d) => d.licensesHaulers && !d.booking.ready) : [] };
+}
 
 type Task = { to: (d: StaffDistrict) => string; label: string; text: string };
 
@@ -97,6 +112,7 @@ const ROLES: Record<string, { what: string; tasks: Task[] }> = {
 
 export default function StaffHome() {
   const { districts } = useRouteLoaderData("routes/staff") as StaffInfo;
+  const { bookings } = useLoaderData<typeof loader>() as { bookings: BookingOf[] };
   return (
     <>
       <h1>Staff</h1>
@@ -104,6 +120,11 @@ export default function StaffHome() {
       {districts.map((d) => (
         <section key={d.id} aria-labelledby={`district-${d.slug}`}>
           <h2 id={`district-${d.slug}`}>{d.name}</h2>
+          {bookings
+            .filter((b) => b.id === d.id)
+            .map((b) => (
+              <BookingTask key={b.id} booking={b.booking} district={d} admin={d.roles.includes("ADMIN")} headingLevel={3} />
+            ))}
           <ul className="usa-card-group">
             {d.roles.map((role) => {
               const r = ROLES[role] ?? { what: "", tasks: [AUDIT] };

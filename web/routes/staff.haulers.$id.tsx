@@ -48,13 +48,15 @@ const DONE: Record<string, string> = {
   denied: "The application is denied and the hauling company told, with your reason.",
   act: "The licence is changed as you decided and the hauling company told.",
 };
-const LABELS: Record<string, string> = {
-  reason: "Reason",
+/** The forms' visible labels by the keys the API reports, in the forms' order. */
+export const LABELS: Record<string, string> = {
   dumpingLocation: "Where dumping is allowed",
   dumpingDays: "Days dumping is allowed",
   dumpingFrom: "Opening time",
   dumpingTo: "Closing time",
+  reason: "Reason",
   action: "Action",
+  decision: "Decision",
 };
 
 export default function StaffLicence() {
@@ -148,7 +150,7 @@ export default function StaffLicence() {
             <AuthenticityTokenInput />
             <input type="hidden" name="intent" value="deny" />
             <h3>Deny</h3>
-            <TextArea name="reason" label="Reasons for the denial (the hauler reads them)" error={e("deny").reason} defaultValue={a?.intent === "deny" ? a.values.reason : ""} />
+            <TextArea name="reason" label="Reason for the denial (the hauler reads it)" error={e("deny").reason} defaultValue={a?.intent === "deny" ? a.values.reason : ""} />
             <button className="usa-button usa-button--secondary" type="submit" disabled={!feePaid}>
               Deny the application
             </button>

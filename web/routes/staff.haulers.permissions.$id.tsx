@@ -4,13 +4,27 @@ import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
 import { ErrorSummary, TextField } from "~/components/forms";
-import { ScheduleInputs, TextArea, VehiclesTable, type Vehicle } from "~/components/hauler";
+import { statusLabel } from "~/components/format";
+import { PERMISSION_STATUS_LABELS, ScheduleInputs, TextArea, VehiclesTable, type Vehicle } from "~/components/hauler";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 
 export const meta: MetaFunction = () => [{ title: "Special permission | Staff | Tapline" }];
 
 type Perm = { id: string; districtId: string; organizationName: string; status: string; requestedPoint: string; requestedConditions: string | null; vehicles: Vehicle[] };
+/** The forms' visible labels by the keys the API reports, in the forms' order. */
+export const LABELS: Record<string, string> = {
+  point: "Point of discharge",
+  conditions: "Conditions",
+  validFrom: "First day",
+  validUntil: "Last day",
+  dumpingDays: "Days dumping is allowed",
+  dumpingFrom: "Opening time",
+  dumpingTo: "Closing time",
+  reason: "Reason",
+  decision: "Decision",
+};
+
 type ActionData = { error: string; fields: Record<string, string>; intent: string; values: Record<string, string>; days: number[] };
 
 export async function loader(args: LoaderFunctionArgs) {
@@ -51,7 +65,7 @@ export default function StaffPermission() {
         Asked for: {p.requestedPoint}
         {p.requestedConditions ? `. Proposed conditions: ${p.requestedConditions}` : ""}
       </p>
-      <ErrorSummary message={a?.error} fields={a?.fields} />
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
       <VehiclesTable vehicles={p.vehicles} caption="Vehicles" />
       {p.status === "REQUESTED" ? (
         <>
@@ -81,7 +95,9 @@ export default function StaffPermission() {
           </Form>
         </>
       ) : (
-        <p>This request is {p.status.toLowerCase()}.</p>
+        <p>
+          Decided: <span className="usa-tag">{statusLabel(p.status, PERMISSION_STATUS_LABELS)}</span>
+        </p>
       )}
       <p>
         <Link className="usa-link" to={`/staff/haulers?districtId=${p.districtId}`}>

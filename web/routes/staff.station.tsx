@@ -3,7 +3,7 @@ import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } f
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
-import { formatCalendarDate } from "~/components/format";
+import { formatCalendarDate, statusLabel } from "~/components/format";
 import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { BookingTask, LOAD_STATUS_LABELS, gallons, paid, type LoadBooking } from "~/components/hauler";
 import { dollarsToCents, money } from "~/components/money";
@@ -50,6 +50,19 @@ type Data = {
   after: string | null;
 };
 type ActionData = { error: string; fields: Record<string, string>; loadId: string; values: Record<string, string> };
+
+/** The forms' visible labels by the keys the API reports (each load's inputs carry the load in their ids). */
+export const LABELS: Record<string, string> = {
+  sampleRequired: "Take a sample first",
+  sampleCostCents: "Sample cost in dollars",
+  sampleNotes: "What to sample for",
+  reason: "Reason for refusing",
+  refund: "No refund",
+  measuredGallons: "Gallons received",
+  decision: "Decision",
+};
+/** Each key's input on the page, for one load. */
+const INPUT_ID: Record<string, string> = { sampleRequired: "sample", sampleCostCents: "cost", sampleNotes: "sample-notes", reason: "reason", refund: "norefund", measuredGallons: "gallons" };
 
 const SOURCE: Record<string, string> = {
   RESIDENTIAL_SEPTIC_TANK: "Residential septic tank",
@@ -104,12 +117,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   let r;
   if (intent === "received") {
     const g = values.measuredGallons.replace(/,/g, "");
-    if (!/^\d+$/.test(g)) return fail("Enter the gallons measured as a whole number.", { measuredGallons: "Enter the gallons measured as a whole number." });
+    if (!/^\d+$/.test(g)) return fail("Please correct the highlighted fields.", { measuredGallons: "Enter the gallons measured as a whole number." });
     r = await gql(context, request, `mutation Received($id: ID!, $g: Int!) { recordHaulerLoadReceived(id: $id, measuredGallons: $g) { id } }`, { id: loadId, g: Number(g) });
   } else {
     const sample = form.get("sample") === "yes";
     const cost = values.sampleCost ? dollarsToCents(values.sampleCost) : null;
-    if (cost === undefined) return fail("Enter the sample cost in dollars and cents, like 75.00.", { sampleCostCents: "Enter the sample cost like 75.00." });
+    if (cost === undefined) return fail("Please correct the highlighted fields.", { sampleCostCents: "Enter the sample cost in dollars and cents, like 75.00." });
     r = await gql(context, request, `mutation DecideLoad($i: DecideHaulerLoadInput!) { decideHaulerLoad(input: $i) { id } }`, {
       i:
         intent === "approve"
@@ -137,7 +150,11 @@ export default function Station() {
       </p>
       {params.get("done") && !a && <SuccessAlert>{DONE[params.get("done")!] ?? "Done."}</SuccessAlert>}
       <BookingTask booking={booking} district={district} admin={district.roles.includes("ADMIN")} />
-      <ErrorSummary message={a?.error} />
+      <ErrorSummary
+        message={a?.error}
+        fields={a ? Object.fromEntries(Object.entries(a.fields ?? {}).map(([k, v]) => [INPUT_ID[k] ? `${INPUT_ID[k]}-${a.loadId}` : k, v])) : undefined}
+        labels={a ? Object.fromEntries(Object.entries(LABELS).map(([k, v]) => [INPUT_ID[k] ? `${INPUT_ID[k]}-${a.loadId}` : k, v])) : undefined}
+      />
       <nav aria-label="Days" className="margin-bottom-2">
         <ul className="usa-button-group">
           <li className="usa-button-group__item">
@@ -176,7 +193,7 @@ export default function Station() {
           return (
             <li key={x.id} id={`load-${x.id}`} className="tapline-details margin-bottom-3" style={{ padding: "1rem" }}>
               <h2 className="margin-top-0">
-                {r.arrivalTime}: {r.plate} <span className="usa-tag">{LOAD_STATUS_LABELS[x.status] ?? x.status}</span>
+                {r.arrivalTime}: {r.plate} <span className="usa-tag">{statusLabel(x.status, LOAD_STATUS_LABELS)}</span>
               </h2>
               <dl className="tapline-facts">
                 <dt>Hauler</dt>
