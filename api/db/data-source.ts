@@ -10,7 +10,7 @@ import { OutboxEmail } from "../outbox/outbox-email.entity.js";
 import { Invitation, Membership, Organization } from "../organizations/organization.entity.js";
 import { Payment, Refund } from "../payments/payment.entity.js";
 import { LateralInspection, LateralPermit, LateralPermitDocument, SewerMoratorium } from "../laterals/lateral-permit.entity.js";
-import { Charge, EnforcementAction, FlowDeductionDocument, FlowDeductionRequest, Petition, PetitionDocument, ShowCauseHearing } from "../enforcement/enforcement.entity.js";
+import { Charge, EnforcementAction, FlowDeductionDocument, FlowDeductionRequest, Petition, PetitionDocument, Prosecution, ShowCauseHearing } from "../enforcement/enforcement.entity.js";
 import { HaulerLicense, HaulerLoad, HaulerPermission, HaulerVehicle } from "../haulers/hauler.entity.js";
 
 export const entities = [
@@ -37,6 +37,7 @@ export const entities = [
   Petition,
   PetitionDocument,
   ShowCauseHearing,
+  Prosecution,
   Charge,
   FlowDeductionRequest,
   FlowDeductionDocument,

@@ -155,6 +155,7 @@ export const RULEBOOK_KEYS = {
   "enforcement.fineMinPerDay": { kind: "money", topic: "Enforcement and appeals" }, // cents; SUL 1105; Huron V-2
   "enforcement.fineMaxPerDay": { kind: "money", topic: "Enforcement and appeals" }, // cents; SUL 1105; Huron V-2
   "enforcement.fineRequiresPriorNotice": { kind: "boolean", topic: "Enforcement and appeals" }, // SUL 1105; Huron V-1, V-2, V-4
+  "enforcement.finesOnConviction": { kind: "boolean", topic: "Enforcement and appeals" }, // true: a court fines on conviction, the Operator refers (Huron V-2); false: the Operator serves an administrative fine (SUL 1105)
   "enforcement.criminalFineMin": { kind: "money", topic: "Enforcement and appeals" }, // cents; SUL 1115; Huron V-2
   "enforcement.criminalFineMax": { kind: "money", topic: "Enforcement and appeals" }, // cents; SUL 1115; Huron V-2
   "enforcement.informantRewardDiscoveryMax": { kind: "money", topic: "Enforcement and appeals" }, // cents; SUL 1121; Huron Article V

@@ -85,8 +85,10 @@ export async function createAction(ds: DataSource, viewer: Viewer, input: Create
   const fields: Record<string, string> = {};
   const kind = input.kind as ActionKind;
   if (!ACTION_KINDS.includes(kind)) fields.kind = "Choose the kind of action.";
+  else if (kind === "FINE" && !kindProvided(rb, kind))
+    fields.kind = `In ${district.name} a fine is imposed by a court on conviction, not served by the District Operator (${rb.entry("enforcement.finesOnConviction").section}): once the notice's time to correct has passed, refer the violation for prosecution from the notice's page.`;
   else if (!kindProvided(rb, kind))
-    fields.kind = `The ${district.lawName} provides no ${KINDS[kind].label.toLowerCase()}: serve a notice of violation or a fine (${rb.entry("enforcement.ordersEnabled").section}).`;
+    fields.kind = `The ${district.lawName} provides no ${KINDS[kind].label.toLowerCase()}: serve a notice of violation (${rb.entry("enforcement.ordersEnabled").section}).`;
   const violation = text(input.violation, "violation", 4000, "Describe the violation found.", fields);
   const requirements = text(input.requirements, "requirements", 4000, null, fields);
   const servedOn = (input.servedOn ?? "").trim() || today;

@@ -170,3 +170,28 @@ export class FlowDeductionDocument {
   @PrimaryColumn("uuid", { name: "document_id" }) documentId: string;
   @Column("integer") position: number;
 }
+
+export const JUDGMENTS = ["CONVICTED", "ACQUITTED", "DISMISSED"] as const;
+export type Judgment = (typeof JUDGMENTS)[number];
+
+/** Huron V-2: a notice's violation referred for prosecution, and the court's judgment as the Clerk records it. */
+@Entity("prosecution")
+export class Prosecution {
+  @PrimaryGeneratedColumn("uuid") id: string;
+  @Column("uuid", { name: "action_id" }) actionId: string;
+  @Column("uuid", { name: "district_id" }) districtId: string;
+  /** The days the violation continued after the notice's time to correct, each a separate offense (V-2). */
+  @Column("jsonb", { name: "continued_days" }) continuedDays: string[];
+  @Column("date", { name: "referred_on" }) referredOn: string;
+  @Column("uuid", { name: "referred_by_id" }) referredById: string;
+  @Column("timestamptz", { name: "referred_at", default: () => "now()" }) referredAt: Date;
+  @Column("text", { nullable: true }) judgment: Judgment | null;
+  @Column("text", { nullable: true }) court: string | null;
+  @Column("text", { name: "docket_number", nullable: true }) docketNumber: string | null;
+  @Column("date", { name: "judgment_on", nullable: true }) judgmentOn: string | null;
+  /** The offenses (days) the court convicted of, with the fine it imposed for each. */
+  @Column("jsonb", { name: "offense_days", default: () => "'[]'" }) offenseDays: FineDay[];
+  @Column("integer", { name: "fine_total_cents", default: 0 }) fineTotalCents: number;
+  @Column("uuid", { name: "recorded_by_id", nullable: true }) recordedById: string | null;
+  @Column("timestamptz", { name: "recorded_at", nullable: true }) recordedAt: Date | null;
+}

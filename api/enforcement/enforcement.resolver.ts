@@ -163,6 +163,23 @@ export class ActionType {
   finalOn: string | null;
 }
 
+@ObjectType("Prosecution", { description: "Huron V-2: a notice's violation referred for prosecution after its time to correct, and the court's judgment as the Town Clerk recorded it" })
+export class ProsecutionType {
+  @Field(() => ID) id: string;
+  @Field(() => ID) actionId: string;
+  @Field(() => [String], { description: "The days (YYYY-MM-DD) the violation continued after the time to correct, each a separate offense" }) continuedDays: string[];
+  @Field(() => String) referredOn: string;
+  @Field(() => String, { nullable: true, description: "CONVICTED, ACQUITTED or DISMISSED; null while before the court" }) judgment: string | null;
+  @Field(() => String, { nullable: true }) court: string | null;
+  @Field(() => String, { nullable: true, description: "The court's docket or case number" }) docketNumber: string | null;
+  @Field(() => String, { nullable: true, description: "The date of conviction (or acquittal or dismissal)" }) judgmentOn: string | null;
+  @Field(() => [FineDayType], { description: "On conviction: each offense (day) with the fine the court imposed" }) offenseDays: FineDayType[];
+  @Field(() => Int, { description: "The court's fine, integer cents (0 unless convicted)" }) fineTotalCents: number;
+  @Field(() => Date, { nullable: true }) recordedAt: Date | null;
+  referredById: string;
+  recordedById: string | null;
+}
+
 export const ActionPageType = PageOf("EnforcementActionPage", () => ActionType);
 
 @ObjectType("DocketItem", { description: "An open petition on the docket", simpleResolvers: true })
@@ -282,6 +299,22 @@ export class CreateEnforcementActionInput {
 }
 
 @InputType()
+export class ReferForProsecutionInput {
+  @Field(() => ID, { description: "The written notice whose time to correct has passed" }) actionId: string;
+  @Field(() => [String], { description: "Each day (YYYY-MM-DD) the violation continued after the time to correct" }) continuedDays: string[];
+}
+
+@InputType()
+export class RecordCourtJudgmentInput {
+  @Field(() => ID) actionId: string;
+  @Field(() => String, { description: "CONVICTED, ACQUITTED or DISMISSED" }) judgment: string;
+  @Field(() => String) court: string;
+  @Field(() => String) docketNumber: string;
+  @Field(() => String, { description: "The date of conviction (or acquittal or dismissal), YYYY-MM-DD" }) judgmentOn: string;
+  @Field(() => [FineDayInput], { nullable: true, description: "On conviction: each day convicted of with the fine imposed (at most the rulebook's cap, Huron V-2)" }) offenseDays?: FineDayInput[] | null;
+}
+
+@InputType()
 export class RespondToNoticeInput {
   @Field(() => ID) actionId: string;
   @Field(() => String) explanation: string;
@@ -351,6 +384,7 @@ function makeLoaders(ctx: Context) {
     petitions: group((ids) => svc.petitionsOf(ctx.ds, ids), (r) => r.actionId),
     hearings: group((ids) => svc.hearingsOfPetitions(ctx.ds, ids), (r) => r.petitionId),
     charges: group((ids) => svc.chargesOfActions(ctx.ds, ids), (r) => r.actionId),
+    prosecutions: group((ids) => svc.prosecutionsOf(ctx.ds, ids), (r) => r.actionId),
     documents: group((ids) => svc.documentsOfPetitions(ctx.ds, ids), (r) => r.petitionId),
     actions: new DataLoader<string, EnforcementAction | null>(async (ids) => {
       const rows = await ctx.ds.getRepository(EnforcementAction).findByIds([...ids]);
@@ -418,6 +452,22 @@ export class EnforcementResolver {
     const [c] = await loadersOf(ctx).charges.load(a.id);
     if (!c) return null;
     return toCharge({ charge: c, statement: await svc.statementOf(ctx.ds, c, await districtOf(ctx, c.districtId)) });
+  }
+  @FieldResolver(() => ProsecutionType, { nullable: true, description: "Huron V-2: the violation referred for prosecution and the court's judgment" })
+  async prosecution(@Root() a: ActionType, @Ctx() ctx: Context) {
+    return (await loadersOf(ctx).prosecutions.load(a.id))[0] ?? null;
+  }
+  @FieldResolver(() => String, { nullable: true, description: "District Operator: why the notice's violation cannot be referred for prosecution today (null: it can)" })
+  async referralBlockedReason(@Root() a: ActionType, @Ctx() ctx: Context) {
+    if (!hasRole(ctx.viewer!, "OPERATOR", a.districtId)) return "Only the District Operator refers a violation for prosecution.";
+    const district = await districtOf(ctx, a.districtId);
+    const [p] = await loadersOf(ctx).prosecutions.load(a.id);
+    return svc.referralBlocked(await rulebookOn(ctx.ds, district), a as EnforcementAction, p ?? null, dateIn(district.timeZone));
+  }
+  @FieldResolver(() => Boolean, { description: "The viewer (the district's Town Clerk) may record the court's judgment now" })
+  async canRecordJudgment(@Root() a: ActionType, @Ctx() ctx: Context) {
+    const [p] = await loadersOf(ctx).prosecutions.load(a.id);
+    return !!p && !p.judgment && hasRole(ctx.viewer!, "CLERK", a.districtId);
   }
   @FieldResolver(() => ActionType, { nullable: true, description: "The earlier action this one follows from" })
   async escalates(@Root() a: ActionType, @Ctx() ctx: Context) {
@@ -491,6 +541,20 @@ export class EnforcementResolver {
   @Mutation(() => ActionType, { description: "District Operator: serve a notice, order or fine (SUL 1102-1108, 1117; Huron V)" })
   createEnforcementAction(@Arg("input", () => CreateEnforcementActionInput) input: CreateEnforcementActionInput, @Ctx() ctx: Context) {
     return svc.createAction(ctx.ds, ctx.viewer!, input, metaOf(ctx));
+  }
+
+  @Access("OPERATOR")
+  @Mutation(() => ActionType, { description: "District Operator (Huron V-2): the violation continued after the notice's time to correct; refer it for prosecution with the days it continued" })
+  async referForProsecution(@Arg("input", () => ReferForProsecutionInput) input: ReferForProsecutionInput, @Ctx() ctx: Context) {
+    await svc.referForProsecution(ctx.ds, ctx.viewer!, input, metaOf(ctx));
+    return svc.getAction(ctx.ds, ctx.viewer!, input.actionId);
+  }
+
+  @Access("CLERK")
+  @Mutation(() => ActionType, { description: "Town Clerk (Huron V-2): record the court's judgment; a conviction's fine becomes a charge" })
+  async recordCourtJudgment(@Arg("input", () => RecordCourtJudgmentInput) input: RecordCourtJudgmentInput, @Ctx() ctx: Context) {
+    await svc.recordJudgment(ctx.ds, ctx.viewer!, input, metaOf(ctx));
+    return svc.getAction(ctx.ds, ctx.viewer!, input.actionId);
   }
 
   @Access("SIGNED_IN")

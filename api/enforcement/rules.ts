@@ -78,9 +78,15 @@ export function sectionFor(rb: Rulebook, kind: ActionKind): string {
   return prefix.startsWith("Sewer Use Law") ? KINDS[kind].sulSection : prefix.replace(/ [0-9-]+$/, "");
 }
 
-/** Whether the district's law provides this kind of action: the notice and the fine everywhere; the orders where the law has them (SUL 1103-1108, 1117; not Huron). */
+/**
+ * Whether the district's law lets the Operator serve this kind of action: the notice everywhere; the
+ * fine where fines are administrative (SUL 1105; in Huron a court fines on conviction, V-2); the
+ * orders where the law has them (SUL 1103-1108, 1117; not Huron).
+ */
 export function kindProvided(rb: Rulebook, kind: ActionKind): boolean {
-  return kind === "NOTICE_OF_VIOLATION" || kind === "FINE" || rb.enabled("enforcement.ordersEnabled");
+  if (kind === "NOTICE_OF_VIOLATION") return true;
+  if (kind === "FINE") return !rb.enabled("enforcement.finesOnConviction");
+  return rb.enabled("enforcement.ordersEnabled");
 }
 
 /** Whether the district's law lets a respondent petition against this kind of action. */

@@ -119,20 +119,20 @@ describe("serving actions", () => {
     expect(noone.errors![0].extensions!.fields!.respondentEmail).toContain("No account");
   });
 
-  it("Huron: up to $200 a day, only after a written notice's time to correct has passed (Huron V-1, V-2)", async () => {
+  it("Huron: the Superintendent serves the written notice only; a fine is the court's, on conviction (Huron V-1, V-2)", async () => {
     travelTo(NY_NOON("2026-09-01"));
     const u = await person();
+    // Huron V-2: "on conviction thereof, shall be fined": no administrative fine, refused beside the kind.
     const direct = await fine(u, "2026-09-01", 20000, 1, huronOperator, huron.id);
     expect(errorCode(direct)).toBe("BAD_USER_INPUT");
-    expect(direct.errors![0].extensions!.fields!.escalatesId).toContain("Huron V-1, V-2, V-4");
-    expect(direct.errors![0].extensions!.fields!.escalatesId).toContain("serve the fine as a follow-up of that notice");
-    // Huron's law has only the written notice and the fine (V-1, V-2): no order of the SUL's kinds.
-    const order = await huronOperator.gql(CREATE, { i: { districtId: huron.id, kind: "CONSENT_ORDER", respondentEmail: u.email, violation: "x", requirements: "y", correctBy: "2026-10-01" } });
-    expect(order.errors![0].extensions!.fields!.kind).toBe(
-      "The Town of Huron Sewer Law for Sewer District No. 1 provides no consent order: serve a notice of violation or a fine (Huron Article V).",
+    expect(direct.errors![0].extensions!.fields!.kind).toBe(
+      "In Town of Huron Sewer District No. 1 a fine is imposed by a court on conviction, not served by the District Operator (Huron V-2): once the notice's time to correct has passed, refer the violation for prosecution from the notice's page.",
     );
+    // Huron's law has only the written notice (V-1, V-4): no order of the SUL's kinds.
+    const order = await huronOperator.gql(CREATE, { i: { districtId: huron.id, kind: "CONSENT_ORDER", respondentEmail: u.email, violation: "x", requirements: "y", correctBy: "2026-10-01" } });
+    expect(order.errors![0].extensions!.fields!.kind).toBe("The Town of Huron Sewer Law for Sewer District No. 1 provides no consent order: serve a notice of violation (Huron Article V).");
     const kinds = async (d: string) => (await huronOperator.ok(`query($d: ID!) { enforcementRules(districtId: $d) { kinds { kind } } }`, { d })).enforcementRules.kinds.map((k: any) => k.kind);
-    expect(await kinds(huron.id)).toEqual(["NOTICE_OF_VIOLATION", "FINE"]);
+    expect(await kinds(huron.id)).toEqual(["NOTICE_OF_VIOLATION"]);
     expect(await kinds(lakeview.id)).toHaveLength(8);
     // The notice gives a reasonable time to correct (Huron has no fixed number of days).
     const noTime = await huronOperator.gql(CREATE, { i: { districtId: huron.id, kind: "NOTICE_OF_VIOLATION", respondentEmail: u.email, violation: "Roof leader connected to the sewer" } });
@@ -142,19 +142,10 @@ describe("serving actions", () => {
     ).createEnforcementAction;
     // Huron's notice asks that the violation cease by its date (V-1), not for an explanation and a plan (SUL 1102).
     expect(notice).toMatchObject({ section: "Huron V-1", correctBy: "2026-09-15", answerDueOn: null, petitionDueOn: null });
+    // Even as a follow-up of the notice, no fine is served in Huron (test/api/enforcement-prosecution.test.ts has the referral and the court's judgment).
     travelTo(NY_NOON("2026-09-20"));
-    const early = await fine(u, "2026-09-20", 20000, 3, huronOperator, huron.id, { escalatesId: notice.id, fineDays: days("2026-09-14", 3, 20000) });
-    expect(early.errors![0].extensions!.fields!.fineDays).toContain("after the time to correct in the notice (2026-09-15)");
-    const tooMuch = await fine(u, "2026-09-20", 20001, 1, huronOperator, huron.id, { escalatesId: notice.id });
-    expect(tooMuch.errors![0].extensions!.fields!.fineDays).toContain("at most $200.00 (Huron V-2)");
-    const ok = (await fine(u, "2026-09-20", 20000, 3, huronOperator, huron.id, { escalatesId: notice.id })).data.createEnforcementAction;
-    expect(ok).toMatchObject({ fineTotalCents: 60000, escalatesId: notice.id, section: "Huron V-2", petitionDueOn: null, final: true, canPetition: false });
-    expect(ok.finalExplanation).toBe("The Town of Huron Sewer Law for Sewer District No. 1 provides no petition against an administrative fine (Huron Article V): it takes effect when served.");
-    // Huron's law has no petition to the Board.
-    expect(errorCode(await u.c.gql(PETITION, { i: { actionId: ok.id, grounds: "x", relief: "MODIFY" } }))).toBe("CONFLICT");
-    // Escalation is visible from the notice.
-    const seen = (await u.c.ok(`query($id: ID!) { enforcementAction(id: $id) { laterActions { id number } escalates { id } } }`, { id: notice.id })).enforcementAction;
-    expect(seen.laterActions.map((x: any) => x.id)).toEqual([ok.id]);
+    const followUp = await fine(u, "2026-09-20", 20000, 3, huronOperator, huron.id, { escalatesId: notice.id });
+    expect(followUp.errors![0].extensions!.fields!.kind).toContain("(Huron V-2)");
   });
 });
 
