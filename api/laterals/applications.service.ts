@@ -85,23 +85,23 @@ export async function saveDraft(ds: DataSource, config: Config, viewer: Viewer, 
   if (documentIds.some((d) => !isUuid(d))) fields.documentIds = "Choose plans from your uploaded documents.";
   const contractorId = clean(input.contractorId);
   if (contractorId && !isUuid(contractorId)) fields.contractorId = "Choose a contractor from the list of approved contractors.";
-  if (Object.keys(fields).length) throw badInput(fields);
+  // Every problem is reported at once: the checks that need the district join these before anything is saved.
 
   return storeDocumentsWith(ds, config, viewer, newPlans, requestId, async (tx, uploaded) => {
     let p: LateralPermit;
     const creating = !input.id;
     if (creating) {
       const districtId = clean(input.districtId);
-      if (!districtId || !isUuid(districtId)) throw badInput({ districtId: "Choose the sewer district of the property." });
+      if (!districtId || !isUuid(districtId)) throw badInput({ ...fields, districtId: "Choose the sewer district of the property." });
       await loadDistrict(tx, districtId).catch(() => {
-        throw badInput({ districtId: "Choose the sewer district of the property." });
+        throw badInput({ ...fields, districtId: "Choose the sewer district of the property." });
       });
       p = tx.create(LateralPermit, { districtId, applicantId: viewer.userId, status: "DRAFT", feeLines: [], feeTotalCents: 0 });
     } else {
       p = await getPermit(tx, viewer, input.id!, true);
       requireApplicant(viewer, p, "change the application");
       requireStatus(p, ["DRAFT", "CHANGES_REQUESTED"], "Only a draft or an application sent back for changes can be edited");
-      if (input.districtId && input.districtId !== p.districtId) throw badInput({ districtId: "The district of an application cannot change; start a new application." });
+      if (input.districtId && input.districtId !== p.districtId) fields.districtId = "The district of an application cannot change; start a new application.";
     }
     const next = {
       permitClass: permitClass as PermitClass | null,
@@ -120,29 +120,30 @@ export async function saveDraft(ds: DataSource, config: Config, viewer: Viewer, 
       asBuiltSheets: sheets,
     };
     // The fee was computed when the application was first submitted: what it rests on stays.
+    let message: string | undefined;
     if (p.submittedAt) {
-      const locked: Record<string, string> = {};
       for (const k of FEE_FIELDS)
-        if ((next as any)[k] !== (p as any)[k]) locked[k] = "The fee was computed from this when you submitted; to change it, withdraw the application and apply again.";
-      if (Object.keys(locked).length) throw badInput(locked, "The building use, floor area and number of sheets set the fee and cannot change after submission.");
+        if ((next as any)[k] !== (p as any)[k] && !fields[k]) {
+          fields[k] = "The fee was computed from this when you submitted; to change it, withdraw the application and apply again.";
+          message = "The building use, floor area and number of sheets set the fee and cannot change after submission.";
+        }
     }
     // What the application carries comes from the district's rulebook: the version its fees used once
     // submitted, else today's.
     const district = await loadDistrict(tx, p.districtId);
     const needs = applicationRequirements(await permitRulebook(tx, p, district));
-    const misplaced: Record<string, string> = {};
-    if (contractorId && !needs.contractor.fromApprovedList)
-      misplaced.contractorId = `${district.name} keeps no list of approved contractors (${needs.contractor.section}): name who will do the work instead.`;
-    if (next.workDoneBy && needs.contractor.fromApprovedList)
-      misplaced.workDoneBy = `The work is done by a contractor from ${district.name}'s list of approved contractors (${needs.contractor.section}): choose one instead.`;
-    if (sheets !== null && !needs.asBuiltDrawings.required)
-      misplaced.asBuiltSheets = `${district.name}'s law asks for no as-built drawings (${needs.asBuiltDrawings.section}), so sheets are not counted.`;
-    if (Object.keys(misplaced).length) throw badInput(misplaced);
-    if (contractorId) {
+    if (contractorId && !needs.contractor.fromApprovedList && !fields.contractorId)
+      fields.contractorId = `${district.name} keeps no list of approved contractors (${needs.contractor.section}): name who will do the work instead.`;
+    if (next.workDoneBy && needs.contractor.fromApprovedList && !fields.workDoneBy)
+      fields.workDoneBy = `The work is done by a contractor from ${district.name}'s list of approved contractors (${needs.contractor.section}): choose one instead.`;
+    if (sheets !== null && !needs.asBuiltDrawings.required && !fields.asBuiltSheets)
+      fields.asBuiltSheets = `${district.name}'s law asks for no as-built drawings (${needs.asBuiltDrawings.section}), so sheets are not counted.`;
+    if (contractorId && !fields.contractorId) {
       const found = await tx.query(`SELECT 1 FROM contractor WHERE id = $1 AND district_id = $2`, [contractorId, p.districtId]);
-      if (!found.length) throw badInput({ contractorId: "Choose a contractor from the district's list of approved contractors." });
+      if (!found.length) fields.contractorId = "Choose a contractor from the district's list of approved contractors.";
     }
-    if (!(await allOwnedBy(tx, documentIds, viewer.userId))) throw badInput({ documentIds: "Attach plans from your own uploaded documents." });
+    if (!fields.documentIds && !(await allOwnedBy(tx, documentIds, viewer.userId))) fields.documentIds = "Attach plans from your own uploaded documents.";
+    if (Object.keys(fields).length) throw badInput(fields, message);
     const before = creating ? null : { ...p };
     Object.assign(p, next, { updatedAt: clock.now() });
     p = await tx.save(p);

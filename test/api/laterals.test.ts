@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clearMicroCache } from "../../api/graphql/micro-cache.js";
 import { addCalendarDays, dateIn, formatDate } from "../../api/common/dates.js";
@@ -371,6 +372,10 @@ describe("bad inputs", () => {
     expect(fields(await a.c.gql(SAVE, { i: residential(a, { documentIds: [other.planId] }) }))).toEqual({ documentIds: "Attach plans from your own uploaded documents." });
     expect(Object.keys(fields(await a.c.gql(SUBMIT, { id: (await draft(a, { asBuiltSheets: 0 })).id })))).toEqual(["asBuiltSheets"]);
     expect(Object.keys(fields(await a.c.gql(SAVE, { i: residential(a, { zip: "1360" }) })))).toEqual(["zip"]);
+    // Every problem of a draft at once (issue 19): a bad ZIP with another person's plans and a contractor
+    // the district does not list, not the ZIP first and the rest after.
+    const all = await a.c.gql(SAVE, { i: residential(a, { zip: "1360", documentIds: [other.planId], contractorId: randomUUID(), workDoneBy: "Me" }) });
+    expect(Object.keys(fields(all)).sort()).toEqual(["contractorId", "documentIds", "workDoneBy", "zip"]);
   });
 
   it("refuses a suspended, an unapproved, an expired or another district's contractor, with the reasons", async () => {
