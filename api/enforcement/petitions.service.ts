@@ -11,7 +11,7 @@ import { cancelPendingPayments } from "../payments/payments.service.js";
 import { Charge, EnforcementAction, Petition, PetitionDocument, RELIEFS, type Relief } from "./enforcement.entity.js";
 import { ACTION_STATUS_LABELS, DECISION_LABELS, KINDS, PETITION_TO_LABELS, RELIEF_LABELS, aKind, fineLimits, petitionable, spreadOverDays } from "./rules.js";
 import { CHARGE_PAYABLE, type Meta, actorOf, text, loadDistrict, todayIn, memberOrgIds, isRespondent, tell, getAction, getPetition } from "./common.js";
-import { formatDate } from "../common/format.js";
+import { countOf, formatDate } from "../common/format.js";
 
 /** Petitions to the Town Board (SUL 1104-1108; Huron Article V): filed, withdrawn, decided, with the decision's effect on the action and its charges. */
 
@@ -187,7 +187,7 @@ export function validateModification(a: EnforcementAction, rb: Rulebook, input: 
     const days = a.fineDays.length;
     if (amount === null || amount === undefined || !Number.isSafeInteger(amount)) fields.newAmountCents = "Enter the modified fine in dollars and cents.";
     else if (amount < limits.minCents * days || amount > limits.maxCents * days)
-      fields.newAmountCents = `For ${days} day(s) of violation the fine must be between ${formatCents(limits.minCents * days)} and ${formatCents(limits.maxCents * days)} (${formatCents(limits.minCents)} to ${formatCents(limits.maxCents)} a day, ${limits.section}).`;
+      fields.newAmountCents = `For ${countOf(days, "day")} of violation the fine must be between ${formatCents(limits.minCents * days)} and ${formatCents(limits.maxCents * days)} (${formatCents(limits.minCents)} to ${formatCents(limits.maxCents)} a day, ${limits.section}).`;
     else if (amount === a.fineTotalCents) fields.newAmountCents = `The fine is already ${formatCents(amount)}; uphold it instead.`;
   } else if (!terms) fields.newTerms = "State the modified terms.";
   return terms;

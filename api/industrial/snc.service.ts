@@ -8,6 +8,7 @@ import { rulebookById, rulebookOn, type Rulebook } from "../districts/districts.
 import { loadDistrict, loadPermit, permitRulebook } from "./common.js";
 import { chronicFromCounts, chronicViolation, isConventional, lateReport, missedMilestone, trcFactor, trcFromCounts, trcViolation, type Measurement } from "./limits.js";
 import { notifyMembersOfEach } from "./permits.service.js";
+import { countOf } from "../common/format.js";
 
 /**
  * Significant non-compliance of one permit over one period (SUL 201): (a) chronic and (b)
@@ -65,7 +66,7 @@ function lateFinding(r: { id: string; period_start: string; period_end: string; 
     parameter: null,
     reportId: r.id,
     section,
-    text: `The report for ${r.period_start} to ${r.period_end}, due ${r.due_on}, ${signedOn ? `was received ${daysLate} days late` : `is ${daysLate} days late and not received`}; more than ${days} days is significant non-compliance.`,
+    text: `The report for ${formatDate(r.period_start)} to ${formatDate(r.period_end)}, due ${formatDate(r.due_on)}, ${signedOn ? `was received ${countOf(daysLate, "day")} late` : `is ${countOf(daysLate, "day")} late and not received`}; more than ${countOf(days, "day")} is significant non-compliance.`,
   };
 }
 
@@ -96,7 +97,7 @@ export function milestoneFindings(
         parameter: null,
         reportId: null,
         section,
-        text: `The compliance schedule milestone "${m.milestone}", due ${m.dueOn}, ${on ? `was met on ${on}, ${r.daysLate} days late` : `is ${r.daysLate} days late and not reported met`}; ${days} days or more is significant non-compliance.`,
+        text: `The compliance schedule milestone "${m.milestone}", due ${formatDate(m.dueOn)}, ${on ? `was met on ${formatDate(on)}, ${countOf(r.daysLate, "day")} late` : `is ${countOf(r.daysLate, "day")} late and not reported met`}; ${countOf(days, "day")} or more is significant non-compliance.`,
       });
   });
   return out;
@@ -438,8 +439,8 @@ export async function publishSncList(ds: DataSource, viewer: Viewer, input: { di
   const enabled = rb.entry("industrial.sncPublicationEnabled");
   if (enabled.value !== true) throw conflict(`This district's law does not publish users in significant non-compliance (${enabled.section}).`);
   const today = dateIn(district.timeZone);
-  if (board.periodEnd >= today) throw conflict(`The period ends on ${board.periodEnd}; its list can be published from ${board.publishableFrom}.`);
-  if (board.publication) throw conflict(`The list for ${board.periodStart} to ${board.periodEnd} was published on ${board.publication.publishedOn}.`);
+  if (board.periodEnd >= today) throw conflict(`The period ends on ${formatDate(board.periodEnd)}; its list can be published from ${formatDate(board.publishableFrom)}.`);
+  if (board.publication) throw conflict(`The list for ${formatDate(board.periodStart)} to ${formatDate(board.periodEnd)} was published on ${formatDate(board.publication.publishedOn)}.`);
   // One row per organization: its permits in SNC and the criteria met by any of them.
   const byOrg = new Map<string, { organizationId: string; organizationName: string; permitIds: string[]; permitNumbers: string[]; criteria: Set<SncCriterion>; findings: { permitNumber: string; criterion: string; parameter: string | null; text: string; section: string }[] }>();
   for (const p of board.permits.filter((x) => x.inSnc)) {

@@ -316,14 +316,14 @@ describe("progress reports on compliance-schedule milestones (SUL 1004 A(12)(c))
     expect(board89.criteria).not.toContain("MILESTONE");
     travelTo("2027-08-30T15:00:00Z"); // 90 days
     const day90 = (await operator.ok(SNC, { id: permitId, s: "2027-07-01" })).industrialPermitSnc;
-    expect(milestones(day90)).toEqual([expect.objectContaining({ text: expect.stringMatching(/"Begin routine operation", due 2027-06-01, is 90 days late and not reported met; 90 days or more/) })]);
+    expect(milestones(day90)).toEqual([expect.objectContaining({ text: expect.stringMatching(/"Begin routine operation", due June 1, 2027, is 90 days late and not reported met; 90 days or more/) })]);
     expect(day90.inSnc).toBe(true);
     const board90 = (await operator.ok(BOARD, { d: lakeviewId, s: "2027-07-01" })).industrialSncDashboard.permits.find((p: any) => p.permitId === permitId);
     expect(board90.criteria).toContain("MILESTONE");
     expect(board90.findings.find((x: any) => x.criterion === "MILESTONE").text).toBe(milestones(day90)[0].text);
     // the first milestone, met 3 days late in March, is no finding; met later, this one still counts for the period
     await f.member.ok(PROGRESS, { i: { permitId, milestoneIndex: 1, met: true, metOn: "2027-08-30" } });
-    expect(milestones((await operator.ok(SNC, { id: permitId, s: "2027-07-01" })).industrialPermitSnc)[0].text).toMatch(/was met on 2027-08-30, 90 days late/);
+    expect(milestones((await operator.ok(SNC, { id: permitId, s: "2027-07-01" })).industrialPermitSnc)[0].text).toMatch(/was met on August 30, 2027, 90 days late/);
     expect(milestones((await operator.ok(SNC, { id: permitId, s: "2027-01-01" })).industrialPermitSnc)).toEqual([]);
     travelTo("2028-01-02T15:00:00Z");
     await operator.ok(`mutation($d: ID!, $s: String!) { publishSncList(districtId: $d, periodStart: $s) { id } }`, { d: lakeviewId, s: "2027-07-01" });

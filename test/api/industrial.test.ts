@@ -467,7 +467,7 @@ describe("from application to permit, report, signature and copy of record", () 
     expect(day30.findings.filter((x: any) => x.criterion === "LATE_REPORT")).toEqual([]);
     travelTo("2027-07-31T15:00:00Z");
     const day31 = (await operator.ok(SNC, { id: permitId, s: "2027-01-01" })).industrialPermitSnc;
-    expect(day31.findings).toEqual([expect.objectContaining({ criterion: "LATE_REPORT", text: expect.stringMatching(/due 2027-06-30, is 31 days late and not received; more than 30 days/) })]);
+    expect(day31.findings).toEqual([expect.objectContaining({ criterion: "LATE_REPORT", text: expect.stringMatching(/due June 30, 2027, is 31 days late and not received; more than 30 days/) })]);
     travelTo("2026-12-03T16:30:00Z");
     expect(errorCode(await f.owner.gql(SNC, { id: permitId }))).toBe("FORBIDDEN");
     expect(errorCode(await (await signedIn(DEMO.huronClerk)).gql(SNC, { id: permitId }))).toBe("NOT_FOUND");

@@ -1,3 +1,5 @@
+import { statusLabel } from "../../api/common/format";
+
 /** A payment's status in plain words, the same on the payer's pages and the staff ledger. */
 export const PAYMENT_STATUS_LABELS: Record<string, string> = {
   PENDING: "Waiting for payment",
@@ -15,5 +17,5 @@ export const asSentence = (s: string | null | undefined) => (s ? (/[.!?]$/.test(
 /** "Paid after cancellation, refund due" when money arrived for a cancelled payment; never a raw code. */
 export function paymentStatusLabel(p: { status: string; refundDue?: boolean | null }): string {
   if (p.refundDue) return PAYMENT_STATUS_LABELS.REFUND_DUE;
-  return PAYMENT_STATUS_LABELS[p.status] ?? p.status.charAt(0) + p.status.slice(1).toLowerCase().replace(/_/g, " ");
+  return statusLabel(p.status, PAYMENT_STATUS_LABELS);
 }

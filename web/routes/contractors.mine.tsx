@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
-import { DateTime, formatCalendarDate } from "~/components/format";
+import { DateTime, formatCalendarDate, statusLabel } from "~/components/format";
 import { SuccessAlert } from "~/components/forms";
 import { money } from "~/components/money";
 
@@ -81,7 +81,7 @@ export default function MyContractorApplications() {
           <dl className="tapline-facts">
             <dt>Status</dt>
             <dd>
-              <strong>{STATUS_LABELS[c.status] ?? c.status}</strong>
+              <strong>{statusLabel(c.status, STATUS_LABELS)}</strong>
               {c.decidedAt && (
                 <>
                   {" "}
@@ -203,7 +203,7 @@ function RenewalSummary({ r, timeZone }: { r: Renewal; timeZone: string }) {
     <div className="margin-top-2">
       <h3>Renewal filed <DateTime iso={r.filedAt} timeZone={timeZone} /></h3>
       <p>
-        <strong>{RENEWAL_LABELS[r.status] ?? r.status}</strong>
+        <strong>{statusLabel(r.status, RENEWAL_LABELS)}</strong>
         {r.decidedAt && (
           <>
             {" "}

@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
-import { daysLeftText, formatCalendarDate } from "~/components/format";
+import { daysLeftText, formatCalendarDate, statusLabel } from "~/components/format";
 import { SuccessAlert } from "~/components/forms";
 import { requireSignedIn } from "~/auth.server";
 
@@ -48,9 +48,9 @@ export default function Dashboard() {
             {d.items.map((i: any) => (
               <tr key={i.kind + i.id}>
                 <th scope="row" data-label="What"><Link className="usa-link" to={i.href}>{i.title}</Link></th>
-                <td data-label="Status">{i.status}</td>
+                <td data-label="Status">{statusLabel(i.status)}</td>
                 <td data-label="Next step">{i.nextStep ? <Link className="usa-link" to={i.nextStepHref ?? i.href}>{i.nextStep}</Link> : ""}</td>
-                <td data-label="Due">{i.dueDate ? `${formatCalendarDate(i.dueDate)} (${daysLeftText(i.daysLeft)})` : ""}</td>
+                <td data-label="Due">{i.dueDate ? `${formatCalendarDate(i.dueDate)}${i.daysLeft === null || i.daysLeft === undefined ? "" : ` (${daysLeftText(i.daysLeft)})`}` : ""}</td>
               </tr>
             ))}
           </tbody>

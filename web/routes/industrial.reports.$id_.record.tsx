@@ -2,7 +2,7 @@ import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run
 import { useLoaderData } from "@remix-run/react";
 import { NestedErrorBoundary } from "~/components/fields";
 import { PrintHint } from "~/components/print-hint";
-import { formatCalendarDate, formatDateTime } from "~/components/format";
+import { formatCalendarDate, formatDateTime, statusLabel } from "~/components/format";
 import { gql, statusOf } from "~/graphql.server";
 import receiptCss from "~/styles/receipt.css?url";
 
@@ -116,7 +116,7 @@ export default function CopyOfRecord() {
                   {x.evaluation.limitValue === null ? "" : `${figure(x.evaluation.limitValue)} ${x.evaluation.limitUnit ?? ""}`}
                   {x.evaluation.section ? ` (${x.evaluation.section})` : ""}
                 </td>
-                <td>{STATUS_WORDS[x.evaluation.status] ?? x.evaluation.status}</td>
+                <td>{statusLabel(x.evaluation.status, STATUS_WORDS)}</td>
               </tr>
             ))}
           </tbody>

@@ -3,7 +3,7 @@ import { Form, Link, redirect, useActionData, useLoaderData, useOutlet, useSearc
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, Notice } from "~/components/fields";
-import { DateTime, daysLeftText, formatCalendarDate, todayIn } from "~/components/format";
+import { DateTime, daysLeftText, formatCalendarDate, statusLabel, todayIn } from "~/components/format";
 import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
@@ -215,7 +215,7 @@ function PermitDetails() {
                     </th>
                     <td data-label="Law">{r.section}</td>
                     <td data-label="Status">
-                      {INSPECTION_STATUS[r.status] ?? r.status}
+                      {statusLabel(r.status, INSPECTION_STATUS)}
                       {latest?.status === "FAILED" && latest.resultNotes && r.status === "FAILED" && <span className="display-block">{latest.resultNotes}</span>}
                     </td>
                     <td data-label="When">{latest ? inspectionWhen(latest, tz) : ""}</td>
@@ -231,7 +231,7 @@ function PermitDetails() {
               <ul className="usa-list">
                 {p.inspections.map((i) => (
                   <li key={i.id}>
-                    {i.kindLabel}: {INSPECTION_STATUS[i.status] ?? i.status}, {inspectionWhen(i, tz)}
+                    {i.kindLabel}: {statusLabel(i.status, INSPECTION_STATUS)}, {inspectionWhen(i, tz)}
                     {i.inspectorName ? `, ${i.inspectorName}` : ""}
                     {i.resultNotes ? `: ${i.resultNotes}` : ""}
                   </li>

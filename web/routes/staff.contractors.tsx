@@ -3,7 +3,7 @@ import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } f
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { Notice, SelectField } from "~/components/fields";
-import { DateTime, formatCalendarDate } from "~/components/format";
+import { DateTime, formatCalendarDate, statusLabel } from "~/components/format";
 import { ErrorSummary, SuccessAlert } from "~/components/forms";
 import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
@@ -268,7 +268,7 @@ export default function StaffContractors() {
           <h3 id={`heading-${c.id}`}>{c.organization.name}</h3>
           <dl className="tapline-facts">
             <dt>Status</dt>
-            <dd>{STATUS_LABELS[c.status] ?? c.status}</dd>
+            <dd>{statusLabel(c.status, STATUS_LABELS)}</dd>
             <dt>Applied</dt>
             <dd>
               <DateTime iso={c.createdAt} timeZone={district.timeZone} />

@@ -10,6 +10,7 @@ import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 import { formValues } from "~/util";
+import { countOf } from "~/components/format";
 
 export const meta: MetaFunction = () => [{ title: "Charges and delinquency | Staff | Tapline" }];
 
@@ -164,7 +165,7 @@ export default function Delinquency() {
                 <td data-label="Penalty">{money(part(i, "penalty"))}</td>
                 <td data-label="Interest">{money(part(i, "interest"))}</td>
                 <td data-label="Owed today">{i.status === "OPEN" ? money(i.statement.totalCents) : i.status.toLowerCase()}</td>
-                <td data-label="Delinquent">{i.statement.delinquent ? `${i.statement.daysDelinquent} days` : `No (until ${date(i.statement.lastDayWithoutPenalty)})`}</td>
+                <td data-label="Delinquent">{i.statement.delinquent ? countOf(i.statement.daysDelinquent, "day") : `No (until ${date(i.statement.lastDayWithoutPenalty)})`}</td>
                 {d.clerk && (
                   <td data-label="At the counter">
                     {i.status === "OPEN" && (

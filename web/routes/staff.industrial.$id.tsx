@@ -3,7 +3,7 @@ import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remi
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, Notice, SelectField } from "~/components/fields";
-import { DateTime, formatCalendarDate } from "~/components/format";
+import { DateTime, daysLeftText, formatCalendarDate } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { LIFECYCLE_FIELDS, StaffLifecycle, type Lifecycle } from "~/components/industrial-lifecycle";
 import { money } from "~/components/money";
@@ -323,7 +323,7 @@ export default function StaffIndustrialPermit() {
                   {formatCalendarDate(r.periodStart)} to {formatCalendarDate(r.periodEnd)}
                 </Link>
                 : due {formatCalendarDate(r.dueOn)}, {r.statusLabel.toLowerCase()}
-                {r.daysLeft !== null && r.daysLeft < 0 ? ` (${-r.daysLeft} days late)` : ""}
+                {r.daysLeft !== null && r.daysLeft < 0 ? ` (${daysLeftText(r.daysLeft)})` : ""}
               </li>
             ))}
           </ul>

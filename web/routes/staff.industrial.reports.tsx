@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
-import { DateTime, formatCalendarDate } from "~/components/format";
+import { DateTime, countOf, formatCalendarDate } from "~/components/format";
 import { requireStaff } from "~/components/staff.server";
 
 export const meta: MetaFunction = () => [{ title: "Compliance reports | Staff | Tapline" }];
@@ -136,7 +136,7 @@ export default function StaffReports() {
                   {r.kind !== "PERIODIC" ? ` · ${r.kindLabel}` : ""}
                 </td>
                 <td data-label="Due">{formatCalendarDate(r.dueOn)}</td>
-                <td data-label={view === "LATE" ? "Late by" : "Received"}>{view === "LATE" ? `${-(r.daysLeft ?? 0)} days` : <DateTime iso={r.signedAt} timeZone={timeZone} />}</td>
+                <td data-label={view === "LATE" ? "Late by" : "Received"}>{view === "LATE" ? countOf(-(r.daysLeft ?? 0), "day") : <DateTime iso={r.signedAt} timeZone={timeZone} />}</td>
               </tr>
             ))}
           </tbody>

@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
-import { formatCalendarDate, formatDayOf, formatTime } from "~/components/format";
+import { formatCalendarDate, formatDayOf, formatTime, statusLabel } from "~/components/format";
 import { INSPECTION_STATUS, formatDay } from "~/components/permit-view";
 import { requireStaff } from "~/components/staff.server";
 
@@ -67,7 +67,7 @@ export default function Inspections() {
                   <Link className="usa-link" to={`/staff/permits/${i.permitId}`}>
                     {i.address}
                   </Link>{" "}
-                  ({i.permitNumber}, {i.applicantName}){i.inspectorName ? `, ${i.inspectorName}` : ""}: {INSPECTION_STATUS[i.status] ?? i.status}
+                  ({i.permitNumber}, {i.applicantName}){i.inspectorName ? `, ${i.inspectorName}` : ""}: {statusLabel(i.status, INSPECTION_STATUS)}
                 </li>
               ))}
             </ul>

@@ -3,7 +3,7 @@ import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } f
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, Notice, RadioGroup, SelectField, TextAreaField } from "~/components/fields";
-import { DateTime } from "~/components/format";
+import { DateTime, formatCalendarDate, statusLabel } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { CLASS_LABELS, INSPECTION_STATUS, PERMIT_VIEW_FIELDS, USE_LABELS, WORK_LABELS, inspectionWhen, money, type PermitView } from "~/components/permit-view";
 import { DocumentLinks } from "~/components/document-links";
@@ -142,7 +142,7 @@ export default function ReviewPermit() {
       {p.nextStep.text && (
         <p>
           <strong>Next:</strong> {p.nextStep.text}
-          {p.nextStep.dueDate ? ` (${p.nextStep.dueDate})` : ""}
+          {p.nextStep.dueDate ? ` (by ${formatCalendarDate(p.nextStep.dueDate)})` : ""}
         </p>
       )}
       {p.contractor && !p.contractor.standing.choosable && !["CLOSED", "WITHDRAWN"].includes(p.status) && (
@@ -294,7 +294,7 @@ export default function ReviewPermit() {
           <ul className="usa-list">
             {p.requiredInspections.map((r) => (
               <li key={r.kind}>
-                {r.label} ({r.section}): {INSPECTION_STATUS[r.status] ?? r.status}
+                {r.label} ({r.section}): {statusLabel(r.status, INSPECTION_STATUS)}
               </li>
             ))}
           </ul>
@@ -315,7 +315,7 @@ export default function ReviewPermit() {
                     <th scope="row" data-label="Inspection">
                       {i.kindLabel}
                     </th>
-                    <td data-label="Status">{INSPECTION_STATUS[i.status] ?? i.status}</td>
+                    <td data-label="Status">{statusLabel(i.status, INSPECTION_STATUS)}</td>
                     <td data-label="When">
                       {inspectionWhen(i, tz)}
                       {i.inspectorName ? `, ${i.inspectorName}` : ""}
