@@ -1,7 +1,7 @@
 import type { DataSource } from "typeorm";
 import type { Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
-import { addCalendarDays, addMonths, dateIn, zonedWallTime } from "../common/dates.js";
+import { addCalendarDays, addMonths, dateIn, formatDate, zonedWallTime } from "../common/dates.js";
 import type { Config } from "../config.js";
 import { District } from "../districts/district.entity.js";
 import { changeRulebook, rulebookOn } from "../districts/districts.service.js";
@@ -142,7 +142,7 @@ async function licensedHauler(ds: DataSource, district: District, config?: Confi
       entityType: "HaulerLicense",
       entityId: licenseId,
       districtId: district.id,
-      reason: `Demo mode: a licence approved on ${validFrom}, its renewal open`,
+      reason: `Demo mode: a licence approved on ${formatDate(validFrom)}, its renewal open`,
       details: { validFrom, validUntil },
     });
   });
