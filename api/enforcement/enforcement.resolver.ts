@@ -176,6 +176,8 @@ export class ProsecutionType {
   @Field(() => [FineDayType], { description: "On conviction: each offense (day) with the fine the court imposed" }) offenseDays: FineDayType[];
   @Field(() => Int, { description: "The court's fine, integer cents (0 unless convicted)" }) fineTotalCents: number;
   @Field(() => Date, { nullable: true }) recordedAt: Date | null;
+  @Field(() => String, { nullable: true, description: "Convicted, Acquitted or Dismissed" }) judgmentLabel: string | null;
+  @Field(() => String, { description: "What the law says (Huron V-2), with the rulebook's cap" }) law: string;
   referredById: string;
   recordedById: string | null;
 }
@@ -455,7 +457,10 @@ export class EnforcementResolver {
   }
   @FieldResolver(() => ProsecutionType, { nullable: true, description: "Huron V-2: the violation referred for prosecution and the court's judgment" })
   async prosecution(@Root() a: ActionType, @Ctx() ctx: Context) {
-    return (await loadersOf(ctx).prosecutions.load(a.id))[0] ?? null;
+    const [p] = await loadersOf(ctx).prosecutions.load(a.id);
+    if (!p) return null;
+    const rb = await rulebookOn(ctx.ds, await districtOf(ctx, a.districtId), p.referredOn);
+    return { ...p, judgmentLabel: p.judgment ? svc.JUDGMENT_LABELS[p.judgment] : null, law: svc.convictionLaw(rb) };
   }
   @FieldResolver(() => String, { nullable: true, description: "District Operator: why the notice's violation cannot be referred for prosecution today (null: it can)" })
   async referralBlockedReason(@Root() a: ActionType, @Ctx() ctx: Context) {

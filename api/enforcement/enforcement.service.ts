@@ -11,7 +11,7 @@ export { createAction, respondToNotice } from "./actions.service.js";
 export type { CreateActionInput } from "./actions.service.js";
 export { filePetition, withdrawPetition, decidePetition } from "./petitions.service.js";
 export type { DecidePetitionInput } from "./petitions.service.js";
-export { referForProsecution, recordJudgment, prosecutionsOf, referralBlocked, JUDGMENT_LABELS } from "./prosecutions.service.js";
+export { referForProsecution, recordJudgment, prosecutionsOf, referralBlocked, convictionLaw, JUDGMENT_LABELS } from "./prosecutions.service.js";
 export type { ReferInput, JudgmentInput } from "./prosecutions.service.js";
 export { orderHearing, decideHearing } from "./hearings.service.js";
 export type { OrderHearingInput, DecideHearingInput } from "./hearings.service.js";

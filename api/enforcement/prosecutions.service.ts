@@ -34,6 +34,12 @@ export function referralBlocked(rb: Rulebook, a: EnforcementAction, existing: Pr
   return null;
 }
 
+/** What the law says of a referral, in the law's words and the rulebook's figure (Huron V-2), for the person's page and email. */
+export function convictionLaw(rb: Rulebook): string {
+  const section = rb.entry("enforcement.finesOnConviction").section;
+  return `Under ${section}, a person who continues a violation beyond the time limit in the notice "shall be guilty of a violation and, on conviction thereof, shall be fined in an amount not exceeding ${formatCents(fineLimits(rb).maxCents)} for each violation"; each day the violation continues is a separate offense. Only the court can impose a fine: nothing is payable unless it convicts.`;
+}
+
 export type ReferInput = { actionId: string; continuedDays: string[] };
 
 export async function referForProsecution(ds: DataSource, viewer: Viewer, input: ReferInput, meta: Meta): Promise<Prosecution> {
@@ -74,7 +80,7 @@ export async function referForProsecution(ds: DataSource, viewer: Viewer, input:
       district,
       "enforcement.referred_for_prosecution",
       `Referred to the court: ${a.number}`,
-      `The violation in notice ${a.number} continued after the time to correct it (${formatDate(a.correctBy!)}) on ${countOf(days.length, "day")}, from ${formatDate(days[0])} to ${formatDate(days[days.length - 1])}. It has been referred for prosecution.\n\nUnder ${section}, a person who continues a violation beyond the time limit "shall be guilty of a violation and, on conviction thereof, shall be fined in an amount not exceeding ${formatCents(fineLimits(rb).maxCents)} for each violation"; each day is a separate offense. Only the court can fine you: nothing is payable now.`,
+      `The violation in notice ${a.number} continued after the time to correct it (${formatDate(a.correctBy!)}) on ${countOf(days.length, "day")}, from ${formatDate(days[0])} to ${formatDate(days[days.length - 1])}. It has been referred to the court for prosecution.\n\n${convictionLaw(rb)}`,
       `${meta.publicUrl}/enforcement/${a.id}`,
     );
     return p;

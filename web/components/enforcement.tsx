@@ -9,6 +9,7 @@ export const ACTION_FIELDS = `id districtId district { name timeZone } number ki
   response responsePlan respondedAt createdAt
   fineDays { date amountCents } reliefOptions { value label } decisionOptions { value label }
   escalates { id number kindLabel servedOn } laterActions { id number kindLabel servedOn }
+  prosecution { continuedDays referredOn judgment judgmentLabel court docketNumber judgmentOn offenseDays { date amountCents } fineTotalCents law } referralBlockedReason canRecordJudgment
   charge { id number label amountCents billedOn status paymentId payment { id status receiptNumber }
     statement { asOf lastDayWithoutPenalty delinquent daysDelinquent totalCents violationSince violationSection explanation lines { code label section amountCents } } }
   petitions { id status statusLabel relief reliefLabel grounds filedOn filedAt filedByName decidedAt decidedByName decisionReasons newTerms newAmountCents withdrawnAt canWithdraw canDecide
@@ -117,7 +118,90 @@ export type ActionView = {
     statement: Statement;
   } | null;
   petitions: PetitionView[];
+  prosecution: ProsecutionView | null;
+  /** null: the viewer (the District Operator) may refer the notice's violation for prosecution now (Huron V-2) */
+  referralBlockedReason: string | null;
+  canRecordJudgment: boolean;
 };
+export type ProsecutionView = {
+  continuedDays: string[];
+  referredOn: string;
+  judgment: string | null;
+  judgmentLabel: string | null;
+  court: string | null;
+  docketNumber: string | null;
+  judgmentOn: string | null;
+  offenseDays: { date: string; amountCents: number }[];
+  fineTotalCents: number;
+  law: string;
+};
+
+/** Huron V-2: the violation referred to the court, what the law says, and the judgment once the Clerk records it. */
+export function ProsecutionSection({ a }: { a: ActionView }) {
+  const p = a.prosecution;
+  if (!p) return null;
+  const first = p.continuedDays[0];
+  const last = p.continuedDays[p.continuedDays.length - 1];
+  return (
+    <section aria-labelledby="court-heading">
+      <h2 id="court-heading">Referred to the court</h2>
+      <p>
+        The violation continued after the time to correct it{a.correctBy ? ` (${date(a.correctBy)})` : ""} on {daysText(p.continuedDays.length)}
+        {p.continuedDays.length > 1 ? `, from ${date(first)} to ${date(last)}` : `, ${date(first)}`}. On {date(p.referredOn)} the District Operator referred it for prosecution.
+      </p>
+      <p>{p.law}</p>
+      {!p.judgment ? (
+        <p>
+          <strong>The case is before the court.</strong> Nothing is payable now.
+        </p>
+      ) : (
+        <>
+          <dl className="tapline-facts">
+            <dt>Judgment</dt>
+            <dd>{p.judgmentLabel}</dd>
+            <dt>Court</dt>
+            <dd>{p.court}</dd>
+            <dt>Docket or case number</dt>
+            <dd>{p.docketNumber}</dd>
+            <dt>{p.judgment === "CONVICTED" ? "Date of conviction" : "Date"}</dt>
+            <dd>{date(p.judgmentOn!)}</dd>
+          </dl>
+          {p.judgment === "CONVICTED" ? (
+            <table className="usa-table usa-table--borderless">
+              <caption>The fine the court imposed: each day is a separate offense</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Offense (day of violation)</th>
+                  <th scope="col" className="text-right">
+                    Fine
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {p.offenseDays.map((d) => (
+                  <tr key={d.date}>
+                    <th scope="row">{date(d.date)}</th>
+                    <td className="text-right">{money(d.amountCents)}</td>
+                  </tr>
+                ))}
+              </tbody>
+              <tfoot>
+                <tr>
+                  <th scope="row">Total</th>
+                  <td className="text-right">
+                    <strong>{money(p.fineTotalCents)}</strong>
+                  </td>
+                </tr>
+              </tfoot>
+            </table>
+          ) : (
+            <p>The matter is closed: no fine is owed.</p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
 
 export const date = formatCalendarDate;
 export const daysText = (n: number) => countOf(n, "day");

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
-import { ACTION_FIELDS, Deadlines, Escalation, FineDaysTable, HearingNotice, StatementTable, TextArea, date, type ActionView } from "~/components/enforcement";
+import { ACTION_FIELDS, Deadlines, Escalation, FineDaysTable, HearingNotice, ProsecutionSection, StatementTable, TextArea, date, type ActionView } from "~/components/enforcement";
 import { NestedErrorBoundary, Notice, RadioGroup } from "~/components/fields";
 import { DateTime } from "~/components/format";
 import { ErrorSummary, SuccessAlert } from "~/components/forms";
@@ -136,6 +136,8 @@ export default function EnforcementActionPage() {
           </p>
         )}
       </section>
+
+      <ProsecutionSection a={a} />
 
       {a.charge && (
         <section aria-labelledby="pay-heading">

@@ -1,16 +1,21 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
-import { ACTION_FIELDS, Deadlines, Escalation, FineDaysTable, HearingNotice, StatementTable, date, type ActionView } from "~/components/enforcement";
-import { NestedErrorBoundary } from "~/components/fields";
+import { ACTION_FIELDS, Deadlines, Escalation, FineDaysTable, HearingNotice, ProsecutionSection, StatementTable, date, type ActionView } from "~/components/enforcement";
+import { NestedErrorBoundary, RadioGroup } from "~/components/fields";
 import { DateTime } from "~/components/format";
-import { SuccessAlert } from "~/components/forms";
-import { money } from "~/components/money";
+import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
+import { dollarsToCents, money } from "~/components/money";
 import { requireStaff } from "~/components/staff.server";
+import { requireCsrf } from "~/csrf.server";
+import { cookieHeaders, gql } from "~/graphql.server";
+import { formValues } from "~/util";
 
 export const meta: MetaFunction = () => [{ title: "Enforcement action | Staff | Tapline" }];
 
 type Data = { action: ActionView; operator: boolean };
+type ActionData = { intent: string; error: string; fields: Record<string, string>; values: Record<string, string> };
 
 export async function loader(args: LoaderFunctionArgs) {
   const info = await requireStaff(args);
@@ -19,9 +24,83 @@ export async function loader(args: LoaderFunctionArgs) {
   return { action: enforcementAction, operator: !!district?.roles.includes("OPERATOR") } satisfies Data;
 }
 
+const JUDGMENTS = [
+  { value: "CONVICTED", label: "Convicted" },
+  { value: "ACQUITTED", label: "Acquitted" },
+  { value: "DISMISSED", label: "Dismissed" },
+];
+
+/** Consecutive days from a first day, as the forms enter them (first day and number of days). */
+function daysFrom(first: string | undefined, countText: string | undefined, local: Record<string, string>, firstKey: string, countKey: string): string[] {
+  const count = Number(countText);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(first ?? "")) local[firstKey] = "Enter the first day like 2026-11-02.";
+  if (!/^\d+$/.test(countText ?? "") || count < 1 || count > 366) local[countKey] = "Enter the number of days (1 to 366).";
+  const start = Date.parse(`${first}T00:00:00Z`);
+  if (local[firstKey] || local[countKey] || Number.isNaN(start)) return [];
+  return Array.from({ length: count }, (_, i) => new Date(start + i * 86_400_000).toISOString().slice(0, 10));
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  await requireCsrf(context, request);
+  const values = formValues(await request.formData());
+  const intent = values.intent ?? "";
+  const local: Record<string, string> = {};
+  let r;
+  if (intent === "refer") {
+    // Huron V-2: the days the violation continued after the notice's time to correct.
+    const continuedDays = daysFrom(values.firstDay, values.dayCount, local, "firstDay", "dayCount");
+    r = await gql(context, request, `mutation Refer($i: ReferForProsecutionInput!) { referForProsecution(input: $i) { id } }`, { i: { actionId: params.id, continuedDays } });
+  } else if (intent === "judgment") {
+    // Huron V-2: the court's judgment; on conviction the offenses (days) and the fine for each.
+    let offenseDays: { date: string; amountCents: number }[] = [];
+    if (values.judgment === "CONVICTED") {
+      const perDay = dollarsToCents(values.finePerDay ?? "");
+      if (perDay === undefined || perDay === null) local.finePerDay = "Enter the fine per day in dollars, like 200.00.";
+      const days = daysFrom(values.offenseFirstDay, values.offenseDayCount, local, "offenseFirstDay", "offenseDayCount");
+      offenseDays = local.finePerDay ? [] : days.map((date) => ({ date, amountCents: perDay! }));
+    }
+    r = await gql(context, request, `mutation Judgment($i: RecordCourtJudgmentInput!) { recordCourtJudgment(input: $i) { id } }`, {
+      i: { actionId: params.id, judgment: values.judgment ?? "", court: values.court ?? "", docketNumber: values.docketNumber ?? "", judgmentOn: values.judgmentOn ?? "", offenseDays },
+    });
+  } else return Response.json({ intent, error: "Unknown action.", fields: {}, values } satisfies ActionData, { status: 400 });
+  if (!r.ok || Object.keys(local).length) {
+    const fields = { ...(r.ok ? {} : r.error.fields), ...local };
+    // The API's list of days is shown beside the fields the days were entered in.
+    if (fields.continuedDays && !Object.keys(local).length) fields.firstDay = fields.continuedDays;
+    if (fields.offenseDays && !Object.keys(local).length) fields.finePerDay = fields.offenseDays;
+    delete fields.continuedDays;
+    delete fields.offenseDays;
+    const message = r.ok ? "Please correct the highlighted fields." : r.error.message;
+    return Response.json({ intent, error: message, fields, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
+  }
+  return redirect(`/staff/enforcement/${params.id}?done=${intent}`, { headers: cookieHeaders(r) });
+}
+
+/** Each field's visible label, in the page's order: the referral, then the judgment. */
+const LABELS: Record<string, string> = {
+  firstDay: "First day the violation continued",
+  dayCount: "Number of days",
+  judgment: "The court's judgment",
+  court: "Court",
+  docketNumber: "Docket or case number",
+  judgmentOn: "Date of the judgment",
+  offenseFirstDay: "First day convicted of",
+  offenseDayCount: "Number of days convicted of",
+  finePerDay: "Fine per day imposed (dollars)",
+};
+
+const DONE: Record<string, string> = {
+  served: "Served. The respondent is notified by email and sees it in the portal.",
+  refer: "Referred for prosecution. The respondent is notified by email and sees it in the portal; nothing is payable unless the court convicts.",
+  judgment: "The court's judgment is recorded. The respondent is notified by email and sees it in the portal.",
+};
+
 export default function StaffAction() {
   const { action: a, operator } = useLoaderData<typeof loader>() as Data;
+  const d = useActionData<ActionData>();
   const [params] = useSearchParams();
+  const e = d?.fields ?? {};
+  const v = d?.values ?? {};
   const history = a.respondentUserId ? `respondentUserId=${a.respondentUserId}` : `respondentOrganizationId=${a.respondentOrganizationId}`;
   return (
     <>
@@ -35,7 +114,8 @@ export default function StaffAction() {
         </Link>{" "}
         · {a.district.name} · {a.section}
       </p>
-      {params.get("done") === "served" && <SuccessAlert>Served. The respondent is notified by email and sees it in the portal.</SuccessAlert>}
+      {params.get("done") && !d && DONE[params.get("done")!] && <SuccessAlert>{DONE[params.get("done")!]}</SuccessAlert>}
+      <ErrorSummary message={d?.error} fields={d?.fields} labels={LABELS} />
       <section className="usa-summary-box" aria-labelledby="status-heading">
         <div className="usa-summary-box__body">
           <h2 className="usa-summary-box__heading" id="status-heading">
@@ -93,6 +173,48 @@ export default function StaffAction() {
               </li>
             ))}
           </ul>
+        </section>
+      )}
+      <ProsecutionSection a={a} />
+      {operator && a.kind === "NOTICE_OF_VIOLATION" && !a.prosecution && a.referralBlockedReason === null && (
+        <section aria-labelledby="refer-heading">
+          <h2 id="refer-heading">Refer for prosecution</h2>
+          <p>
+            The time to correct ended {date(a.correctBy!)}. If the violation continued beyond it, record the days it continued: each is a separate offense, and only the court can fine
+            it, on conviction.
+          </p>
+          <Form method="post" className="usa-form usa-form--large">
+            <AuthenticityTokenInput />
+            <input type="hidden" name="intent" value="refer" />
+            <TextField name="firstDay" label="First day the violation continued" type="date" error={d?.intent === "refer" ? e.firstDay : undefined} defaultValue={v.firstDay} />
+            <TextField name="dayCount" label="Number of days" inputMode="numeric" error={d?.intent === "refer" ? e.dayCount : undefined} defaultValue={v.dayCount} />
+            <button className="usa-button" type="submit">
+              Refer to the court
+            </button>
+          </Form>
+        </section>
+      )}
+      {a.canRecordJudgment && (
+        <section aria-labelledby="judgment-heading">
+          <h2 id="judgment-heading">Record the court's judgment</h2>
+          <p>On a conviction the fine the court imposed is billed to {a.respondentName}; an acquittal or a dismissal closes the matter with nothing owed.</p>
+          <Form method="post" className="usa-form usa-form--large">
+            <AuthenticityTokenInput />
+            <input type="hidden" name="intent" value="judgment" />
+            <RadioGroup name="judgment" legend="The court's judgment" options={JUDGMENTS} error={d?.intent === "judgment" ? e.judgment : undefined} defaultValue={v.judgment ?? "CONVICTED"} />
+            <TextField name="court" label="Court" error={d?.intent === "judgment" ? e.court : undefined} defaultValue={v.court} />
+            <TextField name="docketNumber" label="Docket or case number" error={d?.intent === "judgment" ? e.docketNumber : undefined} defaultValue={v.docketNumber} />
+            <TextField name="judgmentOn" label="Date of the judgment" type="date" error={d?.intent === "judgment" ? e.judgmentOn : undefined} defaultValue={v.judgmentOn} />
+            <fieldset className="usa-fieldset">
+              <legend className="usa-legend">On a conviction: the offenses (days) and the fine for each</legend>
+              <TextField name="offenseFirstDay" label="First day convicted of" type="date" error={d?.intent === "judgment" ? e.offenseFirstDay : undefined} defaultValue={v.offenseFirstDay} />
+              <TextField name="offenseDayCount" label="Number of days convicted of" inputMode="numeric" error={d?.intent === "judgment" ? e.offenseDayCount : undefined} defaultValue={v.offenseDayCount} />
+              <TextField name="finePerDay" label="Fine per day imposed (dollars)" inputMode="decimal" error={d?.intent === "judgment" ? e.finePerDay : undefined} defaultValue={v.finePerDay} />
+            </fieldset>
+            <button className="usa-button" type="submit">
+              Record the judgment
+            </button>
+          </Form>
         </section>
       )}
       <Escalation a={a} base="/staff/enforcement" />

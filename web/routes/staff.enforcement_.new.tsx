@@ -120,13 +120,22 @@ export default function ServeAction() {
   const a = useActionData<ActionData>();
   const v = a?.values ?? {};
   const e = a?.fields ?? {};
+  // The Operator serves a fine only where the law makes it administrative (SUL 1105); in Huron a court fines on conviction (V-2).
+  const fines = rules.kinds.some((k) => k.kind === "FINE");
   return (
     <>
       <h1>Serve a notice, order or fine</h1>
-      <p>
-        {rules.fineSection.startsWith("Sewer Use Law") ? "The notice counts as given on the date of mailing (Sewer Use Law 1111). " : ""}A fine is {money(rules.fineMinPerDayCents)} to {money(rules.fineMaxPerDayCents)} for each day of violation (
-        {rules.fineSection}){rules.fineRequiresPriorNotice ? ", and only after a written notice whose time to correct has passed" : ""}.
-      </p>
+      {fines ? (
+        <p>
+          {rules.fineSection.startsWith("Sewer Use Law") ? "The notice counts as given on the date of mailing (Sewer Use Law 1111). " : ""}A fine is {money(rules.fineMinPerDayCents)} to {money(rules.fineMaxPerDayCents)} for each day of violation (
+          {rules.fineSection}){rules.fineRequiresPriorNotice ? ", and only after a written notice whose time to correct has passed" : ""}.
+        </p>
+      ) : (
+        <p>
+          Only a court fines a violation here, on conviction, up to {money(rules.fineMaxPerDayCents)} for each day it continues after the written notice's time to correct ({rules.fineSection}). Serve the notice here;
+          once its time to correct has passed, refer the violation for prosecution from the notice's page.
+        </p>
+      )}
       <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
       <Form method="post" className="usa-form usa-form--large">
         <AuthenticityTokenInput />
@@ -139,7 +148,7 @@ export default function ServeAction() {
           name="kind"
           label="Kind of action"
           options={rules.kinds.map((k) => ({ value: k.kind, label: `${k.label} (${k.section})` }))}
-          defaultValue={v.kind ?? (earlier ? "FINE" : "NOTICE_OF_VIOLATION")}
+          defaultValue={v.kind ?? (earlier && fines ? "FINE" : "NOTICE_OF_VIOLATION")}
           error={e.kind}
         />
         {earlier ? (
@@ -173,14 +182,16 @@ export default function ServeAction() {
           defaultValue={v.correctBy}
         />
         <TextField name="servedOn" label="Date of mailing" type="date" hint="Today when left empty" error={e.servedOn} defaultValue={v.servedOn} />
-        <fieldset className="usa-fieldset">
-          <legend className="usa-legend">For a fine: each day is a separate violation</legend>
-          <TextField name="fineFirstDay" label="First day of violation" type="date" error={e.fineFirstDay} defaultValue={v.fineFirstDay} />
-          <TextField name="fineDayCount" label="Days of violation" inputMode="numeric" error={e.fineDayCount} defaultValue={v.fineDayCount} />
-          <TextField name="finePerDay" label="Fine per day (dollars)" inputMode="decimal" error={e.finePerDay} defaultValue={v.finePerDay} />
-          <TextField name="taxParcel" label="Tax parcel (optional)" error={e.taxParcel} defaultValue={v.taxParcel} />
-          <TextField name="propertyAddress" label="Property address (optional)" error={e.propertyAddress} defaultValue={v.propertyAddress} />
-        </fieldset>
+        {fines && (
+          <fieldset className="usa-fieldset">
+            <legend className="usa-legend">For a fine: each day is a separate violation</legend>
+            <TextField name="fineFirstDay" label="First day of violation" type="date" error={e.fineFirstDay} defaultValue={v.fineFirstDay} />
+            <TextField name="fineDayCount" label="Days of violation" inputMode="numeric" error={e.fineDayCount} defaultValue={v.fineDayCount} />
+            <TextField name="finePerDay" label="Fine per day (dollars)" inputMode="decimal" error={e.finePerDay} defaultValue={v.finePerDay} />
+            <TextField name="taxParcel" label="Tax parcel (optional)" error={e.taxParcel} defaultValue={v.taxParcel} />
+            <TextField name="propertyAddress" label="Property address (optional)" error={e.propertyAddress} defaultValue={v.propertyAddress} />
+          </fieldset>
+        )}
         <fieldset className="usa-fieldset">
           <legend className="usa-legend">Record behind the action (optional)</legend>
           <TextField name="subjectType" label="Kind of record" hint="LateralPermit, Contractor, HaulerLicense, HaulerLoad, DischargePermit, ComplianceReport" error={e.subjectType} defaultValue={v.subjectType} />
