@@ -2,20 +2,24 @@ import type { DataSource } from "typeorm";
 import type { Viewer } from "../accounts/viewer.js";
 import { addCalendarDays, dateIn } from "../common/dates.js";
 import { createAction } from "../enforcement/actions.service.js";
+import { referForProsecution } from "../enforcement/prosecutions.service.js";
 
 /**
- * Demo scene (demo mode, `npm start` only; the tests build their own): a fine served on the demo
- * applicant in each district, as that district's law has it, so a person can read one and answer it
- * at once instead of waiting out a notice's time to correct.
+ * Demo scene (demo mode, `npm start` only; the tests build their own): each district's enforcement
+ * served on the demo applicant as that district's law has it, so a person can read it at once
+ * instead of waiting out a notice's time to correct.
  *
  * - Lakeview (Sewer Use Law): a notice of violation mailed 12 days ago (answer within 10 days, SUL
  *   1102), then a fine of 3 days at the law's minimum (SUL 1105) mailed 3 days ago: the 15 days to
  *   petition the Town Board (SUL 1104-1108) are open, 12 left.
  * - Huron: a written notice with a reasonable time to correct (Huron V-1, V-4), mailed 21 days ago
- *   with 7 days to correct; the violation went on, so a fine of at most $200 a day for days after
- *   that time (V-2), mailed 2 days ago. Huron's law has no petition: the fine is final when served.
+ *   with 7 days to correct; the violation went on for 3 days after that time, so the Superintendent
+ *   referred it to the court for prosecution today. Huron fines only "on conviction" (V-2), so the
+ *   page shows the referral and the law with nothing to pay. A referral rather than a recorded
+ *   conviction: the portal dates a referral the day it is made, and a judgment cannot precede it,
+ *   so a demo conviction would have to be dated today too, the same day as the referral.
  *
- * Served by each district's demo District Operator through the same service as the portal's form
+ * Served by each district's demo District Operator through the same services as the portal's forms
  * (the respondent is emailed as anyone served is). Loaded once: a second start finds the actions
  * and does nothing.
  */
@@ -45,12 +49,8 @@ export const DEMO_ENFORCEMENT = {
       violation: "A sump pump at 8 Lakeshore Drive discharges groundwater into the building sewer, which is connected to the public sanitary sewer (Huron Article III, Section 8).",
       requirements: "Disconnect the sump pump from the building sewer and discharge it outside.",
     },
-    fine: {
-      mailedDaysAgo: 2,
-      days: 3,
-      perDayCents: 15_000,
-      violation: "The sump pump at 8 Lakeshore Drive was still discharging into the building sewer after the time to correct in the notice (Huron Article III, Section 8).",
-    },
+    /** The days the violation continued after the time to correct: from the day after it, referred today (V-2). */
+    referral: { days: 3 },
   },
 };
 
@@ -98,8 +98,14 @@ async function fineOnTheApplicant(ds: DataSource, publicUrl: string, slug: strin
     },
     meta,
   );
+  if ("referral" in scene) {
+    // Huron V-2: a court fines on conviction; the Superintendent refers the violation that continued after the time to correct.
+    const continuedDays = Array.from({ length: scene.referral.days }, (_, i) => addCalendarDays(correctBy!, i + 1));
+    await referForProsecution(ds, operator, { actionId: notice.id, continuedDays }, meta);
+    return;
+  }
   const fineOn = addCalendarDays(today, -scene.fine.mailedDaysAgo);
-  // The days fined end on the day of mailing; in Huron they all fall after the notice's time to correct (V-2).
+  // The days fined end on the day of mailing (SUL 1105).
   const fineDays = Array.from({ length: scene.fine.days }, (_, i) => ({ date: addCalendarDays(fineOn, i - scene.fine.days + 1), amountCents: scene.fine.perDayCents }));
   await createAction(
     ds,
