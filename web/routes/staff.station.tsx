@@ -211,7 +211,7 @@ export default function Station() {
                 <dt>Estimated</dt>
                 <dd>{gallons(x.estimatedGallons)}</dd>
                 <dt>Dumping fee</dt>
-                <dd>{x.feeCents ? `${money(x.feeCents)} ${feeOk ? "paid" : "NOT PAID"}` : "none"}</dd>
+                <dd>{x.feeCents ? feeOk ? `${money(x.feeCents)} paid` : <strong>{money(x.feeCents)} not paid</strong> : "none"}</dd>
                 {x.sampleRequired && (
                   <>
                     <dt>Sample</dt>
@@ -254,11 +254,19 @@ export default function Station() {
                       Sample cost in dollars, if the rulebook sets none
                     </label>
                     {errs.sampleCostCents && (
-                      <span className="usa-error-message" role="alert">
+                      <span className="usa-error-message" id={`cost-${x.id}-error`} role="alert">
                         {errs.sampleCostCents}
                       </span>
                     )}
-                    <input className="usa-input" id={`cost-${x.id}`} name="sampleCost" inputMode="decimal" style={BIG} />
+                    <input
+                      className={`usa-input${errs.sampleCostCents ? " usa-input--error" : ""}`}
+                      id={`cost-${x.id}`}
+                      name="sampleCost"
+                      inputMode="decimal"
+                      style={BIG}
+                      aria-invalid={errs.sampleCostCents ? true : undefined}
+                      aria-describedby={errs.sampleCostCents ? `cost-${x.id}-error` : undefined}
+                    />
                     <label className="usa-label" htmlFor={`sample-notes-${x.id}`}>
                       What to sample for (optional)
                     </label>
@@ -279,11 +287,19 @@ export default function Station() {
                       Reason for refusing
                     </label>
                     {errs.reason && (
-                      <span className="usa-error-message" role="alert">
+                      <span className="usa-error-message" id={`reason-${x.id}-error`} role="alert">
                         {errs.reason}
                       </span>
                     )}
-                    <textarea className="usa-textarea" id={`reason-${x.id}`} name="reason" style={{ fontSize: "1.25rem" }} defaultValue={a?.loadId === x.id ? a.values.reason : undefined} />
+                    <textarea
+                      className={`usa-textarea${errs.reason ? " usa-input--error" : ""}`}
+                      id={`reason-${x.id}`}
+                      name="reason"
+                      style={{ fontSize: "1.25rem" }}
+                      defaultValue={a?.loadId === x.id ? a.values.reason : undefined}
+                      aria-invalid={errs.reason ? true : undefined}
+                      aria-describedby={errs.reason ? `reason-${x.id}-error` : undefined}
+                    />
                     <div className="usa-checkbox">
                       <input className="usa-checkbox__input usa-checkbox__input--tile" id={`norefund-${x.id}`} type="checkbox" name="noRefund" value="yes" />
                       <label className="usa-checkbox__label" htmlFor={`norefund-${x.id}`} style={BIG}>
@@ -308,12 +324,14 @@ export default function Station() {
                     Gallons received<span className="usa-sr-only"> from {label}</span>
                   </label>
                   {errs.measuredGallons && (
-                    <span className="usa-error-message" role="alert">
+                    <span className="usa-error-message" id={`gallons-${x.id}-error`} role="alert">
                       {errs.measuredGallons}
                     </span>
                   )}
                   <input
-                    className="usa-input usa-input--medium"
+                    className={`usa-input usa-input--medium${errs.measuredGallons ? " usa-input--error" : ""}`}
+                    aria-invalid={errs.measuredGallons ? true : undefined}
+                    aria-describedby={errs.measuredGallons ? `gallons-${x.id}-error` : undefined}
                     id={`gallons-${x.id}`}
                     name="measuredGallons"
                     inputMode="numeric"
