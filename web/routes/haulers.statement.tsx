@@ -81,7 +81,7 @@ export default function MonthlyStatement() {
               </td>
               <td data-label="Measured vs. estimated">{signed(l.adjustmentCents)}</td>
               <td data-label="Sample">{l.sampleCents ? money(l.sampleCents) : ""}</td>
-              <td data-label="Status">{LOAD_STATUS_LABELS[l.load.status] ?? l.load.status}</td>
+              <td data-label="Status">{statusLabel(l.load.status, LOAD_STATUS_LABELS)}</td>
             </tr>
           ))}
         </tbody>
