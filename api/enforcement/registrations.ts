@@ -53,7 +53,8 @@ registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<Dashbo
     `SELECT a.id, a.number, a.kind, a.status, a.served_on::text AS served_on, a.answer_due_on::text AS answer_due_on, a.petition_due_on::text AS petition_due_on,
             a.petition_to, a.final_on::text AS final_on, a.final_reason, a.responded_at, a.correct_by::text AS correct_by, d.time_zone,
             c.status AS charge_status, c.amount_cents AS charge_cents,
-            (SELECT h.scheduled_for FROM show_cause_hearing h WHERE h.action_id = a.id AND h.outcome IS NULL ORDER BY h.scheduled_for DESC LIMIT 1) AS hearing_at
+            (SELECT h.scheduled_for FROM show_cause_hearing h WHERE h.action_id = a.id AND h.outcome IS NULL ORDER BY h.scheduled_for DESC LIMIT 1) AS hearing_at,
+            (SELECT p.judgment IS NULL FROM prosecution p WHERE p.action_id = a.id) AS before_court
        FROM enforcement_action a
        JOIN district d ON d.id = a.district_id
        LEFT JOIN charge c ON c.action_id = a.id
@@ -76,6 +77,8 @@ registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<Dashbo
       nextStep = r.charge_status === "OPEN" ? `Pay the fine of ${formatCents(r.charge_cents)} or petition ${PETITION_TO_LABELS[r.petition_to as "TOWN_BOARD"]}` : `Comply, or petition ${PETITION_TO_LABELS[r.petition_to as "TOWN_BOARD"]}`;
       due = r.petition_due_on;
     } else if (r.status === "UNDER_PETITION") nextStep = "Your petition is before the Board";
+    // Huron V-2: referred for prosecution, the case is before the court; nothing is payable unless it convicts.
+    else if (r.before_court) nextStep = "Referred to the court: nothing to pay unless it convicts";
     else if (r.charge_status === "OPEN") nextStep = `Pay the fine of ${formatCents(r.charge_cents)}`;
     else if (r.correct_by && today <= r.correct_by) {
       nextStep = "Correct the violation";

@@ -14,8 +14,8 @@ import { LAKEVIEW, signUpFromHome } from "./fixtures.js";
  * checked with axe. In Lakeview the District Operator serves a newcomer a notice of violation (SUL
  * 1102) and then, as its follow-up, a fine (SUL 1105); the newcomer finds it from the dashboard and
  * petitions the Town Board within the 15 days (SUL 1104-1108); the Board finds it on its docket. The
- * demo applicant reads the demo's Huron fine: served after a notice's time to correct (Huron V-1,
- * V-2), with no petition, as Huron's law has none.
+ * demo applicant reads the demo's Huron notice: its time to correct passed (Huron V-1) and the
+ * violation was referred to the court, which alone fines, on conviction (V-2): nothing to pay.
  */
 
 const BOARD = "board@lakeview.demo.tapline.local";
@@ -181,7 +181,7 @@ describe("a person served a fine, to a filed petition, by clicking only", () => 
     }
   });
 
-  it("the demo applicant reads the demo's fines: Lakeview's open to a petition, Huron's final when served, as Huron's law has no petition", { timeout: 90_000 }, async () => {
+  it("the demo applicant reads the demo's fine in Lakeview, open to a petition, and Huron's referral to the court, with nothing to pay (Huron V-2)", { timeout: 90_000 }, async () => {
     const ctx = await e.browser.newContext();
     try {
       const page = await ctx.newPage();
@@ -192,21 +192,19 @@ describe("a person served a fine, to a filed petition, by clicking only", () => 
       await checked(page, /^Administrative fine LKV-EA-\d{4}-\d{4}$/);
       expect(await main(page)).toMatch(/Petition the Town Board by .+ \(12 days left/);
 
-      await dashboardTask(page, "Pay the fine of $450.00");
-      await checked(page, /^Administrative fine HRN-EA-\d{4}-\d{4}$/);
-      const huron = await main(page);
-      expect(huron).toContain("Town of Huron Sewer District No. 1 · Huron V-2");
-      expect(huron).toContain("provides no petition against an administrative fine (Huron Article V): it takes effect when served.");
-      expect(huron).toContain("Follows from Notice of violation");
-      expect(huron).not.toContain("Petition the Town Board");
-      expect(huron).not.toContain("Sewer Use Law");
-      await page.getByRole("button", { name: /^Pay \$450\.00 online/ }).waitFor();
-      // The notice before it asked that the violation cease by its date, not for an answer (that is SUL 1102).
-      await page.getByRole("link", { name: /^Notice of violation HRN-EA-\d{4}-\d{4}$/ }).click();
+      await dashboardTask(page, "Referred to the court: nothing to pay unless it convicts");
       await checked(page, /^Notice of violation HRN-EA-\d{4}-\d{4}$/);
-      const notice = await main(page);
-      expect(notice).toMatch(/The law asks you to correct the violation by .+, not for an answer \(Huron V-1\)/);
-      expect(notice).not.toContain("Explanation and correction plan due");
+      const huron = await main(page);
+      expect(huron).toContain("Town of Huron Sewer District No. 1 · Huron V-1");
+      expect(huron).toContain("Referred to the court");
+      expect(huron).toMatch(/The violation continued after the time to correct it \(.+\) on 3 days, from .+ to .+\. On .+ the District Operator referred it for prosecution\./);
+      expect(huron).toContain('"shall be guilty of a violation and, on conviction thereof, shall be fined in an amount not exceeding $200.00 for each violation"');
+      expect(huron).toContain("The case is before the court. Nothing is payable now.");
+      // The notice asked that the violation cease by its date, not for an answer (that is SUL 1102).
+      expect(huron).toMatch(/The law asks you to correct the violation by .+, not for an answer \(Huron V-1\)/);
+      expect(huron).not.toContain("Explanation and correction plan due");
+      expect(huron).not.toContain("Sewer Use Law");
+      expect(await page.getByRole("button", { name: /^Pay / }).count()).toBe(0);
     } finally {
       await ctx.close();
     }
