@@ -95,7 +95,7 @@ describe("Huron V-2: referral for prosecution", () => {
     const [mail] = await srv.running.ds.query(`SELECT subject, body_text AS body FROM outbox_email WHERE to_address = $1 AND kind = 'enforcement.referred_for_prosecution'`, [u.email]);
     expect(mail.subject).toMatch(/^Referred to the court: [A-Z]+-EA-2026-\d{4}$/);
     expect(mail.body).toContain("on conviction thereof, shall be fined in an amount not exceeding $200.00 for each violation");
-    expect(mail.body).toContain("nothing is payable now");
+    expect(mail.body).toContain("Only the court can impose a fine: nothing is payable unless it convicts.");
     // Another person does not see it.
     expect(errorCode(await (await person()).c.gql(GET, { id }))).toBe("NOT_FOUND");
   });
