@@ -24,7 +24,8 @@ type Register = {
 };
 type ActionData = { error: string; fields: Record<string, string>; values: Record<string, string> };
 
-const LABELS: Record<string, string> = {
+export const LABELS: Record<string, string> = {
+  districtId: "District",
   taxParcel: "Tax parcel",
   streetNumber: "Number",
   street: "Street",

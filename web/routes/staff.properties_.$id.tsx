@@ -46,7 +46,8 @@ const CLASS_OPTIONS = [
   { value: "INDUSTRIAL", label: "Industrial (billed monthly under Sewer Use Law 1206)" },
 ];
 
-const LABELS: Record<string, Record<string, string>> = {
+/** Each form's labels, by intent. */
+const FORMS: Record<string, Record<string, string>> = {
   update: { streetNumber: "Number", street: "Street", city: "City or town", zip: "ZIP code", segment: "Segment" },
   open: { class: "Class", occupantName: "Occupant", occupantEmail: "Occupant's portal email", openedOn: "First day served" },
   sale: {
@@ -58,7 +59,22 @@ const LABELS: Record<string, Record<string, string>> = {
     closeAccountIds: "Accounts to close",
     buyerAccountClass: "Buyer's account class",
     closedOn: "Seller's last day",
+    buyerMovesIn: "The buyer moves in",
   },
+};
+
+/** Every key the page's mutations can report, by its visible label (the record acted on is the page's). */
+export const LABELS: Record<string, string> = {
+  propertyId: "Property",
+  districtId: "District",
+  taxParcel: "Tax parcel",
+  ownerName: "Owner of record",
+  ownerEmail: "Owner's portal email",
+  ownerMailingAddress: "Owner's mailing address",
+  ownerSince: "Owner since",
+  ...FORMS.update,
+  ...FORMS.open,
+  ...FORMS.sale,
 };
 
 const P = `id districtId districtName taxParcel streetNumber street city zip address segment ownerName ownerMailingAddress
@@ -83,7 +99,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
   const values: Record<string, string> = {};
-  for (const k of Object.keys(LABELS[intent] ?? {})) values[k] = String(form.get(k) ?? "").trim();
+  for (const k of Object.keys(FORMS[intent] ?? {})) values[k] = String(form.get(k) ?? "").trim();
   const orNull = (k: string) => values[k] || null;
   const r =
     intent === "update"
@@ -218,14 +234,14 @@ export default function StaffProperty() {
         <>
           <h2 id="open">Open an account</h2>
           <p>For a new occupant (a move-in, a tenant, a business): one account for each user of the property.</p>
-          <ErrorSummary message={a?.intent === "open" ? a.error : null} fields={e("open")} labels={LABELS.open} />
+          <ErrorSummary message={a?.intent === "open" ? a.error : null} fields={e("open")} labels={FORMS.open} />
           <Form method="post" className="usa-form usa-form--large">
             <AuthenticityTokenInput />
             <input type="hidden" name="intent" value="open" />
-            <SelectField name="class" label={LABELS.open.class} options={CLASS_OPTIONS} defaultValue={v("open", "class") ?? "RESIDENTIAL"} error={e("open").class} />
-            <TextField name="occupantName" label={LABELS.open.occupantName} defaultValue={v("open", "occupantName")} error={e("open").occupantName} required />
-            <TextField name="occupantEmail" type="email" label={LABELS.open.occupantEmail} hint="If the occupant has signed up, they see the account in the portal" defaultValue={v("open", "occupantEmail")} error={e("open").occupantEmail} />
-            <TextField name="openedOn" type="date" label={LABELS.open.openedOn} defaultValue={v("open", "openedOn")} error={e("open").openedOn} required />
+            <SelectField name="class" label={FORMS.open.class} options={CLASS_OPTIONS} defaultValue={v("open", "class") ?? "RESIDENTIAL"} error={e("open").class} />
+            <TextField name="occupantName" label={FORMS.open.occupantName} defaultValue={v("open", "occupantName")} error={e("open").occupantName} required />
+            <TextField name="occupantEmail" type="email" label={FORMS.open.occupantEmail} hint="If the occupant has signed up, they see the account in the portal" defaultValue={v("open", "occupantEmail")} error={e("open").occupantEmail} />
+            <TextField name="openedOn" type="date" label={FORMS.open.openedOn} defaultValue={v("open", "openedOn")} error={e("open").openedOn} required />
             <button className="usa-button" type="submit">
               Open the account
             </button>
@@ -233,17 +249,17 @@ export default function StaffProperty() {
 
           <h2 id="sale">Record a sale</h2>
           <p>The seller is owner through the day before the buyer's first day; the accounts you tick close on that last day, with what their final bills need.</p>
-          <ErrorSummary message={a?.intent === "sale" ? a.error : null} fields={e("sale")} labels={LABELS.sale} />
+          <ErrorSummary message={a?.intent === "sale" ? a.error : null} fields={e("sale")} labels={FORMS.sale} />
           <Form method="post" className="usa-form usa-form--large">
             <AuthenticityTokenInput />
             <input type="hidden" name="intent" value="sale" />
-            <TextField name="transferOn" type="date" label={LABELS.sale.transferOn} defaultValue={v("sale", "transferOn")} error={e("sale").transferOn} required />
-            <TextField name="buyerName" label={LABELS.sale.buyerName} defaultValue={v("sale", "buyerName")} error={e("sale").buyerName} required />
-            <TextField name="buyerEmail" type="email" label={LABELS.sale.buyerEmail} defaultValue={v("sale", "buyerEmail")} error={e("sale").buyerEmail} />
-            <TextField name="buyerMailingAddress" label={LABELS.sale.buyerMailingAddress} defaultValue={v("sale", "buyerMailingAddress")} error={e("sale").buyerMailingAddress} />
+            <TextField name="transferOn" type="date" label={FORMS.sale.transferOn} defaultValue={v("sale", "transferOn")} error={e("sale").transferOn} required />
+            <TextField name="buyerName" label={FORMS.sale.buyerName} defaultValue={v("sale", "buyerName")} error={e("sale").buyerName} required />
+            <TextField name="buyerEmail" type="email" label={FORMS.sale.buyerEmail} defaultValue={v("sale", "buyerEmail")} error={e("sale").buyerEmail} />
+            <TextField name="buyerMailingAddress" label={FORMS.sale.buyerMailingAddress} defaultValue={v("sale", "buyerMailingAddress")} error={e("sale").buyerMailingAddress} />
             {open.length > 0 && (
               <fieldset className="usa-fieldset">
-                <legend className="usa-legend">{LABELS.sale.closeAccountIds}</legend>
+                <legend className="usa-legend">{FORMS.sale.closeAccountIds}</legend>
                 {open.map((x) => (
                   <div className="usa-checkbox" key={x.id}>
                     <input className="usa-checkbox__input" id={`close-${x.id}`} type="checkbox" name="closeAccountIds" value={x.id} />
@@ -254,30 +270,30 @@ export default function StaffProperty() {
                 ))}
               </fieldset>
             )}
-            <TextField name="forwardingAddress" label={LABELS.sale.forwardingAddress} hint="Where the final bills of the closed accounts go" defaultValue={v("sale", "forwardingAddress")} error={e("sale").forwardingAddress} />
+            <TextField name="forwardingAddress" label={FORMS.sale.forwardingAddress} hint="Where the final bills of the closed accounts go" defaultValue={v("sale", "forwardingAddress")} error={e("sale").forwardingAddress} />
             <div className="usa-checkbox">
               <input className="usa-checkbox__input" id="buyerMovesIn" type="checkbox" name="buyerMovesIn" value="yes" />
               <label className="usa-checkbox__label" htmlFor="buyerMovesIn">
                 The buyer moves in: open their account from their first day
               </label>
             </div>
-            <SelectField name="buyerAccountClass" label={LABELS.sale.buyerAccountClass} options={CLASS_OPTIONS} defaultValue={v("sale", "buyerAccountClass") ?? "RESIDENTIAL"} error={e("sale").buyerAccountClass} />
+            <SelectField name="buyerAccountClass" label={FORMS.sale.buyerAccountClass} options={CLASS_OPTIONS} defaultValue={v("sale", "buyerAccountClass") ?? "RESIDENTIAL"} error={e("sale").buyerAccountClass} />
             <button className="usa-button" type="submit">
               Record the sale
             </button>
           </Form>
 
           <h2 id="correct">Correct the address{segments.segmentsEnabled ? " or segment" : ""}</h2>
-          <ErrorSummary message={a?.intent === "update" ? a.error : null} fields={e("update")} labels={LABELS.update} />
+          <ErrorSummary message={a?.intent === "update" ? a.error : null} fields={e("update")} labels={FORMS.update} />
           <Form method="post" className="usa-form usa-form--large">
             <AuthenticityTokenInput />
             <input type="hidden" name="intent" value="update" />
-            <TextField name="streetNumber" label={LABELS.update.streetNumber} defaultValue={v("update", "streetNumber") ?? p.streetNumber} error={e("update").streetNumber} />
-            <TextField name="street" label={LABELS.update.street} defaultValue={v("update", "street") ?? p.street} error={e("update").street} required />
-            <TextField name="city" label={LABELS.update.city} defaultValue={v("update", "city") ?? p.city} error={e("update").city} />
-            <TextField name="zip" label={LABELS.update.zip} defaultValue={v("update", "zip") ?? p.zip} error={e("update").zip} required />
+            <TextField name="streetNumber" label={FORMS.update.streetNumber} defaultValue={v("update", "streetNumber") ?? p.streetNumber} error={e("update").streetNumber} />
+            <TextField name="street" label={FORMS.update.street} defaultValue={v("update", "street") ?? p.street} error={e("update").street} required />
+            <TextField name="city" label={FORMS.update.city} defaultValue={v("update", "city") ?? p.city} error={e("update").city} />
+            <TextField name="zip" label={FORMS.update.zip} defaultValue={v("update", "zip") ?? p.zip} error={e("update").zip} required />
             {segments.segmentsEnabled && (
-              <TextField name="segment" label={LABELS.update.segment} hint={`${segments.segmentsSection}: e.g. a pump station's segment`} defaultValue={v("update", "segment") ?? p.segment} error={e("update").segment} />
+              <TextField name="segment" label={FORMS.update.segment} hint={`${segments.segmentsSection}: e.g. a pump station's segment`} defaultValue={v("update", "segment") ?? p.segment} error={e("update").segment} />
             )}
             <button className="usa-button usa-button--outline" type="submit">
               Save the correction

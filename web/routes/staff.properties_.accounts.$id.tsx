@@ -52,11 +52,23 @@ const REASONS = [
   { value: "SALE", label: "Property sold" },
   { value: "DISCONTINUED", label: "Permanently discontinued" },
 ];
-const LABELS: Record<string, Record<string, string>> = {
+/** Each form's labels, by intent. */
+const FORMS: Record<string, Record<string, string>> = {
   assess: { effectiveOn: "Applies from", counts: "Counts", waterUsageEdus: "EDUs determined from water usage", waterUsageBasis: "What they rest on", occupancy: "Occupancy", sharedMeterAgreement: "Agreement of the users behind one meter" },
   meter: { meterNumber: "Meter number", installedOn: "Installed on" },
   unmeter: { meterId: "Meter", removedOn: "Out of service from" },
   close: { lastDay: "Last day served", reason: "Why it closes", forwardingAddress: "Forwarding address for the final bill", finalReading: "Final meter reading", finalReadOn: "Read on" },
+};
+
+/** Every key the page's mutations can report, by its visible label (the account acted on is the page's). */
+export const LABELS: Record<string, string> = {
+  accountId: "Account",
+  "counts.*.key": "Row {n} of the table",
+  "counts.*.count": "Count in row {n} of the table",
+  ...FORMS.assess,
+  ...FORMS.meter,
+  ...FORMS.unmeter,
+  ...FORMS.close,
 };
 
 const A = `id districtId propertyId accountNumber classLabel occupantName openedOn closedOn closeReasonLabel occupancyLabel
@@ -200,7 +212,7 @@ export default function StaffAccount() {
           </div>
         </div>
       )}
-      <ErrorSummary message={act?.intent === "assess" ? act.error : null} fields={e("assess")} labels={LABELS.assess} />
+      <ErrorSummary message={act?.intent === "assess" ? act.error : null} fields={e("assess")} labels={FORMS.assess} />
       <Form method="post" className="usa-form usa-form--large">
         <AuthenticityTokenInput />
         <input type="hidden" name="intent" value="assess" />
@@ -257,8 +269,8 @@ export default function StaffAccount() {
               <fieldset className="usa-fieldset">
                 <legend className="usa-legend">As determined by water usage ({w.waterUsage.section})</legend>
                 <p className="usa-hint">{w.waterUsage.uses}</p>
-                <TextField name="waterUsageEdus" label={LABELS.assess.waterUsageEdus} hint="Up to three decimals, e.g. 2.375" defaultValue={v("assess", "waterUsageEdus") ?? w.waterUsage.edus} error={e("assess").waterUsageEdus} />
-                <TextField name="waterUsageBasis" label={LABELS.assess.waterUsageBasis} hint="The water usage and how it was counted" defaultValue={v("assess", "waterUsageBasis") ?? w.waterUsage.basis} error={e("assess").waterUsageBasis} />
+                <TextField name="waterUsageEdus" label={FORMS.assess.waterUsageEdus} hint="Up to three decimals, e.g. 2.375" defaultValue={v("assess", "waterUsageEdus") ?? w.waterUsage.edus} error={e("assess").waterUsageEdus} />
+                <TextField name="waterUsageBasis" label={FORMS.assess.waterUsageBasis} hint="The water usage and how it was counted" defaultValue={v("assess", "waterUsageBasis") ?? w.waterUsage.basis} error={e("assess").waterUsageBasis} />
               </fieldset>
             )}
             <p>{w.total ? `Total now: ${w.total} EDUs.` : "Not assessed yet."}</p>
@@ -266,10 +278,10 @@ export default function StaffAccount() {
         ) : (
           <>
             <p>Each user pays the minimum charge; where several users share one meter, the owner pays the excess unless they all agree otherwise and tell the Town Clerk ({w.section}).</p>
-            <SelectField name="occupancy" label={LABELS.assess.occupancy} options={OCCUPANCY} defaultValue={v("assess", "occupancy") ?? w.occupancy} error={e("assess").occupancy} />
+            <SelectField name="occupancy" label={FORMS.assess.occupancy} options={OCCUPANCY} defaultValue={v("assess", "occupancy") ?? w.occupancy} error={e("assess").occupancy} />
             <div className={`usa-form-group${e("assess").sharedMeterAgreement ? " usa-form-group--error" : ""}`}>
               <label className="usa-label" htmlFor="sharedMeterAgreement">
-                {LABELS.assess.sharedMeterAgreement}
+                {FORMS.assess.sharedMeterAgreement}
               </label>
               <div className="usa-hint" id="sharedMeterAgreement-hint">
                 Only when all the users behind one meter have notified the Clerk of another agreement
@@ -285,7 +297,7 @@ export default function StaffAccount() {
         )}
         {clerk && open && (
           <>
-            <TextField name="effectiveOn" type="date" label={LABELS.assess.effectiveOn} defaultValue={v("assess", "effectiveOn") ?? today} error={e("assess").effectiveOn} required />
+            <TextField name="effectiveOn" type="date" label={FORMS.assess.effectiveOn} defaultValue={v("assess", "effectiveOn") ?? today} error={e("assess").effectiveOn} required />
             <button className="usa-button" type="submit">
               Save the assessment
             </button>
@@ -327,24 +339,24 @@ export default function StaffAccount() {
       )}
       {clerk && open && (
         <>
-          <ErrorSummary message={act?.intent === "meter" ? act.error : null} fields={e("meter")} labels={LABELS.meter} />
+          <ErrorSummary message={act?.intent === "meter" ? act.error : null} fields={e("meter")} labels={FORMS.meter} />
           <Form method="post" className="usa-form">
             <AuthenticityTokenInput />
             <input type="hidden" name="intent" value="meter" />
-            <TextField name="meterNumber" label={LABELS.meter.meterNumber} hint="A meter of this property already in service is shared with this account" defaultValue={v("meter", "meterNumber")} error={e("meter").meterNumber} required />
-            <TextField name="installedOn" type="date" label={LABELS.meter.installedOn} defaultValue={v("meter", "installedOn")} error={e("meter").installedOn} required />
+            <TextField name="meterNumber" label={FORMS.meter.meterNumber} hint="A meter of this property already in service is shared with this account" defaultValue={v("meter", "meterNumber")} error={e("meter").meterNumber} required />
+            <TextField name="installedOn" type="date" label={FORMS.meter.installedOn} defaultValue={v("meter", "installedOn")} error={e("meter").installedOn} required />
             <button className="usa-button usa-button--outline" type="submit">
               Record the meter
             </button>
           </Form>
           {a.meters.some((m) => !m.removedOn) && (
             <>
-              <ErrorSummary message={act?.intent === "unmeter" ? act.error : null} fields={e("unmeter")} labels={LABELS.unmeter} />
+              <ErrorSummary message={act?.intent === "unmeter" ? act.error : null} fields={e("unmeter")} labels={FORMS.unmeter} />
               <Form method="post" className="usa-form">
                 <AuthenticityTokenInput />
                 <input type="hidden" name="intent" value="unmeter" />
-                <SelectField name="meterId" label={LABELS.unmeter.meterId} options={a.meters.filter((m) => !m.removedOn).map((m) => ({ value: m.id, label: m.meterNumber }))} error={e("unmeter").meterId} />
-                <TextField name="removedOn" type="date" label={LABELS.unmeter.removedOn} defaultValue={v("unmeter", "removedOn")} error={e("unmeter").removedOn} required />
+                <SelectField name="meterId" label={FORMS.unmeter.meterId} options={a.meters.filter((m) => !m.removedOn).map((m) => ({ value: m.id, label: m.meterNumber }))} error={e("unmeter").meterId} />
+                <TextField name="removedOn" type="date" label={FORMS.unmeter.removedOn} defaultValue={v("unmeter", "removedOn")} error={e("unmeter").removedOn} required />
                 <button className="usa-button usa-button--outline" type="submit">
                   Take the meter out of service
                 </button>
@@ -354,15 +366,15 @@ export default function StaffAccount() {
 
           <h2 id="close">Close the account</h2>
           <p>On the leaving party's last day; what you enter here goes on the final bill.</p>
-          <ErrorSummary message={act?.intent === "close" ? act.error : null} fields={e("close")} labels={LABELS.close} />
+          <ErrorSummary message={act?.intent === "close" ? act.error : null} fields={e("close")} labels={FORMS.close} />
           <Form method="post" className="usa-form usa-form--large">
             <AuthenticityTokenInput />
             <input type="hidden" name="intent" value="close" />
-            <TextField name="lastDay" type="date" label={LABELS.close.lastDay} defaultValue={v("close", "lastDay")} error={e("close").lastDay} required />
-            <SelectField name="reason" label={LABELS.close.reason} options={REASONS} defaultValue={v("close", "reason")} error={e("close").reason} />
-            <TextField name="forwardingAddress" label={LABELS.close.forwardingAddress} defaultValue={v("close", "forwardingAddress")} error={e("close").forwardingAddress} />
-            <TextField name="finalReading" label={LABELS.close.finalReading} hint="Leave empty if not read" inputMode="numeric" defaultValue={v("close", "finalReading")} error={e("close").finalReading} />
-            <TextField name="finalReadOn" type="date" label={LABELS.close.finalReadOn} defaultValue={v("close", "finalReadOn")} error={e("close").finalReadOn} />
+            <TextField name="lastDay" type="date" label={FORMS.close.lastDay} defaultValue={v("close", "lastDay")} error={e("close").lastDay} required />
+            <SelectField name="reason" label={FORMS.close.reason} options={REASONS} defaultValue={v("close", "reason")} error={e("close").reason} />
+            <TextField name="forwardingAddress" label={FORMS.close.forwardingAddress} defaultValue={v("close", "forwardingAddress")} error={e("close").forwardingAddress} />
+            <TextField name="finalReading" label={FORMS.close.finalReading} hint="Leave empty if not read" inputMode="numeric" defaultValue={v("close", "finalReading")} error={e("close").finalReading} />
+            <TextField name="finalReadOn" type="date" label={FORMS.close.finalReadOn} defaultValue={v("close", "finalReadOn")} error={e("close").finalReadOn} />
             <button className="usa-button usa-button--secondary" type="submit">
               Close the account
             </button>
