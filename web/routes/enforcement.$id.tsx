@@ -59,7 +59,8 @@ const DONE: Record<string, string> = {
   respond: "Your answer is sent to the District Operator.",
 };
 /** Each field's visible label, in the page's order: the answer to a notice, then the petition. */
-const LABELS: Record<string, string> = {
+export const LABELS: Record<string, string> = {
+  actionId: "Enforcement action",
   explanation: "Explain the violation",
   correctionPlan: "How you will correct it and prevent it from happening again",
   relief: "What do you ask for?",

@@ -50,7 +50,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 /** Each field's visible label, in the form's order (the error summary follows it). */
-const LABELS: Record<string, string> = {
+export const LABELS: Record<string, string> = {
   districtId: "Sewer district",
   organizationId: "Filed for",
   propertyAddress: "Property address",

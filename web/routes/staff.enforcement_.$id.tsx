@@ -70,24 +70,43 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     if (fields.offenseDays && !Object.keys(local).length) fields.finePerDay = fields.offenseDays;
     delete fields.continuedDays;
     delete fields.offenseDays;
+    // A single day's problem goes beside the field that day comes from.
+    for (const k of Object.keys(fields).filter((x) => /^(continuedDays|offenseDays)\./.test(x))) {
+      const to = k.startsWith("continuedDays.") ? "firstDay" : k.endsWith(".amountCents") ? "finePerDay" : "offenseFirstDay";
+      if (!fields[to]) fields[to] = fields[k];
+      delete fields[k];
+    }
     const message = r.ok ? "Please correct the highlighted fields." : r.error.message;
     return Response.json({ intent, error: message, fields, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
   }
   return redirect(`/staff/enforcement/${params.id}?done=${intent}`, { headers: cookieHeaders(r) });
 }
 
-/** Each field's visible label, in the page's order: the referral, then the judgment. */
-const LABELS: Record<string, string> = {
-  firstDay: "First day the violation continued",
-  dayCount: "Number of days",
-  judgment: "The court's judgment",
-  court: "Court",
-  docketNumber: "Docket or case number",
-  judgmentOn: "Date of the judgment",
-  offenseFirstDay: "First day convicted of",
-  offenseDayCount: "Number of days convicted of",
-  finePerDay: "Fine per day imposed (dollars)",
+/** Each form's visible labels, in its order (the error summary follows it). */
+const FORMS: Record<string, Record<string, string>> = {
+  refer: {
+    actionId: "Enforcement action",
+    firstDay: "First day the violation continued",
+    dayCount: "Number of days",
+    continuedDays: "First day the violation continued",
+    "continuedDays.*": "Day {n} the violation continued",
+  },
+  judgment: {
+    actionId: "Enforcement action",
+    judgment: "The court's judgment",
+    court: "Court",
+    docketNumber: "Docket or case number",
+    judgmentOn: "Date of the judgment",
+    offenseFirstDay: "First day convicted of",
+    offenseDayCount: "Number of days convicted of",
+    offenseDays: "Number of days convicted of",
+    "offenseDays.*.date": "Day {n} convicted of",
+    finePerDay: "Fine per day imposed (dollars)",
+    "offenseDays.*.amountCents": "Fine imposed for day {n}",
+  },
 };
+/** Every key either form's mutation can report, by its visible label. */
+export const LABELS: Record<string, string> = { ...FORMS.refer, ...FORMS.judgment };
 
 const DONE: Record<string, string> = {
   served: "Served. The respondent is notified by email and sees it in the portal.",
@@ -115,7 +134,7 @@ export default function StaffAction() {
         · {a.district.name} · {a.section}
       </p>
       {params.get("done") && !d && DONE[params.get("done")!] && <SuccessAlert>{DONE[params.get("done")!]}</SuccessAlert>}
-      <ErrorSummary message={d?.error} fields={d?.fields} labels={LABELS} />
+      <ErrorSummary message={d?.error} fields={d?.fields} labels={FORMS[d?.intent ?? ""] ?? LABELS} />
       <section className="usa-summary-box" aria-labelledby="status-heading">
         <div className="usa-summary-box__body">
           <h2 className="usa-summary-box__heading" id="status-heading">

@@ -85,6 +85,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
       if (!Object.keys(local).length) local[/\$\d/.test(fields.fineDays) ? "finePerDay" : "fineFirstDay"] = fields.fineDays;
       delete fields.fineDays;
     }
+    // A day's own problem (its date or its amount) goes beside the field that day comes from.
+    for (const k of Object.keys(fields).filter((x) => x.startsWith("fineDays."))) {
+      const to = k.endsWith(".amountCents") ? "finePerDay" : "fineFirstDay";
+      if (!local[to]) local[to] = fields[k];
+      delete fields[k];
+    }
     // An earlier action is chosen by serving from its page; without one, the problem is the kind chosen.
     if (fields.escalatesId && !values.escalatesId) {
       fields.kind = fields.escalatesId;
@@ -96,11 +102,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 /** Each field's visible label, in the form's order (the error summary follows it). */
-const LABELS: Record<string, string> = {
+export const LABELS: Record<string, string> = {
   districtId: "District",
   kind: "Kind of action",
   escalatesId: "Follows from",
   respondentOrganizationName: "Organization's name",
+  respondentOrganizationId: "Organization's name",
   respondentEmail: "Or the person's email",
   violation: "Violation found",
   requirements: "What the action requires",
@@ -108,11 +115,15 @@ const LABELS: Record<string, string> = {
   servedOn: "Date of mailing",
   fineFirstDay: "First day of violation",
   fineDayCount: "Days of violation",
+  fineDays: "Days of violation",
+  "fineDays.*.date": "Day {n} of violation",
   finePerDay: "Fine per day (dollars)",
+  "fineDays.*.amountCents": "Fine for day {n} of violation",
   taxParcel: "Tax parcel (optional)",
   propertyAddress: "Property address (optional)",
   subjectType: "Kind of record",
   subjectLabel: "Its number or name",
+  subjectId: "Its number or name",
 };
 
 export default function ServeAction() {

@@ -95,19 +95,37 @@ const DONE: Record<string, string> = {
   hearing: "The hearing is ordered and the notice is served on the petitioner.",
   outcome: "The decision after the hearing is recorded and the petitioner is notified.",
 };
-/** Each form's visible labels, in its order (the error summary follows it). */
-const LABELS: Record<string, Record<string, string>> = {
-  decide: { decision: "Decision", reasons: "Written reasons", newAmount: "Modified fine, total (dollars), when modifying", newTerms: "Modified terms, when modifying" },
+/** Each form's visible labels, in its order (the error summary follows it); the API's own keys by the field they are shown on. */
+const FORMS: Record<string, Record<string, string>> = {
+  decide: {
+    petitionId: "Petition",
+    decision: "Decision",
+    reasons: "Written reasons",
+    newAmount: "Modified fine, total (dollars), when modifying",
+    newAmountCents: "Modified fine, total (dollars), when modifying",
+    newTerms: "Modified terms, when modifying",
+  },
   hearing: {
+    petitionId: "Petition",
     hearingDate: "Hearing date",
+    scheduledFor: "Hearing date",
     hearingTime: "Time",
     place: "Place",
     hearingReasons: "Reasons why the action is to be taken",
     proposedAction: "Proposed enforcement action",
     informationRequested: "Information the petitioner should supply (optional)",
   },
-  outcome: { outcome: "The Board", reasons: "Written reasons", newAmount: "Modified fine, total (dollars), when modifying", newTerms: "Modified terms, when modifying" },
+  outcome: {
+    hearingId: "Hearing",
+    outcome: "The Board",
+    reasons: "Written reasons",
+    newAmount: "Modified fine, total (dollars), when modifying",
+    newAmountCents: "Modified fine, total (dollars), when modifying",
+    newTerms: "Modified terms, when modifying",
+  },
 };
+/** Every key the page's mutations can report, by its visible label. */
+export const LABELS: Record<string, string> = { ...FORMS.decide, ...FORMS.hearing, ...FORMS.outcome };
 
 export default function StaffPetition() {
   const { petition: p, board, showCauseNoticeMinDays } = useLoaderData<typeof loader>() as Data;
@@ -124,7 +142,7 @@ export default function StaffPetition() {
         {a.respondentName} · filed {date(p.filedOn)} by {p.filedByName} · {p.statusLabel}
       </p>
       {params.get("done") && !d && <SuccessAlert>{DONE[params.get("done")!] ?? "Done."}</SuccessAlert>}
-      <ErrorSummary message={d?.error} fields={d?.fields} labels={LABELS[d?.intent ?? ""] ?? {}} />
+      <ErrorSummary message={d?.error} fields={d?.fields} labels={FORMS[d?.intent ?? ""] ?? {}} />
 
       <section aria-labelledby="petition-heading">
         <h2 id="petition-heading">The petition</h2>

@@ -43,7 +43,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 /** Each field's visible label, in the form's order (the error summary follows it). */
-const LABELS: Record<string, string> = { decision: "Decision", sewerPercent: "Percentage that reaches the sewer (for a percentage)", reasons: "Reasons" };
+export const LABELS: Record<string, string> = { id: "Request", decision: "Decision", sewerPercent: "Percentage that reaches the sewer (for a percentage)", reasons: "Reasons" };
 
 export default function FlowQueue() {
   const d = useLoaderData<typeof loader>() as Data;
@@ -67,6 +67,8 @@ export default function FlowQueue() {
       {d.items.map((r) => {
         const mine = a?.id === r.id;
         const e = mine ? a!.fields : {};
+        // The form the error summary is about has the fields' own names as ids (its links go there).
+        const idOf = (k: string) => (mine ? k : `${k}-${r.id}`);
         return (
           <section key={r.id} aria-labelledby={`req-${r.id}`} className="margin-bottom-4">
             <h2 id={`req-${r.id}`}>{r.propertyAddress}</h2>
@@ -82,7 +84,7 @@ export default function FlowQueue() {
                 <input type="hidden" name="id" value={r.id} />
                 <input type="hidden" name="districtId" value={d.districtId} />
                 <SelectField
-                  id={`decision-${r.id}`}
+                  id={idOf("decision")}
                   name="decision"
                   label="Decision"
                   options={[
@@ -94,24 +96,25 @@ export default function FlowQueue() {
                   error={e.decision}
                 />
                 <div className={`usa-form-group${e.sewerPercent ? " usa-form-group--error" : ""}`}>
-                  <label className="usa-label" htmlFor={`sewerPercent-${r.id}`}>
+                  <label className={`usa-label${e.sewerPercent ? " usa-label--error" : ""}`} htmlFor={idOf("sewerPercent")}>
                     Percentage that reaches the sewer (for a percentage)
                   </label>
                   {e.sewerPercent && (
-                    <span className="usa-error-message" id={`sewerPercent-${r.id}-error`} role="alert">
+                    <span className="usa-error-message" id={`${idOf("sewerPercent")}-error`} role="alert">
                       {e.sewerPercent}
                     </span>
                   )}
                   <input
-                    className="usa-input"
-                    id={`sewerPercent-${r.id}`}
+                    className={`usa-input${e.sewerPercent ? " usa-input--error" : ""}`}
+                    id={idOf("sewerPercent")}
                     name="sewerPercent"
                     inputMode="numeric"
                     defaultValue={mine ? a!.values.sewerPercent : undefined}
-                    aria-describedby={e.sewerPercent ? `sewerPercent-${r.id}-error` : undefined}
+                    aria-invalid={e.sewerPercent ? true : undefined}
+                    aria-describedby={e.sewerPercent ? `${idOf("sewerPercent")}-error` : undefined}
                   />
                 </div>
-                <TextArea name="reasons" id={`reasons-${r.id}`} label="Reasons" error={e.reasons} defaultValue={mine ? a!.values.reasons : undefined} />
+                <TextArea name="reasons" id={idOf("reasons")} label="Reasons" error={e.reasons} defaultValue={mine ? a!.values.reasons : undefined} />
                 <button className="usa-button" type="submit">
                   Record the decision
                 </button>
