@@ -146,7 +146,14 @@ export async function action(args: ActionFunctionArgs) {
   if (!r.ok) {
     if (r.error.code === "UNAUTHENTICATED")
       throw redirect(`/sign-in?redirectTo=${encodeURIComponent(new URL(request.url).pathname)}`, { headers: cookieHeaders(r) });
-    return Response.json({ error: r.error.message, fields: r.error.fields, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
+    // A setting the API refuses is shown on its own field: its key is the rulebook entry's.
+    const refused: Record<string, string> = {};
+    for (const [k, msg] of Object.entries(r.error.fields ?? {})) {
+      const row = /^changes\.(\d+)(?:\.|$)/.exec(k);
+      const key = row ? changes[Number(row[1])]?.key : undefined;
+      refused[key ?? k] = refused[key ?? k] ?? msg;
+    }
+    return Response.json({ error: r.error.message, fields: refused, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
   }
   const v = r.data.changeRulebook;
   return redirect(`/staff/rulebook/${district.slug}?done=${v.version}&from=${v.effectiveDate}`, { headers: cookieHeaders(r) });
@@ -232,13 +239,17 @@ export default function RulebookEditor() {
             </li>
           </ul>
         </nav>
-        <div id="changes" tabIndex={-1} aria-label={LABELS.changes} className={a?.fields?.changes ? "usa-form-group usa-form-group--error" : undefined}>
-          {a?.fields?.changes && (
+        {/* Where the error summary's link for the settings as a whole leads: a group named by its visible label. */}
+        {a?.fields?.changes && (
+          <div id="changes" tabIndex={-1} role="group" aria-labelledby="changes-label" className="usa-form-group usa-form-group--error">
+            <p className="usa-label usa-label--error" id="changes-label">
+              {LABELS.changes}
+            </p>
             <span className="usa-error-message" role="alert">
               {a.fields.changes}
             </span>
-          )}
-        </div>
+          </div>
+        )}
         {topics.map((t) => (
           <section key={t.topic} aria-labelledby={`topic-${slugify(t.topic)}`} className="tapline-topic">
             <h2 id={`topic-${slugify(t.topic)}`}>{t.topic}</h2>
