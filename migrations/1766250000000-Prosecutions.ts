@@ -33,6 +33,9 @@ export class Prosecutions1766250000000 implements MigrationInterface {
         CHECK (judgment_on IS NULL OR judgment_on >= referred_on)
       )`);
     await q.query(`CREATE INDEX prosecution_district ON prosecution (district_id, referred_at)`);
+    // Every foreign key indexed (a user's records are found or removed without a scan).
+    await q.query(`CREATE INDEX prosecution_referred_by ON prosecution (referred_by_id)`);
+    await q.query(`CREATE INDEX prosecution_recorded_by ON prosecution (recorded_by_id)`);
   }
 
   async down(q: QueryRunner): Promise<void> {
