@@ -144,6 +144,10 @@ export class Rulebook {
     if (typeof e.value !== "number") throw badInput({}, `${e.label} is not set in this district's rulebook (${e.section}).`);
     return { value: e.value, section: e.section, label: e.label };
   }
+  /** Whether this version has the entry (versions written before a key was added to the law's data lack it). */
+  has(key: RulebookKey): boolean {
+    return this.byKey.has(key);
+  }
   enabled(key: RulebookKey): boolean {
     const e = this.entry(key);
     return e.kind === "boolean" ? e.value : e.value !== null;

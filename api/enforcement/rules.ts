@@ -178,20 +178,26 @@ const pct = (cents: number, percent: number, times = 1) => Math.round((cents * p
  */
 export function statementFor(
   rb: Rulebook,
-  charge: { amountCents: number; billedOn: CalendarDate; label: string; section: string },
+  charge: { amountCents: number; billedOn: CalendarDate; label: string; section: string; actionId?: string | null },
   asOf: CalendarDate,
 ): Statement {
+  // A fine (a charge of an enforcement action) is late-charged only where the penalty covers every
+  // payment due (SUL 1118); Huron VI-3's covers sewer charges, so a court's fine stays as imposed.
+  // A rulebook version written before the entry existed charged every bill alike.
+  const scope = "billing.penaltyOnEveryPaymentDue" as const;
+  const lateCharged = !charge.actionId || !rb.has(scope) || rb.enabled(scope);
   const late = rb.require("billing.lateAfterDays");
   const countFrom = rb.entry("billing.lateAfterDaysCountFrom").value;
   const dueDays = rb.entry("billing.dueDaysAfterMailing").value;
   const dueOn = countFrom === "due date" && typeof dueDays === "number" ? addCalendarDays(charge.billedOn, dueDays) : charge.billedOn;
   const lastDayWithoutPenalty = addCalendarDays(dueOn, late.value);
-  const delinquent = asOf > lastDayWithoutPenalty;
+  const delinquent = lateCharged && asOf > lastDayWithoutPenalty;
   const lines: StatementLine[] = [{ code: "charge", label: charge.label, section: charge.section, amountCents: charge.amountCents }];
   let interestMonths = 0;
   const parts: string[] = [`Billed ${formatDate(charge.billedOn)}.`];
   if (dueOn !== charge.billedOn) parts.push(`Due ${formatDate(dueOn)} (${rb.entry("billing.dueDaysAfterMailing").section}).`);
-  parts.push(`Paid by ${formatDate(lastDayWithoutPenalty)}, no penalty is added (${late.section}).`);
+  if (lateCharged) parts.push(`Paid by ${formatDate(lastDayWithoutPenalty)}, no penalty is added (${late.section}).`);
+  else parts.push(`No late penalty is added to a fine (${rb.entry(scope).section} applies to sewer charges).`);
   if (delinquent) {
     const penalty = rb.entry("billing.penaltyPercent");
     if (typeof penalty.value === "number" && penalty.value > 0) {
@@ -211,11 +217,11 @@ export function statementFor(
           amountCents: amount,
         });
     }
-    parts.push(`Unpaid after ${lastDayWithoutPenalty}: delinquent.`);
+    parts.push(`Unpaid after ${formatDate(lastDayWithoutPenalty)}: delinquent.`);
   }
   const violationDays = rb.entry("billing.violationAfterDaysInArrears");
   let violation: Statement["violation"] = null;
-  if (typeof violationDays.value === "number") {
+  if (lateCharged && typeof violationDays.value === "number") {
     const since = addCalendarDays(dueOn, violationDays.value + 1);
     if (asOf >= since) violation = { since, section: violationDays.section };
   }
