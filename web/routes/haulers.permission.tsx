@@ -16,6 +16,8 @@ export const LABELS: Record<string, string> = {
   districtId: "District",
   requestedPoint: "Point of discharge you ask for",
   requestedConditions: "Proposed conditions",
+  // The list as a whole first: its legend and message come before its rows on the page.
+  vehicles: VEHICLE_LABELS.vehicles,
   ...VEHICLE_LABELS,
 };
 
@@ -80,12 +82,16 @@ export default function AskPermission() {
         <SelectField name="districtId" label={LABELS.districtId} options={districts.map((d) => ({ value: d.id, label: d.name }))} defaultValue={a?.values.districtId} error={e.districtId} required />
         <TextField name="requestedPoint" label={LABELS.requestedPoint} defaultValue={a?.values.requestedPoint} error={e.requestedPoint} required />
         <TextArea name="requestedConditions" label={`${LABELS.requestedConditions} (optional)`} defaultValue={a?.values.requestedConditions} error={e.requestedConditions} />
-        {e.vehicles && (
-          <span className="usa-error-message" id="vehicles" role="alert">
-            {e.vehicles}
-          </span>
-        )}
-        <VehiclesInput rows={rows} errors={e} />
+        {/* The error summary's link for the list as a whole leads here, to the list's legend. */}
+        <fieldset className={`usa-fieldset usa-form-group${e.vehicles ? " usa-form-group--error" : ""}`} id="vehicles" aria-describedby={e.vehicles ? "vehicles-error" : undefined}>
+          <legend className="usa-legend">{LABELS.vehicles}</legend>
+          {e.vehicles && (
+            <span className="usa-error-message" id="vehicles-error" role="alert">
+              {e.vehicles}
+            </span>
+          )}
+          <VehiclesInput rows={rows} errors={e} />
+        </fieldset>
         <button className="usa-button" type="submit">
           Send the request
         </button>

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, redirect, useActionData, useLoaderData, useRouteLoaderData, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
-import { NestedErrorBoundary, Notice } from "~/components/fields";
+import { NestedErrorBoundary, Notice, SelectField } from "~/components/fields";
 import { DateTime } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { LICENSE_FIELDS, LicenseCard, ScheduleInputs, TextArea, VehiclesTable, paid, type LicenseView } from "~/components/hauler";
@@ -48,16 +48,21 @@ const DONE: Record<string, string> = {
   denied: "The application is denied and the hauling company told, with your reason.",
   act: "The licence is changed as you decided and the hauling company told.",
 };
-/** The forms' visible labels by the keys the API reports, in the forms' order. */
-export const LABELS: Record<string, string> = {
-  dumpingLocation: "Where dumping is allowed",
-  dumpingDays: "Days dumping is allowed",
-  dumpingFrom: "Opening time",
-  dumpingTo: "Closing time",
-  reason: "Reason",
-  action: "Action",
-  decision: "Decision",
+/** Each form's visible labels by the keys the API reports, in its order (the error summary follows it). */
+const FORMS: Record<string, Record<string, string>> = {
+  approve: {
+    decision: "Decision",
+    dumpingLocation: "Where dumping is allowed",
+    dumpingDays: "Days dumping is allowed",
+    dumpingFrom: "Opening time",
+    dumpingTo: "Closing time",
+    reason: "Reason",
+  },
+  deny: { decision: "Decision", reason: "Reason for the denial (the hauler reads it)" },
+  act: { action: "Action", reason: "Reason" },
 };
+/** Every key the page's mutations can report, by its visible label. */
+export const LABELS: Record<string, string> = { ...FORMS.approve, ...FORMS.act, ...FORMS.deny };
 
 export default function StaffLicence() {
   const { haulerLicense: l } = useLoaderData<typeof loader>() as { haulerLicense: LicenseView };
@@ -74,7 +79,7 @@ export default function StaffLicence() {
         {l.licenseNumber ? `Licence ${l.licenseNumber}` : l.previousLicenseId ? "Licence renewal" : "Licence application"}: {l.organizationName}
       </h1>
       {done && !a && DONE[done] && <SuccessAlert>{DONE[done]}</SuccessAlert>}
-      <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
+      <ErrorSummary message={a?.error} fields={a?.fields} labels={FORMS[a?.intent ?? ""] ?? LABELS} />
       <LicenseCard l={l} links={false} forStaff />
       <h2>Application</h2>
       <dl className="tapline-facts">
@@ -165,17 +170,18 @@ export default function StaffLicence() {
           <Form method="post" className="usa-form usa-form--large">
             <AuthenticityTokenInput />
             <input type="hidden" name="intent" value="act" />
-            <div className="usa-form-group">
-              <label className="usa-label" htmlFor="action">
-                Action
-              </label>
-              <select className="usa-select" id="action" name="action" defaultValue={a?.intent === "act" ? a.values.action : undefined}>
-                {l.status === "APPROVED" && <option value="SUSPEND">Suspend the licence</option>}
-                <option value="REVOKE">Revoke the licence</option>
-                {l.status === "SUSPENDED" && <option value="REINSTATE">Reinstate the licence</option>}
-                {l.status === "APPROVED" && <option value="PART364_REVOKED">Record the Part 364 permit revoked</option>}
-              </select>
-            </div>
+            <SelectField
+              name="action"
+              label={FORMS.act.action}
+              options={[
+                ...(l.status === "APPROVED" ? [{ value: "SUSPEND", label: "Suspend the licence" }] : []),
+                { value: "REVOKE", label: "Revoke the licence" },
+                ...(l.status === "SUSPENDED" ? [{ value: "REINSTATE", label: "Reinstate the licence" }] : []),
+                ...(l.status === "APPROVED" ? [{ value: "PART364_REVOKED", label: "Record the Part 364 permit revoked" }] : []),
+              ]}
+              defaultValue={a?.intent === "act" ? a.values.action : undefined}
+              error={e("act").action}
+            />
             <TextArea name="reason" label="Reason" error={e("act").reason} defaultValue={a?.intent === "act" ? a.values.reason : ""} />
             <button className="usa-button usa-button--secondary" type="submit">
               Record the action
