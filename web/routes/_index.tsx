@@ -33,9 +33,9 @@ export default function Home() {
             <strong>Contractors:</strong> <Link className="usa-link" to="/contractors/apply">apply to be an approved contractor</Link> in a district
             that keeps a list (owners choose from it); each district's list is linked below.
           </li>
-          <li><strong>Septage haulers:</strong> apply for and renew the annual hauler licence, and prepay each load's dumping fee.</li>
-          <li><strong>Industrial users:</strong> hold a wastewater discharge permit and file semiannual compliance reports.</li>
-          <li><strong>Anyone served an order or fine:</strong> petition the Town Board before the deadline.</li>
+          <li><strong>Septage haulers:</strong> where the district's law licenses haulers, apply for and renew the annual licence and prepay each load's dumping fee; elsewhere, ask for the written permission the law provides.</li>
+          <li><strong>Industrial users:</strong> where the district's law issues wastewater discharge permits, hold one and file its periodic compliance reports.</li>
+          <li><strong>Anyone served a notice, an order or a fine:</strong> read what it asks and by when, pay, or petition where the district's law gives a petition.</li>
           <li><strong>District staff:</strong> review, inspect, decide and enforce.</li>
         </ul>
       </section>
