@@ -90,7 +90,7 @@ describe("a house in Huron, from the application to the connection", () => {
       await box.getByLabel(/^Date and time/).fill(weekdayAhead(10));
       await box.getByRole("button", { name: /^Schedule the inspection\s*: Connection inspection$/ }).click();
       await review.getByText("The inspection is scheduled and the applicant told.").waitFor();
-      await box.locator("label[for^=passed-]").click();
+      await box.locator("label.usa-radio__label", { hasText: /^Passed$/ }).click(); // the radio itself is visually hidden
       await box.getByRole("button", { name: /^Record the result\s*: Connection inspection$/ }).click();
       await review.getByText("The result is recorded and the applicant told.").waitFor();
       expect(await review.getByRole("button", { name: "Approve the record drawings" }).count()).toBe(0);

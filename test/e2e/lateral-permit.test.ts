@@ -220,7 +220,7 @@ describe("a residential lateral in Lakeview, from the application to the deposit
         await box.getByLabel(/^Date and time/).fill(when);
         await box.getByRole("button", { name: named("Schedule the inspection", kindLabel) }).click();
         await review.getByText("The inspection is scheduled and the applicant told.").waitFor();
-        await box.locator(`label[for^=${result.toLowerCase()}-]`).click(); // the radio itself is visually hidden
+        await box.locator("label.usa-radio__label", { hasText: new RegExp(`^${result}$`) }).click(); // the radio itself is visually hidden
         if (notes) await box.getByLabel("Notes (required when it failed)").fill(notes);
         await box.getByRole("button", { name: named("Record the result", kindLabel) }).click();
         await review.getByText("The result is recorded and the applicant told.").waitFor();

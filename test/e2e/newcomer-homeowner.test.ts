@@ -134,7 +134,7 @@ describe("a newcomer homeowner in Lakeview, by clicking only", () => {
         await box.getByLabel(/^Date and time/).fill(weekdayAhead(10));
         await box.getByRole("button", { name: /^Schedule the inspection/ }).click();
         await cal.getByText("The inspection is scheduled and the applicant told.").waitFor();
-        await box.locator("label[for^=passed-]").click();
+        await box.locator("label.usa-radio__label", { hasText: /^Passed$/ }).click(); // the radio itself is visually hidden
         await box.getByRole("button", { name: /^Record the result/ }).click();
         await cal.getByText("The result is recorded and the applicant told.").waitFor();
         await expectNoAxeViolations(cal);
