@@ -9,6 +9,7 @@ import { labelKeyOf, type FieldLabels } from "../../web/components/forms.js";
 import { addCalendarDays, dateIn } from "../../api/common/dates.js";
 import { Client, DEMO, startTestServer, type TestServer } from "../harness.js";
 import { launchBrowser } from "./browser.js";
+import { routeSegments } from "./route-files.js";
 
 /**
  * Every error message a portal form can show names the field by its visible label, never by a key
@@ -39,32 +40,13 @@ type Route = { file: string; re: RegExp; params: number; index: boolean };
 
 /** A flat-routes file as a pattern of the addresses it answers: `staff.petitions_.$id.tsx` → ^/staff/petitions/[^/]+$. */
 function routeOf(file: string): Route {
-  const name = file.replace(/\.tsx?$/, "");
-  const segments: string[] = [];
-  let cur = "";
-  let bracket = false;
-  for (const ch of name) {
-    if (ch === "[") bracket = true;
-    else if (ch === "]") bracket = false;
-    else if (ch === "." && !bracket) {
-      segments.push(cur);
-      cur = "";
-      continue;
-    }
-    cur += ch;
-  }
-  segments.push(cur);
-  const parts: string[] = [];
+  const { segments, index } = routeSegments(file);
   let params = 0;
-  let index = false;
-  for (const raw of segments) {
-    if (raw === "_index") index = true;
-    else if (raw.startsWith("_")) continue;
-    else if (raw.startsWith("$")) {
-      parts.push("[^/]+");
-      params++;
-    } else parts.push(raw.replace(/_$/, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  }
+  const parts = segments.map((s) => {
+    if (!s.startsWith("$")) return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    params++;
+    return "[^/]+";
+  });
   return { file, re: new RegExp(`^/${parts.join("/")}$`), params, index };
 }
 const ROUTE_TABLE = FILES.map(routeOf);

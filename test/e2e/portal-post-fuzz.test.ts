@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, DEMO, startTestServer, type TestServer } from "../harness.js";
+import { routeSegments } from "./route-files.js";
 
 /**
  * Every portal route with an action, POSTed to as a careless client or an attacker would: no body,
@@ -36,33 +37,8 @@ const actionRoutes = fs
 
 /** A flat-routes file name as a URL: `staff.petitions_.$id.tsx` → /staff/petitions/<id>; an index route takes `?index`. */
 function urlOf(file: string): { pathname: string; index: boolean } {
-  const name = file.replace(/\.tsx?$/, "");
-  const segments: string[] = [];
-  let cur = "";
-  let bracket = false;
-  for (const ch of name) {
-    if (ch === "[") bracket = true;
-    else if (ch === "]") bracket = false;
-    else if (ch === "." && !bracket) {
-      segments.push(cur);
-      cur = "";
-      continue;
-    }
-    cur += ch;
-  }
-  segments.push(cur);
-  let index = false;
-  const parts: string[] = [];
-  for (const raw of segments) {
-    if (raw === "_index") {
-      index = true;
-      continue;
-    }
-    if (raw.startsWith("_")) continue; // pathless layout
-    const s = raw.replace(/_$/, "").replace(/\[([^\]]*)\]/g, "$1");
-    if (s.startsWith("$")) parts.push(s === "$slug" ? "lakeview" : s === "$sessionId" ? "cs_test_fuzz" : ID);
-    else parts.push(s);
-  }
+  const { segments, index } = routeSegments(file);
+  const parts = segments.map((s) => (s.startsWith("$") ? (s === "$slug" ? "lakeview" : s === "$sessionId" ? "cs_test_fuzz" : ID) : s));
   return { pathname: `/${parts.join("/")}`, index };
 }
 const ID = randomUUID();
