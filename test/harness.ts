@@ -104,6 +104,13 @@ export class Client {
   }
 }
 
+/** A client signed in as `email` (a demo account's password unless given). */
+export async function signedInAs(url: string, email: string, password?: string): Promise<Client> {
+  const c = new Client(url);
+  await c.signIn(email, password);
+  return c;
+}
+
 export const DEMO = {
   applicant: "applicant@demo.tapline.local",
   lakeviewClerk: "clerk@lakeview.demo.tapline.local",

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addCalendarDays, dateIn } from "../../api/common/dates.js";
 import { EXPIRY_REMINDER_JOB, isChoosable, sendExpiryReminders } from "../../api/contractors/contractors.service.js";
 import { enqueueJob, runDueJobs } from "../../api/jobs/queue.js";
-import { Client, DEMO, errorCode, startTestServer, type TestServer } from "../harness.js";
+import { Client, DEMO, errorCode, startTestServer, type TestServer, signedInAs } from "../harness.js";
 
 let srv: TestServer;
 let lakeview: { id: string };
@@ -49,11 +49,7 @@ const UPLOAD = `mutation($i: UploadDocumentInput!) { uploadDocument(input: $i) {
 
 type Firm = { owner: Client; orgId: string; docId: string; name: string };
 
-async function signedIn(email: string): Promise<Client> {
-  const c = new Client(srv.url);
-  await c.signIn(email);
-  return c;
-}
+const signedIn = (email: string): Promise<Client> => signedInAs(srv.url, email);
 
 /** A new account that owns a new contracting firm, with a PDF uploaded for the firm. */
 async function firm(name: string): Promise<Firm> {

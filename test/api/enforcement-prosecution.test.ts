@@ -1,6 +1,7 @@
+import { addCalendarDays } from "../../api/common/dates.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resetClock, travelTo } from "../../api/common/clock.js";
-import { Client, DEMO, errorCode, startTestServer, type TestServer } from "../harness.js";
+import { Client, DEMO, errorCode, startTestServer, type TestServer, signedInAs } from "../harness.js";
 
 /**
  * Huron V-2 over HTTP: a violation continuing past the written notice's time to correct (V-1, V-4)
@@ -26,11 +27,7 @@ beforeAll(async () => {
 afterAll(() => srv?.close());
 afterEach(() => resetClock());
 
-async function signedIn(email: string): Promise<Client> {
-  const c = new Client(srv.url);
-  await c.signIn(email);
-  return c;
-}
+const signedIn = (email: string): Promise<Client> => signedInAs(srv.url, email);
 let n = 0;
 async function person(): Promise<{ c: Client; email: string }> {
   const c = new Client(srv.url);
@@ -38,7 +35,7 @@ async function person(): Promise<{ c: Client; email: string }> {
   await c.signUp(email, `Owner ${n}`);
   return { c, email };
 }
-const range = (first: string, count: number) => Array.from({ length: count }, (_, i) => new Date(Date.parse(`${first}T00:00:00Z`) + i * 86_400_000).toISOString().slice(0, 10));
+const range = (first: string, count: number) => Array.from({ length: count }, (_, i) => addCalendarDays(first, i));
 
 const A = `id number kind status section correctBy fineTotalCents referralBlockedReason canRecordJudgment
   prosecution { continuedDays referredOn judgment court docketNumber judgmentOn offenseDays { date amountCents } fineTotalCents }

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resetClock, travelTo } from "../../api/common/clock.js";
 import { clearMicroCache } from "../../api/graphql/micro-cache.js";
-import { Client, DEMO, errorCode, startTestServer, type TestServer, isSessionBookkeeping } from "../harness.js";
+import { Client, DEMO, errorCode, startTestServer, type TestServer, isSessionBookkeeping, signedInAs } from "../harness.js";
 
 /**
  * Enforcement over HTTP (SUL Article 11; Huron Article V) and delinquent charges (SUL 1118;
@@ -30,11 +30,7 @@ beforeAll(async () => {
 afterAll(() => srv?.close());
 afterEach(() => resetClock());
 
-async function signedIn(email: string): Promise<Client> {
-  const c = new Client(srv.url);
-  await c.signIn(email);
-  return c;
-}
+const signedIn = (email: string): Promise<Client> => signedInAs(srv.url, email);
 
 let n = 0;
 async function person(): Promise<{ c: Client; email: string }> {

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resetClock, travelTo } from "../../api/common/clock.js";
 import { addCalendarDays, dateIn, formatDate, zonedWallTime } from "../../api/common/dates.js";
 import { clearMicroCache } from "../../api/graphql/micro-cache.js";
-import { Client, DEMO, errorCode, startTestServer, type TestServer } from "../harness.js";
+import { Client, DEMO, errorCode, startTestServer, type TestServer, signedInAs } from "../harness.js";
 import { setDumpingFee as setLakeviewDumpingFee } from "./hauler-helpers.js";
 import { DumpingFeeIsAFee1765800000000 } from "../../migrations/1765800000000-DumpingFeeIsAFee.js";
 
@@ -25,11 +25,7 @@ let admin: Client;
 const TZ = "America/New_York";
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n", "latin1").toString("base64");
 
-async function signedIn(email: string): Promise<Client> {
-  const c = new Client(srv.url);
-  await c.signIn(email);
-  return c;
-}
+const signedIn = (email: string): Promise<Client> => signedInAs(srv.url, email);
 
 beforeAll(async () => {
   srv = await startTestServer();

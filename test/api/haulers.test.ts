@@ -4,7 +4,7 @@ import { DAY_MS, advanceClock, resetClock, travelTo } from "../../api/common/clo
 import { addCalendarDays, dateIn, zonedWallTime } from "../../api/common/dates.js";
 import { clearMicroCache } from "../../api/graphql/micro-cache.js";
 import { enqueueJob, runDueJobs } from "../../api/jobs/queue.js";
-import { Client, DEMO, errorCode, startTestServer, type GqlResponse, type TestServer, isSessionBookkeeping } from "../harness.js";
+import { Client, DEMO, errorCode, startTestServer, type GqlResponse, type TestServer, isSessionBookkeeping, signedInAs } from "../harness.js";
 import { setDumpingFee } from "./hauler-helpers.js";
 
 /**
@@ -24,11 +24,7 @@ const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer 
 const db = () => srv.running.ds;
 const log = pino({ level: "silent" });
 
-async function signedIn(email: string): Promise<Client> {
-  const c = new Client(srv.url);
-  await c.signIn(email);
-  return c;
-}
+const signedIn = (email: string): Promise<Client> => signedInAs(srv.url, email);
 
 beforeAll(async () => {
   srv = await startTestServer();

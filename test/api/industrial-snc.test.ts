@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetClock, travelTo } from "../../api/common/clock.js";
 import { clearMicroCache } from "../../api/graphql/micro-cache.js";
-import { Client, DEMO, errorCode, startTestServer, type TestServer, isSessionBookkeeping } from "../harness.js";
+import { Client, DEMO, errorCode, startTestServer, type TestServer, isSessionBookkeeping, signedInAs } from "../harness.js";
 
 /**
  * The district's significant non-compliance dashboard (SUL 201) and the published list (SUL 1122):
@@ -20,11 +20,7 @@ let anon: Client;
 const db = () => srv.running.ds;
 const HURON_OPERATOR = "operator@huron.demo.tapline.local";
 
-async function signedIn(email: string): Promise<Client> {
-  const c = new Client(srv.url);
-  await c.signIn(email);
-  return c;
-}
+const signedIn = (email: string): Promise<Client> => signedInAs(srv.url, email);
 
 type Batch = { parameter: string; count: number; value: number; limit: number; status: "OK" | "EXCEEDS"; basis?: string };
 let seq = 0;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clearMicroCache } from "../../api/graphql/micro-cache.js";
 import { addCalendarDays, dateIn, formatDate } from "../../api/common/dates.js";
 import { resetClock, travelTo } from "../../api/common/clock.js";
-import { Client, DEMO, errorCode, startTestServer, type GqlResponse, type TestServer, isSessionBookkeeping } from "../harness.js";
+import { Client, DEMO, errorCode, startTestServer, type GqlResponse, type TestServer, isSessionBookkeeping, signedInAs } from "../harness.js";
 
 /**
  * Building lateral permits over HTTP: the application and its fees from the rulebook (SUL 1212,
@@ -27,11 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => srv?.close());
 
-async function signedIn(email: string): Promise<Client> {
-  const c = new Client(srv.url);
-  await c.signIn(email);
-  return c;
-}
+const signedIn = (email: string): Promise<Client> => signedInAs(srv.url, email);
 
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n", "latin1").toString("base64");
 const db = () => srv.running.ds;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { District } from "../../api/districts/district.entity.js";
 import { rulebookOn } from "../../api/districts/districts.service.js";
 import { createPayment, registerPayable, type PaymentLine } from "../../api/payments/payments.service.js";
-import { Client, DEMO, errorCode, startTestServer, type TestServer } from "../harness.js";
+import { Client, DEMO, errorCode, startTestServer, type TestServer, signedInAs } from "../harness.js";
 import { startStripeStandIn, type StandIn } from "../stripe-standin.js";
 
 /**
@@ -59,11 +59,7 @@ async function newPayment(): Promise<{ id: string; payableId: string; lines: Pay
   return { id: p.id, payableId, lines };
 }
 
-async function signedIn(email: string): Promise<Client> {
-  const c = new Client(srv.url);
-  await c.signIn(email);
-  return c;
-}
+const signedIn = (email: string): Promise<Client> => signedInAs(srv.url, email);
 
 /** Delivers an event to the webhook as Stripe does: the raw JSON, signed. */
 async function deliver(event: unknown, secret = WEBHOOK_SECRET, signature?: string): Promise<Response> {

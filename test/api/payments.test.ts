@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { District } from "../../api/districts/district.entity.js";
 import { rulebookOn } from "../../api/districts/districts.service.js";
 import { createPayment, isPaid, paymentsFor, registerPayable, type PaymentLine } from "../../api/payments/payments.service.js";
-import { Client, DEMO, errorCode, startTestServer, type TestServer } from "../harness.js";
+import { Client, DEMO, errorCode, startTestServer, type TestServer, signedInAs } from "../harness.js";
 
 /**
  * Payments with the built-in test checkout (no Stripe keys), counter payments, refunds, receipts
@@ -70,11 +70,7 @@ async function newPayment(payerEmail = DEMO.applicant, slug = "lakeview"): Promi
   return { id: p.id, payableId, lines };
 }
 
-async function signedIn(email: string): Promise<Client> {
-  const c = new Client(srv.url);
-  await c.signIn(email);
-  return c;
-}
+const signedIn = (email: string): Promise<Client> => signedInAs(srv.url, email);
 
 const receiptEmails = async (paymentReceipt: string) =>
   (await srv.running.ds.query(`SELECT subject, body_text FROM outbox_email WHERE kind = 'payment.receipt' AND body_text LIKE $1`, [`%${paymentReceipt}%`])) as {

@@ -3,7 +3,7 @@ import { addCalendarDays, dateIn } from "../../api/common/dates.js";
 import { Rulebook, shippedDistrictFiles } from "../../api/districts/districts.service.js";
 import type { RulebookVersion } from "../../api/districts/rulebook-version.entity.js";
 import { MAX_COUNT, assessEdus, assessmentBasis, boardTasks, eduTable, formatEdus, parseEdus, waterUsageRow } from "../../api/rents/rules.js";
-import { Client, DEMO, countStatements, errorCode, startTestServer, type GqlResponse, type TestServer } from "../harness.js";
+import { Client, DEMO, countStatements, errorCode, startTestServer, type GqlResponse, type TestServer, signedInAs } from "../harness.js";
 
 /**
  * The sewer-rent register (issue 14, first slice): properties, accounts, meters and assessments
@@ -22,11 +22,7 @@ const db = () => srv.running.ds;
 const today = () => dateIn(TZ);
 const fields = (r: GqlResponse) => (r.errors?.[0]?.extensions?.fields ?? {}) as Record<string, string>;
 
-async function signedIn(email: string): Promise<Client> {
-  const c = new Client(srv.url);
-  await c.signIn(email);
-  return c;
-}
+const signedIn = (email: string): Promise<Client> => signedInAs(srv.url, email);
 
 beforeAll(async () => {
   srv = await startTestServer();
