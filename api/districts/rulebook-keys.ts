@@ -15,6 +15,7 @@ export const TOPICS = [
   "Enforcement and appeals",
   "Charges and billing",
   "Equivalent dwelling units",
+  "Sewer extensions",
 ] as const;
 export type Topic = (typeof TOPICS)[number];
 
@@ -214,6 +215,41 @@ export const RULEBOOK_KEYS = {
   "billing.edu.serviceStationPerToilet": { kind: "number", topic: "Equivalent dwelling units" }, // EDU per toilet; SUL 1203; Huron VII
   "billing.edu.shoppingCenterPerSquareFoot": { kind: "number", topic: "Equivalent dwelling units" }, // EDU per square foot; SUL 1203; Huron VII
   "billing.edu.byWaterUsage": { kind: "text", topic: "Equivalent dwelling units" }, // SUL 1203; Huron VII
+
+  // Sewer extensions (SUL Article 5; Huron has no such article). The Uni-Bell tables' rows: parameter = nominal
+  // diameter in inches, minimum = the table's minimum time (seconds), average = its time for a longer length (seconds per foot).
+  "extension.provided": { kind: "boolean", topic: "Sewer extensions" }, // SUL 501, 502 A; Huron: none
+  "extension.constructionNoticeDays": { kind: "days", topic: "Sewer extensions" }, // SUL 502 A; Huron: none
+  "extension.minGravityDiameterInches": { kind: "number", topic: "Sewer extensions" }, // inches; SUL 503 A(2); Huron: none
+  "extension.minLowPressureDiameterInches": { kind: "number", topic: "Sewer extensions" }, // inches; SUL 503 A(2); Huron: none
+  "extension.maxLeakageGallonsPerInchMile": { kind: "number", topic: "Sewer extensions" }, // gallons per 24 hours per mile per inch of nominal diameter; SUL 505 A; Huron: none
+  "extension.manholeAsPipeDiameterInches": { kind: "number", topic: "Sewer extensions" }, // inches; SUL 505 B; Huron: none
+  "extension.manholeAsPipeLengthFeet": { kind: "number", topic: "Sewer extensions" }, // feet; SUL 505 B; Huron: none
+  "extension.manholeLeakageGallons": { kind: "number", topic: "Sewer extensions" }, // gallons per 24 hours per manhole; SUL 505 B; Huron: none
+  "extension.maxTestSectionFeet": { kind: "number", topic: "Sewer extensions" }, // feet; SUL 505 B; Huron: none
+  "extension.minTestPeriodHours": { kind: "number", topic: "Sewer extensions" }, // hours; SUL 505 C; Huron: none
+  "extension.exfiltrationMinHeadFeet": { kind: "number", topic: "Sewer extensions" }, // feet; SUL 505 A; Huron: none
+  "extension.exfiltrationMaxDownstreamHeadFeet": { kind: "number", topic: "Sewer extensions" }, // feet; SUL 505 A; Huron: none
+  "extension.exfiltrationMinFreeboardInches": { kind: "number", topic: "Sewer extensions" }, // inches; SUL 505 A; Huron: none
+  "extension.exfiltrationFilledHours": { kind: "number", topic: "Sewer extensions" }, // hours; SUL 505 A; Huron: none
+  "extension.mandrelPercentOfInsideDiameter": { kind: "percent", topic: "Sewer extensions" }, // SUL 505 E; Huron: none
+  "extension.maxDeflectionPercent": { kind: "percent", topic: "Sewer extensions" }, // SUL 505 E; Huron: none
+  "extension.airTestMaxPsi": { kind: "number", topic: "Sewer extensions" }, // psi; SUL 505 F; Huron: none
+  "extension.airTestTable": { kind: "table", topic: "Sewer extensions" }, // SUL 505 F; Huron: none
+  "extension.sewerVacuumTestTable": { kind: "table", topic: "Sewer extensions" }, // SUL 505 G; Huron: none
+  "extension.manholeVacuum.baseDiameterFeet": { kind: "number", topic: "Sewer extensions" }, // feet; SUL 505 G; Huron: none
+  "extension.manholeVacuum.shallowMaxDepthFeet": { kind: "number", topic: "Sewer extensions" }, // feet; SUL 505 G; Huron: none
+  "extension.manholeVacuum.middleMaxDepthFeet": { kind: "number", topic: "Sewer extensions" }, // feet; SUL 505 G; Huron: none
+  "extension.manholeVacuum.deepMaxDepthFeet": { kind: "number", topic: "Sewer extensions" }, // feet; SUL 505 G; Huron: none
+  "extension.manholeVacuum.shallowSeconds": { kind: "number", topic: "Sewer extensions" }, // seconds; SUL 505 G; Huron: none
+  "extension.manholeVacuum.middleSeconds": { kind: "number", topic: "Sewer extensions" }, // seconds; SUL 505 G; Huron: none
+  "extension.manholeVacuum.deepSeconds": { kind: "number", topic: "Sewer extensions" }, // seconds; SUL 505 G; Huron: none
+  "extension.manholeVacuum.fiveFootAddSeconds": { kind: "number", topic: "Sewer extensions" }, // seconds; SUL 505 G; Huron: none
+  "extension.manholeVacuum.sixFootAddSeconds": { kind: "number", topic: "Sewer extensions" }, // seconds; SUL 505 G; Huron: none
+  "extension.forceMain.testPressurePercent": { kind: "percent", topic: "Sewer extensions" }, // SUL 506 B; Huron: none
+  "extension.forceMain.minTestHours": { kind: "number", topic: "Sewer extensions" }, // hours; SUL 506 B; Huron: none
+  "extension.forceMain.maxLeakageGallonsPerInchMile": { kind: "number", topic: "Sewer extensions" }, // gallons per day per mile per inch of nominal diameter; SUL 506 B; Huron: none
+  "extension.forceMain.maxTestSectionFeet": { kind: "number", topic: "Sewer extensions" }, // feet; SUL 506 B; Huron: none
 } as const satisfies Record<string, { kind: RuleKind; topic: Topic }>;
 
 export type RulebookKey = keyof typeof RULEBOOK_KEYS;
