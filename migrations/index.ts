@@ -19,7 +19,10 @@ import { SignUpAttempts1765713600000 } from "./1765713600000-SignUpAttempts.js";
 import { DumpingFeeIsAFee1765800000000 } from "./1765800000000-DumpingFeeIsAFee.js";
 import { Prosecutions1766250000000 } from "./1766250000000-Prosecutions.js";
 import { SewerRents1766700000000 } from "./1766700000000-SewerRents.js";
+import { BillRuns1766810000000 } from "./1766810000000-BillRuns.js";
 import { MeterReadings1766800000000 } from "./1766800000000-MeterReadings.js";
+import { DistrictStripeAccounts1766830000000 } from "./1766830000000-DistrictStripeAccounts.js";
+import { SewerExtensions1766840000000 } from "./1766840000000-SewerExtensions.js";
 
 /** Every migration, in order. A new migration is added here and reviewed by hand. */
-export const migrations = [Foundation1764460800000, Payments1764547200000, Contractors1764633600000, LateralPermits1764720000000, ContractorRenewals1764806400000, Haulers1764892800000, Enforcement1764979200000, Industrial1765065600000, IndustrialSnc1765152000000, IndustrialResultWrites1765195200000, IndustrialReportKinds1765238400000, IndustrialLifecycle1765324800000, IndustrialDailyFlows1765411200000, PaymentCancellation1765497600000, LateralWorkDoneBy1765540800000, LateralInspectionTimesAndRecordDrawings1765627200000, DistrictOperatorTitle1765670400000, SignUpAttempts1765713600000, DumpingFeeIsAFee1765800000000, Prosecutions1766250000000, SewerRents1766700000000, MeterReadings1766800000000];
+export const migrations = [Foundation1764460800000, Payments1764547200000, Contractors1764633600000, LateralPermits1764720000000, ContractorRenewals1764806400000, Haulers1764892800000, Enforcement1764979200000, Industrial1765065600000, IndustrialSnc1765152000000, IndustrialResultWrites1765195200000, IndustrialReportKinds1765238400000, IndustrialLifecycle1765324800000, IndustrialDailyFlows1765411200000, PaymentCancellation1765497600000, LateralWorkDoneBy1765540800000, LateralInspectionTimesAndRecordDrawings1765627200000, DistrictOperatorTitle1765670400000, SignUpAttempts1765713600000, DumpingFeeIsAFee1765800000000, Prosecutions1766250000000, SewerRents1766700000000, MeterReadings1766800000000, BillRuns1766810000000, DistrictStripeAccounts1766830000000, SewerExtensions1766840000000];

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryGeneratedColumn } from "typeorm";
 
-export const ORGANIZATION_KINDS = ["HAULER", "INDUSTRIAL_USER", "CONTRACTOR"] as const;
+export const ORGANIZATION_KINDS = ["HAULER", "INDUSTRIAL_USER", "CONTRACTOR", "DEVELOPER"] as const;
 export type OrganizationKind = (typeof ORGANIZATION_KINDS)[number];
 export const MEMBERSHIP_ROLES = ["OWNER", "AUTHORIZED_REPRESENTATIVE", "MEMBER"] as const;
 export type MembershipRole = (typeof MEMBERSHIP_ROLES)[number];

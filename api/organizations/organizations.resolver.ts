@@ -8,7 +8,7 @@ import type { MembershipRole, OrganizationKind } from "./organization.entity.js"
 export class OrganizationType {
   @Field(() => ID) id: string;
   @Field(() => String) name: string;
-  @Field(() => String, { description: "HAULER, INDUSTRIAL_USER or CONTRACTOR" }) kind: string;
+  @Field(() => String, { description: "HAULER, INDUSTRIAL_USER, CONTRACTOR or DEVELOPER (builds new sewers, SUL Article 5)" }) kind: string;
   @Field(() => Date) createdAt: Date;
 }
 
@@ -40,7 +40,7 @@ export class MyOrganization {
 @InputType()
 export class CreateOrganizationInput {
   @Field(() => String) name: string;
-  @Field(() => String, { description: "HAULER, INDUSTRIAL_USER or CONTRACTOR" }) kind: string;
+  @Field(() => String, { description: "HAULER, INDUSTRIAL_USER, CONTRACTOR or DEVELOPER (builds new sewers, SUL Article 5)" }) kind: string;
 }
 
 @InputType()

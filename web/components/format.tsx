@@ -36,9 +36,17 @@ export function CalendarDate({ date }: { date: string | null | undefined }) {
 /** The portal's clock for records of no district, from the districts' zones (`districts { timeZone }`, public and cached). */
 export const clockOf = (districts: readonly { timeZone: string }[]) => portalTimeZone(districts.map((d) => d.timeZone));
 
+// One formatter per zone: building an Intl.DateTimeFormat costs more than formatting with it.
+const DAY_FORMATS = new Map<string, Intl.DateTimeFormat>();
+
 /** Today's calendar date (YYYY-MM-DD) in a time zone (a district's). */
 export function todayIn(timeZone: string, instant: Date = new Date()): string {
-  const parts = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).formatToParts(instant);
+  let f = DAY_FORMATS.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" });
+    DAY_FORMATS.set(timeZone, f);
+  }
+  const parts = f.formatToParts(instant);
   const get = (t: string) => parts.find((p) => p.type === t)!.value;
   return `${get("year")}-${get("month")}-${get("day")}`;
 }
@@ -72,6 +80,7 @@ export const ORGANIZATION_KIND_LABELS: Record<string, string> = {
   HAULER: "Septage hauling company",
   INDUSTRIAL_USER: "Industrial user",
   CONTRACTOR: "Contracting firm",
+  DEVELOPER: "Developer or builder",
 };
 
 export const MEMBERSHIP_ROLE_LABELS: Record<string, string> = {

@@ -49,6 +49,7 @@ const KINDS = [
     description: "Discharges industrial wastewater; holds a discharge permit and files compliance reports.",
   },
   { value: "CONTRACTOR", label: ORGANIZATION_KIND_LABELS.CONTRACTOR, description: "Builds and connects building laterals for owners." },
+  { value: "DEVELOPER", label: ORGANIZATION_KIND_LABELS.DEVELOPER, description: "Subdivides land and builds the street sewers, which the Town takes over once tested and accepted." },
 ];
 
 export default function MyOrganizations() {
