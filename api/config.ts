@@ -27,6 +27,8 @@ const envSchema = z
     TAPLINE_DEMO: z.enum(["0", "1", "true", "false"]).optional(),
     STRIPE_SECRET_KEY: optionalString,
     STRIPE_WEBHOOK_SECRET: optionalString,
+    /** the signing secret of the Connect webhook endpoint (events of the districts' own Stripe accounts) */
+    STRIPE_CONNECT_WEBHOOK_SECRET: optionalString,
     /** tests only: where the Stripe client sends API calls, e.g. http://127.0.0.1:12111 (a local stand-in) */
     STRIPE_API_BASE: optionalString.pipe(
       z
@@ -54,7 +56,7 @@ export type Config = {
   databaseUrl?: string;
   dataDir: string;
   sessionSecret: string;
-  stripe?: { secretKey: string; webhookSecret: string; api?: { host: string; port: number; protocol: "http" | "https" } };
+  stripe?: { secretKey: string; webhookSecret: string; connectWebhookSecret?: string; api?: { host: string; port: number; protocol: "http" | "https" } };
   smtp?: { host: string; port: number; user?: string; password?: string; from: string };
   smtpFrom: string;
   logLevel: string;
@@ -98,6 +100,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (typeof trustProxy === "string") lines.push(`  TRUST_PROXY: ${trustProxy}`);
   if (blank("STRIPE_SECRET_KEY") !== blank("STRIPE_WEBHOOK_SECRET"))
     lines.push(`  ${blank("STRIPE_SECRET_KEY") ? "STRIPE_SECRET_KEY" : "STRIPE_WEBHOOK_SECRET"}: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set together or not at all`);
+  if (!blank("STRIPE_CONNECT_WEBHOOK_SECRET") && blank("STRIPE_SECRET_KEY")) lines.push("  STRIPE_CONNECT_WEBHOOK_SECRET: is set only with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET");
   if (!parsed.success || lines.length) throw new ConfigError(`Tapline cannot start: the environment has problems:\n${lines.join("\n")}`);
   const e = parsed.data;
   const production = e.NODE_ENV === "production";
@@ -114,7 +117,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     dataDir,
     sessionSecret: e.SESSION_SECRET ?? devSessionSecret(dataDir),
     stripe: e.STRIPE_SECRET_KEY
-      ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET!, api: e.STRIPE_API_BASE ? stripeApi(e.STRIPE_API_BASE) : undefined }
+      ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET!, connectWebhookSecret: e.STRIPE_CONNECT_WEBHOOK_SECRET, api: e.STRIPE_API_BASE ? stripeApi(e.STRIPE_API_BASE) : undefined }
       : undefined,
     smtp: e.SMTP_HOST
       ? { host: e.SMTP_HOST, port: e.SMTP_PORT, user: e.SMTP_USER, password: e.SMTP_PASSWORD, from: e.SMTP_FROM }

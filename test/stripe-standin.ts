@@ -1,6 +1,9 @@
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { DataSource } from "typeorm";
+import type { Config } from "../api/config.js";
+import { connectAccountByOperator } from "../api/payments/connect.service.js";
 
 /**
  * A tiny local stand-in for the parts of Stripe's API that Tapline calls, answering Stripe-shaped
@@ -11,21 +14,38 @@ import type { AddressInfo } from "node:net";
  *   GET  /v1/checkout/sessions/:id         retrieve it
  *   POST /v1/checkout/sessions/:id/expire  expire an open one
  *   POST /v1/refunds                       refund (part of) a payment intent
+ *   POST /v1/accounts                      create a connected account (Stripe Connect)
+ *   GET  /v1/accounts/:id                  retrieve one
+ *   POST /v1/account_links                 an onboarding link for one
  *   GET  /c/pay/:id                        a trivial stand-in of Stripe's hosted checkout page
+ *
+ * Like Stripe, a call with the `Stripe-Account` header runs on that connected account: sessions
+ * and payment intents belong to the account they were made on, and another account (or the
+ * platform) gets "No such ..." for them (a call with no API key is a test acting as Stripe itself,
+ * and reaches any account's). Events of a connected account's objects carry its
+ * `account`, as Connect webhooks do.
  *
  * With `hostedCheckout: true`, a session's url is that page on the stand-in itself (for browser
  * tests); otherwise it is Stripe-like (https://checkout.stripe.test/c/pay/...).
  */
-export type StandInRequest = { method: string; path: string; idempotencyKey: string | null; params: Record<string, any> };
+export type StandInRequest = { method: string; path: string; idempotencyKey: string | null; params: Record<string, any>; account: string | null };
 export type StandIn = {
   url: string;
   port: number;
   requests: StandInRequest[];
   sessions: Map<string, any>;
   refunds: Map<string, any>;
+  /** connected accounts, by id */
+  accounts: Map<string, any>;
+  /** the connected account each session, payment intent and refund belongs to (null: the platform's own) */
+  accountOf: Map<string, string | null>;
+  /** an account that exists already (one the operator connects): charges enabled unless told otherwise */
+  addAccount(opts?: { chargesEnabled?: boolean }): any;
+  /** the account's owner finishes Stripe's onboarding: it takes charges and payouts */
+  finishOnboarding(accountId: string): any;
   /** the payer finishes paying on Stripe's page: the session is complete and paid */
   complete(sessionId: string): any;
-  /** a Stripe-shaped event around a copy of the session (as the webhook would carry it) */
+  /** a Stripe-shaped event around a copy of the object (as the webhook would carry it); with `account` when the object is a connected account's */
   event(type: string, session: any, overrides?: Record<string, unknown>): any;
   close(): Promise<void>;
 };
@@ -52,6 +72,8 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
   const requests: StandInRequest[] = [];
   const sessions = new Map<string, any>();
   const refunds = new Map<string, any>();
+  const accounts = new Map<string, any>();
+  const accountOf = new Map<string, string | null>();
   const replies = new Map<string, { status: number; body: any }>();
   let checkoutBase = "https://checkout.stripe.test"; // the stand-in's own address once listening, with hostedCheckout
 
@@ -61,7 +83,41 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
   };
   const error = (status: number, message: string, code = "resource_missing") => ({ status, body: { error: { type: "invalid_request_error", code, message } } });
 
-  function route(method: string, path: string, params: Record<string, any>): { status: number; body: any } {
+  const newAccount = (params: Record<string, any>, chargesEnabled: boolean) => {
+    const a = {
+      id: id("acct"),
+      object: "account",
+      type: params.type ?? "standard",
+      charges_enabled: chargesEnabled,
+      details_submitted: chargesEnabled,
+      payouts_enabled: chargesEnabled,
+      business_profile: params.business_profile ?? {},
+      metadata: params.metadata ?? {},
+      created: Math.floor(Date.now() / 1000),
+    };
+    accounts.set(a.id, a);
+    return a;
+  };
+
+  function route(method: string, path: string, params: Record<string, any>, account: string | null, keyless: boolean): { status: number; body: any } {
+    if (account && !accounts.has(account))
+      return { status: 403, body: { error: { type: "invalid_request_error", code: "account_invalid", message: `The provided key does not have access to account '${account}'.` } } };
+    // Objects of another account (or of the platform) are not found, as at Stripe.
+    // A call with no API key is a test acting as Stripe itself (a session lapsing after 24 hours): any account's.
+    const mine = (objectId: string) => keyless || (accountOf.get(objectId) ?? null) === account;
+    if (method === "POST" && path === "/v1/accounts") return { status: 200, body: newAccount(params, false) };
+    let a = /^\/v1\/accounts\/([^/]+)$/.exec(path);
+    if (method === "GET" && a) {
+      const found = accounts.get(a[1]);
+      return found ? { status: 200, body: found } : error(404, `No such account: '${a[1]}'`);
+    }
+    if (method === "POST" && path === "/v1/account_links") {
+      if (!accounts.has(params.account)) return error(404, `No such account: '${params.account}'`);
+      return {
+        status: 200,
+        body: { object: "account_link", url: `https://connect.stripe.test/setup/s/${params.account}/${randomBytes(6).toString("hex")}`, created: Math.floor(Date.now() / 1000), expires_at: Math.floor(Date.now() / 1000) + 300, sent: params },
+      };
+    }
     if (method === "POST" && path === "/v1/checkout/sessions") {
       const lineItems = (params.line_items ?? []) as any[];
       const amount = lineItems.reduce((s, li) => s + Number(li.price_data.unit_amount) * Number(li.quantity ?? 1), 0);
@@ -86,16 +142,17 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
         line_items_sent: lineItems,
       };
       sessions.set(sid, session);
+      accountOf.set(sid, account);
       return { status: 200, body: session };
     }
     let m = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path);
     if (method === "GET" && m) {
-      const s = sessions.get(m[1]);
+      const s = mine(m[1]) ? sessions.get(m[1]) : undefined;
       return s ? { status: 200, body: s } : error(404, `No such checkout.session: '${m[1]}'`);
     }
     m = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(path);
     if (method === "POST" && m) {
-      const s = sessions.get(m[1]);
+      const s = mine(m[1]) ? sessions.get(m[1]) : undefined;
       if (!s) return error(404, `No such checkout.session: '${m[1]}'`);
       if (s.status !== "open") return error(400, `Only Checkout Sessions with a status in ["open"] can be expired.`, "checkout_session_not_open");
       s.status = "expired";
@@ -103,6 +160,7 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
       return { status: 200, body: s };
     }
     if (method === "POST" && path === "/v1/refunds") {
+      if (!accountOf.has(params.payment_intent) || !mine(params.payment_intent)) return error(404, `No such payment_intent: '${params.payment_intent}'`);
       const refund = {
         id: id("re"),
         object: "refund",
@@ -114,6 +172,7 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
         created: Math.floor(Date.now() / 1000),
       };
       refunds.set(refund.id, refund);
+      accountOf.set(refund.id, account);
       return { status: 200, body: refund };
     }
     return error(404, `Unrecognized request URL (${method}: ${path}).`, "not_found");
@@ -137,17 +196,20 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
         );
       }
       const idempotencyKey = (req.headers["idempotency-key"] as string | undefined) ?? null;
+      const account = (req.headers["stripe-account"] as string | undefined) ?? null;
+      const keyless = !req.headers.authorization;
       const params = parseStripeForm(body);
-      requests.push({ method, path, idempotencyKey, params });
+      requests.push({ method, path, idempotencyKey, params, account });
       if (method === "POST" && idempotencyKey) {
-        const k = `${path} ${idempotencyKey}`;
+        // Idempotency keys are kept per account.
+        const k = `${account ?? "platform"} ${path} ${idempotencyKey}`;
         const seen = replies.get(k);
         if (seen) return send(res, seen.status, seen.body, true);
-        const r = route(method, path, params);
+        const r = route(method, path, params, account, keyless);
         replies.set(k, r);
         return send(res, r.status, r.body);
       }
-      const r = route(method, path, params);
+      const r = route(method, path, params, account, keyless);
       send(res, r.status, r.body);
     });
   });
@@ -161,16 +223,29 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
     requests,
     sessions,
     refunds,
+    accounts,
+    accountOf,
+    addAccount(opts = {}) {
+      return newAccount({}, opts.chargesEnabled ?? true);
+    },
+    finishOnboarding(accountId) {
+      const a = accounts.get(accountId);
+      if (!a) throw new Error(`no account ${accountId}`);
+      Object.assign(a, { charges_enabled: true, details_submitted: true, payouts_enabled: true });
+      return a;
+    },
     complete(sessionId) {
       const s = sessions.get(sessionId);
       if (!s) throw new Error(`no session ${sessionId}`);
       s.status = "complete";
       s.payment_status = "paid";
       s.payment_intent ??= id("pi");
+      accountOf.set(s.payment_intent, accountOf.get(sessionId) ?? null);
       s.url = null;
       return s;
     },
     event(type, session, overrides = {}) {
+      const account = session?.object === "account" ? session.id : (accountOf.get(session?.id) ?? null);
       return {
         id: id("evt"),
         object: "event",
@@ -181,6 +256,7 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
         request: { id: null, idempotency_key: null },
         type,
         data: { object: { ...structuredClone(session), line_items_sent: undefined } },
+        ...(account ? { account } : {}),
         ...overrides,
       };
     },
@@ -190,4 +266,14 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Connects a district to a new account of the stand-in that takes charges, as the deployment's
+ * operator does (`npm run stripe-account`); returns the account's id. Card payments need it.
+ */
+export async function connectDistrictAccount(standIn: StandIn, server: { running: { ds: DataSource }; config: Config }, slug: string): Promise<string> {
+  const account = standIn.addAccount();
+  await connectAccountByOperator(server.running.ds, server.config, slug, account.id);
+  return account.id;
 }

@@ -5,7 +5,7 @@ import { audit, type Actor } from "../audit/audit.service.js";
 import type { Config } from "../config.js";
 import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
 import { Payment } from "./payment.entity.js";
-import { stripeClient } from "./stripe.js";
+import { onAccount, stripeClient } from "./stripe.js";
 import { settleCheckout } from "./checkout.service.js";
 
 /** Unpaid payments cancelled when what they pay for is abandoned, and their open checkouts closed after commit. */
@@ -84,15 +84,17 @@ registerJobHandler(EXPIRE_CHECKOUT_JOB, async (ds, payload: { paymentId: string;
     return;
   }
   const stripe = stripeClient(config);
+  // The session lives on the account it was made on (the district's own; the platform's before Connect).
+  const [p] = await ds.query(`SELECT district_id, stripe_account_id FROM payment WHERE id = $1`, [payload.paymentId]);
+  const account = onAccount(p?.stripe_account_id ?? null);
   let status: string | null;
   try {
-    status = (await stripe.checkout.sessions.expire(payload.sessionId)).status;
+    status = (await stripe.checkout.sessions.expire(payload.sessionId, {}, account)).status;
   } catch (e) {
     if (!(e instanceof Stripe.errors.StripeInvalidRequestError)) throw e;
-    status = (await stripe.checkout.sessions.retrieve(payload.sessionId)).status;
+    status = (await stripe.checkout.sessions.retrieve(payload.sessionId, {}, account)).status;
   }
   if (status === "complete") log.warn({ ...payload }, "the payer completed the checkout before it could be closed; the webhook records it as paid after cancellation");
-  const [p] = await ds.query(`SELECT district_id FROM payment WHERE id = $1`, [payload.paymentId]);
   await ds.transaction((tx) =>
     audit(tx, { userId: null }, { action: "payment.checkout_closed", entityType: "Payment", entityId: payload.paymentId, districtId: p?.district_id ?? null, details: { sessionId: payload.sessionId, sessionStatus: status } }),
   );

@@ -10,7 +10,9 @@ import type { Config } from "../config.js";
 import { isUuid } from "../documents/documents.service.js";
 import { Payment } from "./payment.entity.js";
 import { enqueueCheckoutExpiry } from "./cancellation.service.js";
-import { stripeClient } from "./stripe.js";
+import { onAccount, stripeClient } from "./stripe.js";
+import { connectionOf, takesCardPayments } from "./connect.service.js";
+import { District } from "../districts/district.entity.js";
 import { markPaid } from "./receipts.js";
 
 /** Card payments: Stripe Checkout or the labelled test checkout, applied once by settleCheckout whatever the number of provider events. */
@@ -54,8 +56,15 @@ export async function startCheckout(
   requirePending(p);
   const actor: Actor = { userId: viewer.userId, requestId: meta.requestId };
   if (!config.stripe) return startTestCheckout(ds, actor, p.id);
-  return startStripeCheckout(ds, config, actor, p.id, 0);
+  // Direct charges on the district's own account: without one able to take charges, counter only.
+  const connection = await connectionOf(ds, p.districtId);
+  if (!takesCardPayments(config, connection)) throw counterOnlyError((await ds.getRepository(District).findOneByOrFail({ id: p.districtId })).name);
+  return startStripeCheckout(ds, config, actor, p.id, connection!.accountId, 0);
 }
+
+/** What the payer reads when the district has no Stripe account of its own able to take card payments. */
+export const counterOnlyError = (districtName: string) =>
+  conflict(`${districtName} takes payments at the district office only (cash or check): it has not connected its own card payment account yet.`);
 
 async function startTestCheckout(ds: DataSource, actor: Actor, paymentId: string): Promise<{ url: string; provider: "test" }> {
   return ds.transaction(async (tx) => {
@@ -69,22 +78,24 @@ async function startTestCheckout(ds: DataSource, actor: Actor, paymentId: string
   });
 }
 
-async function startStripeCheckout(ds: DataSource, config: Config, actor: Actor, paymentId: string, attempt: number): Promise<{ url: string; provider: "stripe" }> {
+async function startStripeCheckout(ds: DataSource, config: Config, actor: Actor, paymentId: string, accountId: string, attempt: number): Promise<{ url: string; provider: "stripe" }> {
   const stripe = stripeClient(config);
-  // 1. Store the idempotency key before calling Stripe, so every click uses the same one.
+  // 1. Store the idempotency key (and the account the session is made on) before calling Stripe,
+  // so every click uses the same one.
   const state = await ds.transaction(async (tx) => {
     const p = (await lockPayment(tx, paymentId))!;
     requirePending(p);
-    if (p.provider === "stripe" && p.providerSessionId) return { payment: p, key: p.idempotencyKey!, sessionId: p.providerSessionId };
-    if (p.provider === "stripe" && p.idempotencyKey) return { payment: p, key: p.idempotencyKey, sessionId: null };
+    // An open session stays on the account it was made on (the money still goes to the district).
+    if (p.provider === "stripe" && p.providerSessionId) return { payment: p, key: p.idempotencyKey!, sessionId: p.providerSessionId, account: p.stripeAccountId };
+    if (p.provider === "stripe" && p.idempotencyKey && p.stripeAccountId === accountId) return { payment: p, key: p.idempotencyKey, sessionId: null, account: accountId };
     const key = nextCheckoutKey(p.id, p.idempotencyKey);
-    await tx.update(Payment, { id: p.id }, { provider: "stripe", providerSessionId: null, idempotencyKey: key, updatedAt: clock.now() });
-    return { payment: p, key, sessionId: null };
+    await tx.update(Payment, { id: p.id }, { provider: "stripe", providerSessionId: null, idempotencyKey: key, stripeAccountId: accountId, updatedAt: clock.now() });
+    return { payment: p, key, sessionId: null, account: accountId };
   });
 
   // 2. A session already exists: send the browser back to it while it is open.
   if (state.sessionId) {
-    const existing = await stripe.checkout.sessions.retrieve(state.sessionId);
+    const existing = await stripe.checkout.sessions.retrieve(state.sessionId, {}, onAccount(state.account));
     if (existing.status === "open" && existing.url) {
       // Cancelled while Stripe answered: the cancellation's job closes this session; do not send the payer to it.
       const now = await ds.getRepository(Payment).findOneByOrFail({ id: paymentId });
@@ -98,7 +109,7 @@ async function startStripeCheckout(ds: DataSource, config: Config, actor: Actor,
       const p = (await lockPayment(tx, paymentId))!;
       await forgetExpiredSession(tx, p, state.sessionId!, actor, { noticedBy: "startCheckout" });
     });
-    return startStripeCheckout(ds, config, actor, paymentId, attempt + 1);
+    return startStripeCheckout(ds, config, actor, paymentId, accountId, attempt + 1);
   }
 
   // 3. Create it. The same key returns the same session, however many clicks race here.
@@ -116,7 +127,7 @@ async function startStripeCheckout(ds: DataSource, config: Config, actor: Actor,
       success_url: `${config.publicUrl}/payments/${p.id}/done`,
       cancel_url: `${config.publicUrl}/payments/${p.id}`,
     },
-    { idempotencyKey: state.key },
+    onAccount(state.account, { idempotencyKey: state.key }),
   );
   if (!session.url) throw new Error(`Stripe checkout session ${session.id} has no url`);
 
@@ -162,6 +173,11 @@ export type SettleInput = {
   paymentIntent: string | null;
   /** optional: the event type stored for deduplication (default checkout.session.completed) */
   type?: string;
+  /**
+   * Stripe only: the connected account the event came from (its `account`), or null for an event
+   * of the platform's own account. Only a payment made on that account is touched.
+   */
+  account?: string | null;
   /** optional: the session's client_reference_id, used when the session id was not yet stored */
   paymentId?: string | null;
   /** optional: who caused it (the payer for the test checkout; nobody for a webhook) */
@@ -188,14 +204,17 @@ export async function settleCheckout(tx: EntityManager, input: SettleInput): Pro
   // Lock the payment first, then record the event: events for one payment queue on the row lock.
   // (Recording first would take a key-share lock through payment_event's foreign key, and two
   // transactions each holding one while waiting for FOR UPDATE would deadlock.)
-  let p = await tx.createQueryBuilder(Payment, "p").setLock("pessimistic_write").where("p.provider_session_id = :s", { s: input.sessionId }).getOne();
+  let p = await lockBySession(tx, input.sessionId, input.account);
   // The session was made but its id not yet stored (or the server stopped in between): the
   // session carries the payment id as client_reference_id.
-  if (!p && input.paymentId && isUuid(input.paymentId)) p = await lockPayment(tx, input.paymentId);
-  const fresh = await recordProviderEvent(tx, input.eventId, type, input.sessionId, p?.id ?? null);
+  if (!p && input.paymentId && isUuid(input.paymentId)) {
+    p = await lockPayment(tx, input.paymentId);
+    if (p && input.account !== undefined && p.stripeAccountId !== input.account) p = null;
+  }
+  const fresh = await recordProviderEvent(tx, input.eventId, type, input.sessionId, p?.id ?? null, input.account);
   if (!fresh) return { outcome: "duplicate_event", paymentId: p?.id ?? null };
   if (!p) {
-    log?.warn({ eventId: input.eventId, sessionId: input.sessionId }, "checkout completed for a session no payment knows; ignored");
+    log?.warn({ eventId: input.eventId, sessionId: input.sessionId, account: input.account }, "checkout completed for a session no payment made on this account knows; ignored");
     return { outcome: "unknown_session", paymentId: null };
   }
   const actor = input.actor ?? { userId: null };
@@ -265,10 +284,10 @@ async function amountMismatch(tx: EntityManager, p: Payment, actor: Actor, detai
  */
 export async function expireCheckout(
   tx: EntityManager,
-  input: { eventId: string; type?: string; sessionId: string; log?: Logger },
+  input: { eventId: string; type?: string; sessionId: string; account?: string | null; log?: Logger },
 ): Promise<{ outcome: "duplicate_event" | "unknown_session" | "checkout_expired" | "unchanged"; paymentId: string | null }> {
-  const p = await tx.createQueryBuilder(Payment, "p").setLock("pessimistic_write").where("p.provider_session_id = :s", { s: input.sessionId }).getOne();
-  const fresh = await recordProviderEvent(tx, input.eventId, input.type ?? "checkout.session.expired", input.sessionId, p?.id ?? null);
+  const p = await lockBySession(tx, input.sessionId, input.account);
+  const fresh = await recordProviderEvent(tx, input.eventId, input.type ?? "checkout.session.expired", input.sessionId, p?.id ?? null, input.account);
   if (!fresh) return { outcome: "duplicate_event", paymentId: p?.id ?? null };
   if (!p) return { outcome: "unknown_session", paymentId: null };
   const changed = await forgetExpiredSession(tx, p, input.sessionId, { userId: null }, { eventId: input.eventId, noticedBy: "webhook" });
@@ -277,15 +296,33 @@ export async function expireCheckout(
 }
 
 /**
- * Remembers a provider event (with its payment: the one given, else the one holding the session);
- * false when it was seen before, and then nothing else is done with it.
+ * The payment holding this checkout session, row-locked; with `account` given (a Stripe event),
+ * only a payment made on that account (null: on the platform's own account, before Connect), so
+ * an event of one district's account never reaches another district's payment.
  */
-export async function recordProviderEvent(tx: EntityManager, eventId: string, type: string, sessionId: string | null, paymentId: string | null = null): Promise<boolean> {
+async function lockBySession(tx: EntityManager, sessionId: string, account: string | null | undefined): Promise<Payment | null> {
+  const q = tx.createQueryBuilder(Payment, "p").setLock("pessimistic_write").where("p.provider_session_id = :s", { s: sessionId });
+  if (account !== undefined) q.andWhere("p.stripe_account_id IS NOT DISTINCT FROM :a", { a: account });
+  return q.getOne();
+}
+
+/**
+ * Remembers a provider event (with its payment: the one given, else the one holding the session,
+ * made on `account` when given); false when it was seen before, and then nothing else is done with it.
+ */
+export async function recordProviderEvent(
+  tx: EntityManager,
+  eventId: string,
+  type: string,
+  sessionId: string | null,
+  paymentId: string | null = null,
+  account?: string | null,
+): Promise<boolean> {
   const rows = await tx.query(
     `INSERT INTO payment_event (provider_event_id, payment_id, type)
-     VALUES ($1, coalesce($4::uuid, (SELECT id FROM payment WHERE provider_session_id = $2)), $3)
+     VALUES ($1, coalesce($4::uuid, (SELECT id FROM payment WHERE provider_session_id = $2 AND ($5::boolean OR stripe_account_id IS NOT DISTINCT FROM $6::text))), $3)
      ON CONFLICT (provider_event_id) DO NOTHING RETURNING provider_event_id`,
-    [eventId, sessionId, type, paymentId],
+    [eventId, sessionId, type, paymentId, account === undefined, account ?? null],
   );
   return rows.length > 0;
 }

@@ -15,7 +15,7 @@ import { enqueueEmail } from "../outbox/outbox.service.js";
 import { Payment, Refund, type PaymentLine, type PaymentMethod, type PaymentStatus } from "./payment.entity.js";
 import { type PayableHandler, titleKey, linesOwedBack } from "./payables.js";
 import { refundsFor } from "./lists.service.js";
-import { stripeClient } from "./stripe.js";
+import { onAccount, stripeClient } from "./stripe.js";
 import { lockPayment, requirePending } from "./checkout.service.js";
 import { nextReceiptNumber, markPaid, formatReceiptDate } from "./receipts.js";
 
@@ -51,11 +51,13 @@ export async function recordCounterPayment(
   // A card checkout may be open: close it first, so the payer cannot also pay by card.
   if (found.provider === "stripe" && found.providerSessionId && config.stripe) {
     const stripe = stripeClient(config);
-    const s = await stripe.checkout.sessions.retrieve(found.providerSessionId);
+    // On the account the session was made on (the district's own, or the platform's before Connect).
+    const account = onAccount(found.stripeAccountId);
+    const s = await stripe.checkout.sessions.retrieve(found.providerSessionId, {}, account);
     if (s.status === "complete") throw conflict("The payer has just paid this by card; wait a moment for the card processor's confirmation.");
     if (s.status === "open") {
       try {
-        await stripe.checkout.sessions.expire(found.providerSessionId);
+        await stripe.checkout.sessions.expire(found.providerSessionId, {}, account);
       } catch (e) {
         if (e instanceof Stripe.errors.StripeInvalidRequestError)
           throw conflict("The payer's card checkout could not be closed (it may have just been paid). Reload and try again.");
@@ -142,7 +144,8 @@ export async function refundPayment(
       throw conflict("This payment was made by card through Stripe, which is not configured now: refund it in the Stripe dashboard.");
     const refund = await stripeClient(config).refunds.create(
       { payment_intent: found.providerPaymentIntent, amount: amountCents, metadata: { paymentId: found.id, lineCodes: codes.join(",") } },
-      { idempotencyKey: `refund-${found.id}-${sha256(codes.join(",")).slice(0, 16)}` },
+      // The money goes back from the account that took it (a direct charge on the district's account).
+      onAccount(found.stripeAccountId, { idempotencyKey: `refund-${found.id}-${sha256(codes.join(",")).slice(0, 16)}` }),
     );
     if (refund.status === "failed" || refund.status === "canceled") throw conflict(`The card processor refused the refund (${refund.status}).`);
     method = "card";

@@ -32,6 +32,8 @@ export class Payment {
   @Column("text", { name: "provider_session_id", nullable: true }) providerSessionId: string | null;
   @Column("text", { name: "provider_payment_intent", nullable: true }) providerPaymentIntent: string | null;
   @Column("text", { name: "idempotency_key", nullable: true }) idempotencyKey: string | null;
+  /** the district's connected Stripe account the checkout was made on (direct charge); null before Connect or off Stripe */
+  @Column("text", { name: "stripe_account_id", nullable: true }) stripeAccountId: string | null;
   @Column("text", { nullable: true }) method: PaymentMethod | null;
   @Column("text", { name: "check_number", nullable: true }) checkNumber: string | null;
   @Column("text", { name: "receipt_number", nullable: true }) receiptNumber: string | null;

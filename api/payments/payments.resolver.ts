@@ -63,6 +63,39 @@ export class CheckoutStart {
   @Field(() => String, { description: "stripe or test" }) provider: string;
 }
 
+@ObjectType("StripeConnection", { description: "A district's own Stripe account (Stripe Connect): its card payments are direct charges on it" })
+export class StripeConnectionType {
+  @Field(() => ID) districtId: string;
+  @Field(() => Boolean, { description: "Stripe keys are set on this portal (without them, the labelled test checkout)" }) stripeConfigured: boolean;
+  @Field(() => Boolean, { description: "The Connect webhook's secret is set (needed to confirm payments on the districts' accounts)" }) connectWebhookConfigured: boolean;
+  @Field(() => String, { nullable: true, description: "The connected account's id (acct_...), if any" }) accountId: string | null;
+  @Field(() => String, { nullable: true, description: "ADMIN (Stripe's onboarding) or OPERATOR (entered by the deployment's operator)" }) connectedBy: string | null;
+  @Field(() => Boolean, { description: "Stripe lets the account take card payments" }) chargesEnabled: boolean;
+  @Field(() => Boolean, { description: "The account's owner has given Stripe the details it asks for" }) detailsSubmitted: boolean;
+  @Field(() => Boolean, { description: "Stripe pays the account's balance out to the district's bank" }) payoutsEnabled: boolean;
+  @Field(() => Date, { nullable: true, description: "When the portal last heard from Stripe about the account" }) statusCheckedAt: Date | null;
+  @Field(() => Boolean, { description: "The district's payments can be paid by card online now" }) takesCardPayments: boolean;
+}
+
+@ObjectType("StripeOnboarding", { description: "Stripe's hosted onboarding page for the district's account" })
+export class StripeOnboarding {
+  @Field(() => String, { description: "Stripe's page; good once, for a few minutes" }) url: string;
+  @Field(() => String) accountId: string;
+}
+
+const connectionType = (v: payments.ConnectionView): StripeConnectionType => ({
+  districtId: v.districtId,
+  stripeConfigured: v.stripeConfigured,
+  connectWebhookConfigured: v.connectWebhookConfigured,
+  accountId: v.connection?.accountId ?? null,
+  connectedBy: v.connection?.connectedBy ?? null,
+  chargesEnabled: v.connection?.chargesEnabled ?? false,
+  detailsSubmitted: v.connection?.detailsSubmitted ?? false,
+  payoutsEnabled: v.connection?.payoutsEnabled ?? false,
+  statusCheckedAt: v.connection?.statusCheckedAt ?? null,
+  takesCardPayments: v.takesCardPayments,
+});
+
 @InputType()
 export class RecordCounterPaymentInput {
   @Field(() => ID) paymentId: string;
@@ -80,7 +113,10 @@ export class RefundPaymentInput {
 }
 
 /** Per-request loaders for payment fields: one query per kind, never one per row. */
-const perRequest = new WeakMap<Context, { refunds: DataLoader<string, Refund[]>; titles: DataLoader<string, string>; owedBack: DataLoader<string, string[]> }>();
+const perRequest = new WeakMap<
+  Context,
+  { refunds: DataLoader<string, Refund[]>; titles: DataLoader<string, string>; owedBack: DataLoader<string, string[]>; connections: DataLoader<string, payments.StripeConnection | null> }
+>();
 const parseKeys = (keys: readonly string[]) =>
   keys.map((k) => {
     const [type, id] = k.split("\u0000");
@@ -105,6 +141,10 @@ function loaders(ctx: Context) {
       owedBack: new DataLoader<string, string[]>(async (keys) => {
         const owed = await payments.linesOwedBack(ctx.ds, parseKeys(keys));
         return keys.map((k) => owed.get(k) ?? []);
+      }),
+      connections: new DataLoader<string, payments.StripeConnection | null>(async (districtIds) => {
+        const found = await payments.connectionsOf(ctx.ds, districtIds);
+        return districtIds.map((d) => found.get(d) ?? null);
       }),
     };
     perRequest.set(ctx, l);
@@ -186,6 +226,32 @@ export class PaymentsResolver {
       { lineCodes: input.lineCodes, reason: input.reason, method: (input.method || null) as "cash" | "check" | null },
       { requestId: ctx.requestId, log: ctx.log },
     );
+  }
+
+  @Access("ADMIN")
+  @Query(() => StripeConnectionType, { description: "ADMIN of the district: its own Stripe account (connected or not), and whether it takes card payments" })
+  async districtStripeAccount(@Arg("districtId", () => ID) districtId: string, @Ctx() ctx: Context): Promise<StripeConnectionType> {
+    return connectionType(await payments.stripeConnection(ctx.ds, ctx.config, ctx.viewer!, districtId));
+  }
+
+  @Access("ADMIN")
+  @Mutation(() => StripeOnboarding, { description: "ADMIN of the district: Stripe's onboarding page for its own account (made the first time)" })
+  startStripeOnboarding(@Arg("districtId", () => ID) districtId: string, @Ctx() ctx: Context): Promise<StripeOnboarding> {
+    return payments.startStripeOnboarding(ctx.ds, ctx.config, ctx.viewer!, districtId, { requestId: ctx.requestId });
+  }
+
+  @Access("ADMIN")
+  @Mutation(() => StripeConnectionType, { description: "ADMIN of the district: asks Stripe whether its account takes card payments now" })
+  async refreshStripeAccount(@Arg("districtId", () => ID) districtId: string, @Ctx() ctx: Context): Promise<StripeConnectionType> {
+    return connectionType(await payments.refreshStripeConnection(ctx.ds, ctx.config, ctx.viewer!, districtId, { requestId: ctx.requestId }));
+  }
+
+  @FieldResolver(() => Boolean, {
+    description: "It can be paid by card online now; false when the district has no Stripe account of its own able to take card payments (pay at its office)",
+  })
+  async cardPayments(@Root() p: Payment, @Ctx() ctx: Context): Promise<boolean> {
+    if (!ctx.config.stripe) return true;
+    return payments.takesCardPayments(ctx.config, await loaders(ctx).connections.load(p.districtId));
   }
 
   @FieldResolver(() => [PaymentLineType])

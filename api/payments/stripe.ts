@@ -21,3 +21,12 @@ export function stripeClient(config: Config): Stripe {
 }
 
 export const paymentProviderMode = (config: Config): "stripe" | "test" => (config.stripe ? "stripe" : "test");
+
+/**
+ * Stripe's request options for a call on a district's connected account (the Stripe-Account
+ * header): a direct charge, so the money lands in that account and never in the platform's
+ * balance. Null (a payment made before Connect) calls the platform account, where it was made.
+ */
+export function onAccount(accountId: string | null, extra: Stripe.RequestOptions = {}): Stripe.RequestOptions {
+  return accountId ? { ...extra, stripeAccount: accountId } : extra;
+}

@@ -5,6 +5,7 @@ import type { DataSource } from "typeorm";
 import type { Config } from "../config.js";
 import { clearMicroCache } from "../graphql/micro-cache.js";
 import { configurePaymentJobs, expireCheckout, recordProviderEvent, settleCheckout, stripeClient, type SettleOutcome } from "./payments.service.js";
+import { districtOwningAccount, recordAccountStatus } from "./connect.service.js";
 
 /**
  * How far a signature's timestamp may be from now, in seconds, either way: Stripe's own default
@@ -32,14 +33,26 @@ const PAID_EVENTS = new Set(["checkout.session.completed", "checkout.session.asy
 /**
  * What an event does. Completed and paid checkout sessions are applied by settleCheckout; an
  * expired session (the payer abandoned the checkout) is forgotten by expireCheckout, the payment
- * staying due; every other event is only remembered (so a repeat is recognised) and otherwise ignored.
+ * staying due; a connected account's account.updated stores whether it takes charges; every other
+ * event is only remembered (so a repeat is recognised) and otherwise ignored. An event of a
+ * district's connected account (its `account`) reaches only payments made on that account.
  */
 export async function handleStripeEvent(
   ds: DataSource,
   config: Config,
   log: Logger,
   event: Stripe.Event,
-): Promise<SettleOutcome | "ignored" | "duplicate_event" | "checkout_expired" | "unchanged"> {
+): Promise<SettleOutcome | "ignored" | "duplicate_event" | "checkout_expired" | "unchanged" | "account_updated"> {
+  const account = event.account ?? null;
+  if (event.type === "account.updated" && account) {
+    const a = event.data.object as Stripe.Account;
+    if (a.object === "account" && a.id === account)
+      return ds.transaction(async (tx) => {
+        if (!(await recordProviderEvent(tx, event.id, event.type, null))) return "duplicate_event" as const;
+        await recordAccountStatus(tx, a, { userId: null }, "webhook", new Date(event.created * 1000));
+        return "account_updated" as const;
+      });
+  }
   if (PAID_EVENTS.has(event.type)) {
     const s = event.data.object as Stripe.Checkout.Session;
     if (s.object === "checkout.session" && s.payment_status === "paid") {
@@ -53,6 +66,7 @@ export async function handleStripeEvent(
           amountTotal: s.amount_total,
           currency: s.currency,
           paymentIntent: typeof s.payment_intent === "string" ? s.payment_intent : (s.payment_intent?.id ?? null),
+          account,
           publicUrl: config.publicUrl,
           log,
         }),
@@ -63,21 +77,36 @@ export async function handleStripeEvent(
   if (event.type === "checkout.session.expired") {
     const s = event.data.object as Stripe.Checkout.Session;
     if (s.object === "checkout.session" && typeof s.id === "string") {
-      const r = await ds.transaction((tx) => expireCheckout(tx, { eventId: event.id, type: event.type, sessionId: s.id, log }));
+      const r = await ds.transaction((tx) => expireCheckout(tx, { eventId: event.id, type: event.type, sessionId: s.id, account, log }));
       return r.outcome === "unknown_session" ? "ignored" : r.outcome;
     }
   }
   const obj = event.data?.object as { object?: string; id?: string } | undefined;
   const sessionId = obj?.object === "checkout.session" && typeof obj.id === "string" ? obj.id : null;
-  const fresh = await ds.transaction((tx) => recordProviderEvent(tx, event.id, event.type, sessionId));
+  const fresh = await ds.transaction((tx) => recordProviderEvent(tx, event.id, event.type, sessionId, null, account));
   return fresh ? "ignored" : "duplicate_event";
 }
 
+/** The connected account an event says it comes from (read before verifying, only to pick the secret). */
+function accountClaimed(body: unknown): string | null {
+  if (!Buffer.isBuffer(body)) return null;
+  try {
+    const a = JSON.parse(body.toString("utf8"))?.account;
+    return typeof a === "string" && a ? a : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * POST /webhooks/stripe: Stripe's events, verified against STRIPE_WEBHOOK_SECRET on the raw body.
+ * POST /webhooks/stripe: Stripe's events, verified on the raw body. Two Stripe endpoints may point
+ * here: the platform's own (STRIPE_WEBHOOK_SECRET) and the Connect endpoint, whose events carry the
+ * connected `account` they come from (STRIPE_CONNECT_WEBHOOK_SECRET): an event naming an account
+ * must carry the Connect endpoint's signature, one naming none the platform endpoint's.
  * A bad signature, or one timestamped more than the tolerance before or after now, is 400 and
- * changes nothing; a handled (or ignored, or repeated) event is 200; a failure is 500, so Stripe
- * sends the event again later (it is applied once).
+ * changes nothing; so is an event of an account no district owns (logged); a handled (or ignored,
+ * or repeated) event is 200; a failure is 500, so Stripe sends the event again later (it is
+ * applied once).
  */
 export function registerStripeWebhook(app: express.Express, opts: { ds: DataSource; config: Config; log: Logger }) {
   const { ds, config, log } = opts;
@@ -88,14 +117,30 @@ export function registerStripeWebhook(app: express.Express, opts: { ds: DataSour
     if (!config.stripe) return res.status(404).type("text/plain").send("Stripe is not configured on this portal.");
     const signature = req.headers["stripe-signature"];
     let event: Stripe.Event;
+    const claimed = accountClaimed(req.body);
+    const secret = claimed ? config.stripe.connectWebhookSecret : config.stripe.webhookSecret;
     try {
       if (!Buffer.isBuffer(req.body) || typeof signature !== "string") throw new Error("no raw JSON body or no Stripe-Signature header");
-      event = stripeClient(config).webhooks.constructEvent(req.body, signature, config.stripe.webhookSecret, SIGNATURE_TOLERANCE_SECONDS);
+      if (!secret) throw new Error("a connected account's event, and STRIPE_CONNECT_WEBHOOK_SECRET is not set");
+      event = stripeClient(config).webhooks.constructEvent(req.body, signature, secret, SIGNATURE_TOLERANCE_SECONDS);
+      if ((event.account ?? null) !== claimed) throw new Error("the event's account is not the one read");
       // The SDK refuses a signature older than the tolerance; one from the future is refused here.
       if (signatureTooFarAhead(signature)) throw new Error("Timestamp too far in the future");
     } catch (err: any) {
       log.warn({ reason: String(err?.message ?? err).slice(0, 200) }, "stripe webhook refused: signature verification failed");
       return res.status(400).type("text/plain").send("Webhook signature verification failed.");
+    }
+    // A connected account's event goes to the district that owns the account, or nowhere.
+    let owned = true;
+    try {
+      if (event.account) owned = (await districtOwningAccount(ds, event.account)) !== null;
+    } catch (err) {
+      log.error({ err, eventId: event.id, type: event.type }, "stripe webhook failed; Stripe will send it again");
+      return res.status(500).json({ received: false });
+    }
+    if (!owned) {
+      log.warn({ eventId: event.id, type: event.type, account: event.account }, "stripe webhook refused: the event's account is no district's; nothing changed");
+      return res.status(400).type("text/plain").send("This event's Stripe account is not connected to any district of this portal.");
     }
     try {
       const outcome = await handleStripeEvent(ds, config, log, event);

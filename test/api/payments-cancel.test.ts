@@ -5,7 +5,7 @@ import { addCalendarDays, dateIn } from "../../api/common/dates.js";
 import { runDueJobs } from "../../api/jobs/queue.js";
 import { cancelPendingPayments } from "../../api/payments/payments.service.js";
 import { Client, DEMO, errorCode, startTestServer, type TestServer } from "../harness.js";
-import { startStripeStandIn, type StandIn } from "../stripe-standin.js";
+import { connectDistrictAccount, startStripeStandIn, type StandIn } from "../stripe-standin.js";
 import { application as industrialApplication, firm, signedIn } from "./industrial-helpers.js";
 
 /**
@@ -44,8 +44,9 @@ beforeAll(async () => {
   stripe = await startStripeStandIn();
   [srv, srvS] = await Promise.all([
     startTestServer(),
-    startTestServer({ env: { STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url } }),
+    startTestServer({ env: { STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_CONNECT_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url } }),
   ]);
+  await connectDistrictAccount(stripe, srvS, "lakeview"); // card payments run on the district's own account
   const q = `{ district(slug: "lakeview") { id } }`;
   lakeview = (await new Client(srv.url).ok(q)).district;
   lakeviewS = (await new Client(srvS.url).ok(q)).district;

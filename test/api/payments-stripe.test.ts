@@ -5,7 +5,7 @@ import { District } from "../../api/districts/district.entity.js";
 import { rulebookOn } from "../../api/districts/districts.service.js";
 import { createPayment, registerPayable, type PaymentLine } from "../../api/payments/payments.service.js";
 import { Client, DEMO, errorCode, startTestServer, type TestServer, signedInAs } from "../harness.js";
-import { startStripeStandIn, type StandIn } from "../stripe-standin.js";
+import { connectDistrictAccount, startStripeStandIn, type StandIn } from "../stripe-standin.js";
 
 /**
  * Payments through Stripe, against a local stand-in of Stripe's API (STRIPE_API_BASE) and with
@@ -29,7 +29,8 @@ beforeAll(async () => {
     href: (id) => `/test-fees/${id}`,
   });
   stripe = await startStripeStandIn();
-  srv = await startTestServer({ env: { STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url } });
+  srv = await startTestServer({ env: { STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_CONNECT_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url } });
+  await connectDistrictAccount(stripe, srv, "lakeview"); // card payments run on the district's own account
 });
 afterAll(async () => {
   await srv?.close();

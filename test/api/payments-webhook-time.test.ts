@@ -6,7 +6,7 @@ import { rulebookOn } from "../../api/districts/districts.service.js";
 import { createPayment, registerPayable } from "../../api/payments/payments.service.js";
 import { SIGNATURE_TOLERANCE_SECONDS, signatureTooFarAhead } from "../../api/payments/webhook.js";
 import { Client, DEMO, startTestServer, type TestServer } from "../harness.js";
-import { startStripeStandIn, type StandIn } from "../stripe-standin.js";
+import { connectDistrictAccount, startStripeStandIn, type StandIn } from "../stripe-standin.js";
 
 /**
  * Stripe webhook signatures are good for the tolerance (5 minutes) on both sides of now: the SDK
@@ -28,7 +28,8 @@ beforeAll(async () => {
     href: (id) => `/time-test-fees/${id}`,
   });
   stripe = await startStripeStandIn();
-  srv = await startTestServer({ env: { STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url } });
+  srv = await startTestServer({ env: { STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_CONNECT_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url } });
+  await connectDistrictAccount(stripe, srv, "lakeview"); // card payments run on the district's own account
 });
 afterAll(async () => {
   await srv?.close();

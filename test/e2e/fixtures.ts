@@ -6,7 +6,7 @@ import Stripe from "stripe";
 import { expect } from "vitest";
 import { addCalendarDays, dateIn } from "../../api/common/dates.js";
 import { Client, DEMO, startTestServer } from "../harness.js";
-import { startStripeStandIn, type StandIn } from "../stripe-standin.js";
+import { connectDistrictAccount, startStripeStandIn, type StandIn } from "../stripe-standin.js";
 import { launchBrowser, type E2E } from "./browser.js";
 
 /** Fixtures of the lateral permit browser tests: a portal in Stripe mode, an approved contractor, plans. */
@@ -23,8 +23,9 @@ export async function startStripeE2E(): Promise<StripeE2E> {
   const stripe = await startStripeStandIn({ hostedCheckout: true });
   const srv = await startTestServer({
     portal: true,
-    env: { STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url },
+    env: { STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_CONNECT_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url },
   });
+  await connectDistrictAccount(stripe, srv, "lakeview"); // card payments run on the district's own account
   const browser = await launchBrowser();
   const signer = new Stripe("sk_test_e2e");
   return {
