@@ -44,6 +44,14 @@ const envSchema = z
     SMTP_FROM: z.string().default("Tapline <no-reply@tapline.local>"),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+    /** where uploaded documents' bytes live: the local folder, or an S3-compatible bucket */
+    DOCUMENT_STORE: z.enum(["local", "s3"]).default("local"),
+    S3_BUCKET: optionalString,
+    S3_REGION: optionalString,
+    S3_ENDPOINT: optionalString.pipe(z.string().url().regex(/^https?:\/\//, "must be an http:// or https:// URL").optional()),
+    S3_FORCE_PATH_STYLE: z.enum(["0", "1", "true", "false"]).optional(),
+    S3_ACCESS_KEY_ID: optionalString,
+    S3_SECRET_ACCESS_KEY: optionalString,
   });
 
 export type Config = {
@@ -62,6 +70,8 @@ export type Config = {
   logLevel: string;
   uploadMaxBytes: number;
   uploadDir: string;
+  /** Where documents' bytes are kept (api/documents/storage.ts); the local folder is uploadDir. */
+  documentStore: DocumentStoreSettings;
   /**
    * Express's `trust proxy`: the number of proxies in front (hops believed from the right of
    * X-Forwarded-For), or the addresses and subnets whose X-Forwarded-For is believed; `req.ip`, and
@@ -69,6 +79,20 @@ export type Config = {
    */
   trustProxy: number | string[];
 };
+
+/**
+ * An S3-compatible bucket (AWS S3, MinIO, Ceph, Cloudflare R2): `endpoint` for anything but AWS,
+ * path-style addressing (`endpoint/bucket/key`) for MinIO and most self-hosted stores, and keys
+ * given here or taken from the AWS SDK's usual sources (AWS_* variables, an instance role).
+ */
+export type S3Settings = {
+  bucket: string;
+  region: string;
+  endpoint?: string;
+  forcePathStyle: boolean;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+};
+export type DocumentStoreSettings = { kind: "local"; dir: string } | ({ kind: "s3" } & S3Settings);
 
 export class ConfigError extends Error {}
 
@@ -101,6 +125,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (blank("STRIPE_SECRET_KEY") !== blank("STRIPE_WEBHOOK_SECRET"))
     lines.push(`  ${blank("STRIPE_SECRET_KEY") ? "STRIPE_SECRET_KEY" : "STRIPE_WEBHOOK_SECRET"}: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set together or not at all`);
   if (!blank("STRIPE_CONNECT_WEBHOOK_SECRET") && blank("STRIPE_SECRET_KEY")) lines.push("  STRIPE_CONNECT_WEBHOOK_SECRET: is set only with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET");
+  if (source.DOCUMENT_STORE === "s3" && blank("S3_BUCKET")) lines.push("  S3_BUCKET: is required when DOCUMENT_STORE=s3");
+  if (blank("S3_ACCESS_KEY_ID") !== blank("S3_SECRET_ACCESS_KEY"))
+    lines.push(`  ${blank("S3_ACCESS_KEY_ID") ? "S3_ACCESS_KEY_ID" : "S3_SECRET_ACCESS_KEY"}: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together or not at all`);
   if (!parsed.success || lines.length) throw new ConfigError(`Tapline cannot start: the environment has problems:\n${lines.join("\n")}`);
   const e = parsed.data;
   const production = e.NODE_ENV === "production";
@@ -126,6 +153,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logLevel: e.LOG_LEVEL,
     uploadMaxBytes: e.UPLOAD_MAX_BYTES,
     uploadDir: path.join(dataDir, "uploads"),
+    documentStore: e.DOCUMENT_STORE === "s3" ? { kind: "s3", ...s3Settings(e) } : { kind: "local", dir: path.join(dataDir, "uploads") },
     trustProxy: trustProxy as number | string[],
   };
 }
@@ -169,6 +197,18 @@ function isTrustItem(item: string): boolean {
   if (family !== 4 || isIP(range) !== 4) return false;
   const bits = range.split(".").map((o) => Number(o).toString(2).padStart(8, "0")).join("");
   return /^1*0*$/.test(bits);
+}
+
+/** The bucket the S3_* variables name (S3_BUCKET checked by the caller). */
+export function s3Settings(e: { S3_BUCKET?: string; S3_REGION?: string; S3_ENDPOINT?: string; S3_FORCE_PATH_STYLE?: string; S3_ACCESS_KEY_ID?: string; S3_SECRET_ACCESS_KEY?: string }): S3Settings {
+  return {
+    bucket: e.S3_BUCKET!,
+    // The SDK needs a region even for stores that have none (MinIO takes any; R2 wants "auto").
+    region: e.S3_REGION ?? "us-east-1",
+    endpoint: e.S3_ENDPOINT,
+    forcePathStyle: e.S3_FORCE_PATH_STYLE === "1" || e.S3_FORCE_PATH_STYLE === "true",
+    credentials: e.S3_ACCESS_KEY_ID ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY! } : undefined,
+  };
 }
 
 /** STRIPE_API_BASE ("http://127.0.0.1:12111") as the Stripe client's host, port and protocol. */

@@ -1,6 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
+import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
 import type { DataSource, EntityManager } from "typeorm";
 import type { Viewer } from "../accounts/viewer.js";
@@ -9,16 +7,16 @@ import { badInput, notFound } from "../common/errors.js";
 import type { Config } from "../config.js";
 import { membershipOf } from "../organizations/organizations.service.js";
 import { Document, type DocumentContentType } from "./document.entity.js";
+import { documentStore, newStorageKey, openChecked } from "./storage.js";
 
 /**
- * Uploaded documents (site plans, lab reports, photos). The bytes live on disk under
- * config.uploadDir (outside the web root), one file per document at `<2 hex>/<uuid>`; the database
- * row holds who owns it, what it is and its checksum. Nobody learns that a document they may not
- * see exists: every refusal is NOT_FOUND.
+ * Uploaded documents (site plans, lab reports, photos). The bytes live in the document store
+ * (storage.ts: the local folder, outside the web root, or an S3-compatible bucket), one object per
+ * document at `<2 hex>/<uuid>`; the database row holds who owns it, what it is and its checksum.
+ * Nobody learns that a document they may not see exists: every refusal is NOT_FOUND.
  */
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const STORAGE_KEY_RE = /^[0-9a-f]{2}\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const MAX_FILENAME_LENGTH = 200;
 export const UNSUPPORTED_TYPE_MESSAGE = "Upload a PDF, PNG or JPEG file";
 
@@ -129,14 +127,14 @@ export async function storeDocumentsWith<T>(
 ): Promise<T> {
   const checked: CheckedUpload[] = [];
   for (const [i, input] of inputs.entries()) checked.push(await checkUpload(ds, config, viewer, input, inputs.length > 1 ? `${field}.${i}` : field));
-  const written: string[] = [];
+  const store = documentStore(config);
+  const keys: string[] = [];
   try {
-    const keys: string[] = [];
+    // The bytes are stored before the rows commit, so no row ever names bytes that are not there.
     for (const u of checked) {
-      const storageId = randomUUID();
-      const storageKey = `${storageId.slice(0, 2)}/${storageId}`;
-      written.push(await writeFileAtomically(config.uploadDir, storageKey, u.bytes));
+      const storageKey = newStorageKey();
       keys.push(storageKey);
+      await store.put(storageKey, u.bytes, u.sha256, u.contentType);
     }
     return await ds.transaction(async (tx) => {
       const docs: Document[] = [];
@@ -160,30 +158,9 @@ export async function storeDocumentsWith<T>(
     });
   } catch (e) {
     // No row, no file: a refused upload or form leaves nothing behind.
-    for (const f of written) await fs.promises.rm(f, { force: true }).catch(() => {});
+    for (const key of keys) await store.remove(key).catch(() => {});
     throw e;
   }
-}
-
-/** Writes to a temporary name in the same folder, flushes, then renames: a reader never sees half a file. */
-async function writeFileAtomically(uploadDir: string, storageKey: string, bytes: Buffer): Promise<string> {
-  const finalPath = path.join(uploadDir, storageKey);
-  await fs.promises.mkdir(path.dirname(finalPath), { recursive: true, mode: 0o700 });
-  const tmpPath = `${finalPath}.${randomUUID()}.tmp`;
-  try {
-    const handle = await fs.promises.open(tmpPath, "wx", 0o600);
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.promises.rename(tmpPath, finalPath);
-  } catch (e) {
-    await fs.promises.rm(tmpPath, { force: true }).catch(() => {});
-    throw e;
-  }
-  return finalPath;
 }
 
 /** A rule that lets someone other than the owner and the organization's members see a document. */
@@ -216,20 +193,13 @@ export async function getDocument(ds: DataSource, viewer: Viewer, id: string): P
   return doc;
 }
 
-/** The document's details and its bytes as a stream, if the viewer may see it. */
+/**
+ * The document's details and its bytes as a stream, if the viewer may see it. The stream is checked
+ * against the size and SHA-256 in the database as it is read (storage.ts, `openChecked`).
+ */
 export async function readDocument(ds: DataSource, config: Config, viewer: Viewer, id: string): Promise<{ document: Document; stream: Readable }> {
   const document = await getDocument(ds, viewer, id);
-  if (!STORAGE_KEY_RE.test(document.storageKey)) throw new Error(`document ${document.id} has a malformed storage key`);
-  // Opened before anything is sent, so a missing file is an error, not a truncated download.
-  const handle = await fs.promises.open(path.join(config.uploadDir, document.storageKey), "r");
-  try {
-    const { size } = await handle.stat();
-    if (size !== document.sizeBytes) throw new Error(`document ${document.id} is ${size} bytes on disk, ${document.sizeBytes} in the database`);
-  } catch (e) {
-    await handle.close();
-    throw e;
-  }
-  return { document, stream: handle.createReadStream() };
+  return { document, stream: await openChecked(documentStore(config), document) };
 }
 
 /** The documents the viewer uploaded, newest first. */
