@@ -2,7 +2,8 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import express from "express";
 import expressStaticGzip from "express-static-gzip";
-import { createRequestHandler } from "@remix-run/express";
+import { createReadableStreamFromReadable, createRequestHandler as createRemixHandler, writeReadableStreamToWritable, type ServerBuild } from "@remix-run/node";
+import { sendPage } from "./compression.js";
 import type { Config } from "./config.js";
 import { refuseForeignOriginForms } from "./portal-origin.js";
 import { markStaticFile } from "./security-headers.js";
@@ -50,20 +51,66 @@ export async function mountPortal(app: express.Express, config: Config, execute:
     const vite = mode === "dev" ? await devServer() : await testViteServer();
     const server = vite.server;
     app.use(server.middlewares);
-    app.all(
-      "*",
-      createRequestHandler({
-        build: () => server.ssrLoadModule("virtual:remix/server-build") as any,
-        getLoadContext: getLoadContext as any,
-      }),
-    );
+    app.all("*", portalHandler(() => server.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>, getLoadContext));
     return () => vite.close();
   }
   const buildDir = path.resolve("build");
   serveBuildFiles(app, path.join(buildDir, "client"));
   const build = await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
-  app.all("*", createRequestHandler({ build, getLoadContext: getLoadContext as any }));
+  app.all("*", portalHandler(build, getLoadContext));
   return async () => {};
+}
+
+/**
+ * @remix-run/express's handler, but a page (HTML, which web/entry.server.tsx renders whole) is sent
+ * in one piece, compressed in one pass (api/compression.ts sendPage); anything else (single-fetch
+ * data, resource routes' CSV and calendars) streams as before, through the compression middleware.
+ */
+function portalHandler(
+  build: ServerBuild | (() => Promise<ServerBuild>),
+  getLoadContext: (req: express.Request, res: express.Response) => PortalLoadContext,
+): express.RequestHandler {
+  const handle = createRemixHandler(build, process.env.NODE_ENV);
+  return async (req, res, next) => {
+    try {
+      const response = await handle(remixRequest(req, res), getLoadContext(req, res) as any);
+      res.statusMessage = response.statusText;
+      res.status(response.status);
+      for (const [key, value] of response.headers.entries()) res.append(key, value);
+      if (!response.body) res.end();
+      else if (/^text\/html\b/i.test(response.headers.get("Content-Type") ?? "")) await sendPage(req, res, Buffer.from(await response.arrayBuffer()));
+      else {
+        if (/text\/event-stream/i.test(response.headers.get("Content-Type") ?? "")) res.flushHeaders();
+        await writeReadableStreamToWritable(response.body, res);
+      }
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/** The Fetch API request Remix reads, as @remix-run/express makes it (createRemixRequest). */
+function remixRequest(req: express.Request, res: express.Response): Request {
+  // req.hostname respects "trust proxy" but has no port: take it from X-Forwarded-Host or Host.
+  const portOf = (host: string | undefined) => Number.parseInt(host?.split(":")[1] ?? "", 10);
+  const port = [portOf(req.get("X-Forwarded-Host")), portOf(req.get("host"))].find(Number.isSafeInteger);
+  const url = `${req.protocol}://${req.hostname}${port ? `:${port}` : ""}${req.originalUrl}`;
+  let controller: AbortController | null = new AbortController();
+  const headers = new Headers();
+  for (const [key, values] of Object.entries(req.headers)) {
+    if (!values) continue;
+    if (Array.isArray(values)) for (const value of values) headers.append(key, value);
+    else headers.set(key, values);
+  }
+  const init: RequestInit & { duplex?: "half" } = { method: req.method, headers, signal: controller.signal };
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    init.body = createReadableStreamFromReadable(req);
+    init.duplex = "half";
+  }
+  // Loaders and actions are aborted when the response can no longer be written (closed unfinished).
+  res.on("finish", () => (controller = null));
+  res.on("close", () => controller?.abort());
+  return new Request(url, init);
 }
 
 /**
@@ -75,7 +122,10 @@ export async function mountPortal(app: express.Express, config: Config, execute:
 export function serveBuildFiles(app: express.Express, clientDir: string): void {
   const precompressed = (serveStatic: expressStaticGzip.ExpressStaticGzipOptions["serveStatic"]): expressStaticGzip.ExpressStaticGzipOptions => ({ enableBrotli: true, orderPreference: ["br", "gzip"], index: false, serveStatic });
   app.use("/assets", expressStaticGzip(path.join(clientDir, "assets"), precompressed({ immutable: true, maxAge: "1y", setHeaders: markStaticFile })));
-  app.use(expressStaticGzip(clientDir, precompressed({ maxAge: "1h", setHeaders: markStaticFile })));
+  // Build files outside /assets are named with an extension (favicon.svg); a page's path (no dot in
+  // its last segment) goes straight to Remix, without a look for a file first.
+  const rootFiles = expressStaticGzip(clientDir, precompressed({ maxAge: "1h", setHeaders: markStaticFile }));
+  app.use((req, res, next) => (/\.[^/]*$/.test(req.path) ? rootFiles(req, res, next) : next()));
 }
 
 type Vite = { server: import("vite").ViteDevServer; close(): Promise<void> };

@@ -1,12 +1,13 @@
-// Remix's default Node entry (@remix-run/dev's entry.server.node.tsx: bots get the whole page,
-// browsers a stream), plus the Content-Security-Policy nonce: RemixServer puts it on the streamed
-// data scripts, React on its own inline scripts, and root.tsx on <Scripts> and <ScrollRestoration>.
-import { PassThrough } from "node:stream";
+// Remix's default Node entry (@remix-run/dev's entry.server.node.tsx), plus the
+// Content-Security-Policy nonce: RemixServer puts it on the data scripts, React on its own inline
+// scripts, and root.tsx on <Scripts> and <ScrollRestoration>. Unlike the default, every page is
+// sent in one piece once it has rendered whole: no page defers data, so a stream gained nothing and
+// cost a compression flush per chunk (issue 20: brotli on a dozen flushed chunks cost more CPU than
+// rendering the page; one piece is compressed in one pass, docs/benchmarks.md).
+import { Writable } from "node:stream";
 
 import type { AppLoadContext, EntryContext } from "@remix-run/node";
-import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
-import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import type { PortalLoadContext } from "../api/web.js";
 import { NonceContext } from "./nonce";
@@ -21,37 +22,46 @@ export default function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const nonce = (loadContext as unknown as Partial<PortalLoadContext>).cspNonce;
-  const prohibitOutOfOrderStreaming = isbot(request.headers.get("user-agent") ?? "") || remixContext.isSpaMode;
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
-    const ready = () => {
-      shellRendered = true;
-      const body = new PassThrough();
-      const stream = createReadableStreamFromReadable(body);
-      responseHeaders.set("Content-Type", "text/html");
-      resolve(new Response(stream, { headers: responseHeaders, status: responseStatusCode }));
-      pipe(body);
-    };
+    const chunks: Buffer[] = [];
+    const page = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk);
+        done();
+      },
+      final(done) {
+        clearTimeout(timer);
+        responseHeaders.set("Content-Type", "text/html");
+        resolve(new Response(Buffer.concat(chunks), { headers: responseHeaders, status: responseStatusCode }));
+        done();
+      },
+    });
     const { pipe, abort } = renderToPipeableStream(
       <NonceContext.Provider value={nonce}>
         <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
       </NonceContext.Provider>,
       {
         nonce,
-        // Bots (and SPA mode) wait for the whole page; browsers get the shell first.
-        ...(prohibitOutOfOrderStreaming ? { onAllReady: ready } : { onShellReady: ready }),
+        onShellReady() {
+          shellRendered = true;
+        },
+        onAllReady() {
+          pipe(page);
+        },
         onShellError(error: unknown) {
+          clearTimeout(timer);
           reject(error);
         },
         onError(error: unknown) {
           responseStatusCode = 500;
-          // Log streaming rendering errors from inside the shell. Don't log errors encountered
-          // during initial shell rendering since they'll reject and get logged in handleDocumentRequest.
+          // Errors inside the shell are logged here; a shell's own error rejects, and Remix logs it
+          // (handleDocumentRequest).
           if (shellRendered) console.error(error);
         },
       },
     );
-    setTimeout(abort, ABORT_DELAY);
+    const timer = setTimeout(abort, ABORT_DELAY);
   });
 }

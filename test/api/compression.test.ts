@@ -6,7 +6,7 @@ import path from "node:path";
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compressResponses } from "../../api/compression.js";
+import { compressResponses, encodingFor, sendPage } from "../../api/compression.js";
 import { loadConfig } from "../../api/config.js";
 import { SESSION_COOKIE } from "../../api/graphql/request-context.js";
 import { securityHeaders } from "../../api/security-headers.js";
@@ -40,6 +40,9 @@ beforeAll(async () => {
   serveBuildFiles(app, dir);
   app.get("/page", (_req, res) => res.type("html").send(PAGE));
   app.get("/tiny", (_req, res) => res.type("html").send("<p>ok</p>"));
+  // A portal page as api/web.ts sends it: rendered whole, compressed in one pass (sendPage).
+  app.get("/rendered/page", (req, res) => void sendPage(req, res.type("html"), Buffer.from(PAGE)));
+  app.get("/rendered/tiny", (req, res) => void sendPage(req, res.type("html"), Buffer.from("<p>ok</p>")));
   server = app.listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -50,7 +53,8 @@ afterAll(() => {
 });
 
 /** A raw GET (fetch would undo the encoding): status, headers and the bytes as sent. */
-function get(p: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+const get = (p: string, headers: Record<string, string> = {}) => getRaw(p, headers);
+function getRaw(p: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     http
       .get(`${base}${p}`, { headers }, (res) => {
@@ -94,7 +98,12 @@ describe("build files: compressed once at build, served as such", () => {
   });
 });
 
-describe("responses made on request", () => {
+describe.each([
+  ["streamed through the middleware", ""],
+  ["a portal page sent whole (sendPage)", "/rendered"],
+])("responses made on request, %s", (_how, prefix) => {
+  const get = (p: string, headers: Record<string, string> = {}) => getRaw(`${prefix}${p}`, headers);
+
   it("compresses a page with brotli (or gzip), keeping the security headers", async () => {
     const br = await get("/page", { "accept-encoding": "gzip, deflate, br" });
     expect(br.headers["content-encoding"]).toBe("br");
@@ -126,5 +135,26 @@ describe("responses made on request", () => {
     expect(bearer.headers["content-encoding"]).toBeUndefined();
     // Signed out, another site's link (a search result) gets the page compressed: nothing private in it.
     expect((await get("/page", { "accept-encoding": "br", "sec-fetch-site": "cross-site" })).headers["content-encoding"]).toBe("br");
+  });
+});
+
+describe("the coding a portal page is sent in (encodingFor)", () => {
+  it("takes brotli at equal weight, otherwise the heavier of brotli and gzip, never one weighted 0", () => {
+    expect(encodingFor("gzip, deflate, br, zstd")).toBe("br");
+    expect(encodingFor("gzip;q=1.0, br;q=0.5")).toBe("gzip");
+    expect(encodingFor("br;q=0, gzip")).toBe("gzip");
+    expect(encodingFor("*")).toBe("br");
+    expect(encodingFor("gzip;q=0, br;q=0")).toBeNull();
+    expect(encodingFor("identity")).toBeNull();
+    expect(encodingFor(undefined)).toBeNull();
+  });
+
+  it("sends a HEAD request the headers alone, with the page's length", async () => {
+    const r = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.request(`${base}/rendered/page`, { method: "HEAD", headers: { "accept-encoding": "br" } }, resolve).on("error", reject).end(),
+    );
+    expect(r.statusCode).toBe(200);
+    expect(r.headers["content-encoding"]).toBeUndefined();
+    expect(Number(r.headers["content-length"])).toBe(Buffer.byteLength(PAGE));
   });
 });
