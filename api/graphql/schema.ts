@@ -22,13 +22,13 @@ import { OutboxResolver } from "../outbox/outbox.resolver.js";
 import { PaymentsResolver } from "../payments/payments.resolver.js";
 import { StaffResolver } from "../staff/staff.resolver.js";
 import { SewerExtensionsResolver } from "../extensions/extensions.resolver.js";
-import { AssessmentWorksheetResolver, MeterReadingsResolver, ServiceAccountsResolver, ServiceAssessmentsResolver, SewerPropertiesResolver } from "../rents/rents.resolver.js";
+import { AssessmentWorksheetResolver, ServiceAccountsResolver, ServiceAssessmentsResolver, SewerPropertiesResolver } from "../rents/rents.resolver.js";
 import { MeterReadingsResolver } from "../rents/readings.resolver.js";
 import { BillLinesResolver, BillRunsResolver, SewerBillsResolver } from "../rents/bill-runs.resolver.js";
 import { cacheControlDirective } from "./cache.js";
 import { authChecker, declaredRootAccess, denyUndeclared } from "./access.js";
 
-export const resolvers = [AccountsResolver, StaffRoleGrantResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver, ContractorsResolver, PaymentsResolver, LateralPermitsResolver, LateralInspectionsResolver, EnforcementResolver, PetitionsResolver, HearingsResolver, ChargesResolver, FlowDeductionResolver, IndustrialPermitsResolver, IndustrialReportsResolver, IndustrialResultsResolver, IndustrialSncResolver, IndustrialDailyFlowsResolver, IndustrialLifecycleResolver, IndustrialModificationsResolver, IndustrialNoticesResolver, IndustrialDutyEventsResolver, IndustrialPermitEventsResolver, IndustrialReportEventsResolver, IndustrialSlugResolver, HaulerLicensesResolver, HaulerPermissionsResolver, HaulerLoadsResolver, SewerPropertiesResolver, ServiceAccountsResolver, ServiceAssessmentsResolver, AssessmentWorksheetResolver, BillRunsResolver, SewerBillsResolver, BillLinesResolver, SewerExtensionsResolver] as const;
+export const resolvers = [AccountsResolver, StaffRoleGrantResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver, ContractorsResolver, PaymentsResolver, LateralPermitsResolver, LateralInspectionsResolver, EnforcementResolver, PetitionsResolver, HearingsResolver, ChargesResolver, FlowDeductionResolver, IndustrialPermitsResolver, IndustrialReportsResolver, IndustrialResultsResolver, IndustrialSncResolver, IndustrialDailyFlowsResolver, IndustrialLifecycleResolver, IndustrialModificationsResolver, IndustrialNoticesResolver, IndustrialDutyEventsResolver, IndustrialPermitEventsResolver, IndustrialReportEventsResolver, IndustrialSlugResolver, HaulerLicensesResolver, HaulerPermissionsResolver, HaulerLoadsResolver, SewerPropertiesResolver, ServiceAccountsResolver, ServiceAssessmentsResolver, AssessmentWorksheetResolver, MeterReadingsResolver, BillRunsResolver, SewerBillsResolver, BillLinesResolver, SewerExtensionsResolver] as const;
 export const SCHEMA_FILE = path.resolve("schema/schema.graphql");
 
 let built: Promise<GraphQLSchema> | undefined;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { historyPeriods, periodConsumption } from "../../api/rents/consumption.js";
-import { Client, DEMO, countStatements, startTestServer, type TestServer, signedInAs } from "../harness.js";
+import { Client, DEMO, countStatements, errorCode, startTestServer, type TestServer, signedInAs } from "../harness.js";
 
 /**
  * Meter readings (issue 14): what the bill runs read (periodConsumption, SUL 1205; Huron VI-2's
@@ -12,12 +12,14 @@ let lakeview: { id: string };
 let huron: { id: string };
 let clerk: Client;
 let huronClerk: Client;
+let operator: Client;
+let applicant: Client;
 const db = () => srv.running.ds;
 
 beforeAll(async () => {
   srv = await startTestServer();
   ({ lakeview, huron } = await new Client(srv.url).ok(`{ lakeview: district(slug: "lakeview") { id } huron: district(slug: "huron") { id } }`));
-  [clerk, huronClerk] = await Promise.all([DEMO.lakeviewClerk, DEMO.huronClerk].map((e) => signedInAs(srv.url, e)));
+  [clerk, huronClerk, operator, applicant] = await Promise.all([DEMO.lakeviewClerk, DEMO.huronClerk, DEMO.lakeviewOperator, DEMO.applicant].map((e) => signedInAs(srv.url, e)));
 });
 afterAll(() => srv?.close());
 
@@ -127,5 +129,146 @@ describe("periodConsumption: what the bill runs read", () => {
     const map = await periodConsumption(db(), [...ids, "00000000-0000-4000-8000-000000000000"], "2026-10-01", "2026-12-31");
     expect(map.get("00000000-0000-4000-8000-000000000000")).toMatchObject({ noRead: true, gallons: 0 });
     expect(map.get(ids[11])).toMatchObject({ gallons: 300, shared: true });
+  });
+});
+
+const IMPORT = `mutation($i: ImportMeterReadingsInput!) { importMeterReadings(input: $i) { id fileName rowsRead rowsImported rowsEstimated rowsRejected errors { line reason } enteredByName } }`;
+const IMPORTS = `query($d: ID!, $f: Int, $a: String) { meterReadingImports(districtId: $d, first: $f, after: $a) { nextCursor items { id fileName rowsImported rowsRejected } } }`;
+const REPORT = `query($id: ID!) { meterReadingImport(id: $id) { id fileName rowsRead rowsImported rowsRejected errors { line reason } } }`;
+const READS = `query($m: ID!) { meterReadings(meterId: $m) { readOn reading kind kindLabel gallons flags flagLabels line truedUpById } }`;
+
+const importFile = async (c: Client, districtId: string, csv: string, fileName = "route-7.csv") => (await c.ok(IMPORT, { i: { districtId, fileName, csv } })).importMeterReadings;
+
+describe("importing a reading file", () => {
+  it("reports each bad row with its line and why, and imports the rest in one transaction with its audit entry", async () => {
+    const [a, b, c] = [await metered(clerk, lakeview.id), await metered(clerk, lakeview.id), await metered(clerk, lakeview.id)];
+    const first = await importFile(
+      clerk,
+      lakeview.id,
+      `Meter Number,Read Date,Reading\n${a.meterNumber},2026-06-30,001000\n${b.meterNumber},06/30/2026,500\naccount,date,reading\n`,
+      "june.csv",
+    );
+    // The third data line repeats the header: no meter of that number.
+    expect(first).toMatchObject({ fileName: "june.csv", rowsRead: 3, rowsImported: 2, rowsRejected: 1 });
+    expect(first.errors).toEqual([{ line: 4, reason: 'The read date "date" is not a date (use 2026-12-31 or 12/31/2026).' }]);
+
+    const csv = [
+      "account,meter,date,reading,kind",
+      `,${a.meterNumber},2026-09-30,19400,A`,
+      `${b.accounts[0].accountNumber},,2026-09-30,400,`,
+      `,NO-SUCH-METER,2026-09-30,100,`,
+      `,${c.meterNumber},2099-01-01,100,`,
+      `,${c.meterNumber},2026-09-30,12.5,`,
+      `,${c.meterNumber},2026-09-30,700,A`,
+      `,${c.meterNumber},2026-09-30,705,A`,
+    ].join("\n");
+    const before = (await db().query(`SELECT count(*)::int AS n FROM audit_entry WHERE action = 'rents.readings_imported'`))[0].n;
+    const r = await importFile(clerk, lakeview.id, csv, "september.csv");
+    expect(r).toMatchObject({ rowsRead: 7, rowsImported: 2, rowsRejected: 5, rowsEstimated: 0, enteredByName: expect.any(String) });
+    expect(r.errors.map((e: { line: number }) => e.line)).toEqual([3, 4, 5, 6, 8]);
+    const reason = (line: number) => r.errors.find((e: { line: number }) => e.line === line).reason;
+    expect(reason(3)).toBe("The reading 400 is lower than the last one (500, 2026-06-30) and is not a rollover of its register.");
+    expect(reason(4)).toBe('Unknown meter "NO-SUCH-METER": no meter of that number is in this district\'s register.');
+    expect(reason(5)).toBe("The read date 2099-01-01 is in the future.");
+    expect(reason(6)).toBe('The reading "12.5" is not a whole number.');
+    expect(reason(8)).toMatch(/^Duplicate: meter .* already has a read on 2026-09-30 \(line 7\)\.$/);
+    expect((await db().query(`SELECT count(*)::int AS n FROM audit_entry WHERE action = 'rents.readings_imported'`))[0].n).toBe(before + 1);
+
+    // The Clerk reads the report again, and the import is in the history.
+    expect((await clerk.ok(REPORT, { id: r.id })).meterReadingImport).toMatchObject({ fileName: "september.csv", rowsImported: 2, errors: r.errors });
+    const list = (await operator.ok(IMPORTS, { d: lakeview.id, f: 1 })).meterReadingImports;
+    expect(list.items.map((i: { id: string }) => i.id)).toEqual([r.id]);
+    const next = (await operator.ok(IMPORTS, { d: lakeview.id, f: 1, a: list.nextCursor })).meterReadingImports;
+    expect(next.items[0].fileName).not.toBe("september.csv");
+
+    const reads = (await clerk.ok(READS, { m: a.meterId })).meterReadings;
+    expect(reads.map((x: any) => [x.readOn, x.reading, x.kind, x.gallons, x.flags, x.line])).toEqual([
+      ["2026-09-30", 19_400, "ACTUAL", 18_400, [], 2],
+      ["2026-06-30", 1_000, "ACTUAL", null, ["BASELINE"], 2],
+    ]);
+    // The duplicate's first row (line 7) is the meter's first read: its baseline.
+    expect((await clerk.ok(READS, { m: c.meterId })).meterReadings.map((x: any) => [x.reading, x.line])).toEqual([[700, 7]]);
+
+    // A missing read (blank reading) is estimated from the account's own use and trued up by the next actual read; a rollover; lower still refused.
+    await db().query(`UPDATE service_meter SET register_digits = 5 WHERE id = $1`, [b.meterId]);
+    await importFile(clerk, lakeview.id, `meter,date,reading\n${b.meterNumber},2026-09-30,99000\n`);
+    const est = await importFile(clerk, lakeview.id, `meter,date,reading,kind\n${a.meterNumber},2026-10-31,,\n${b.meterNumber},2026-10-31,000500,A\n`);
+    expect(est).toMatchObject({ rowsImported: 2, rowsEstimated: 1, rowsRejected: 0 });
+    const aReads = (await clerk.ok(READS, { m: a.meterId })).meterReadings;
+    // 18,400 gallons over 92 days: 200 a day, 31 days.
+    expect(aReads[0]).toMatchObject({ readOn: "2026-10-31", reading: 25_600, kind: "ESTIMATED", kindLabel: "Estimated", gallons: 6_200, flags: ["FROM_AVERAGE"], truedUpById: null });
+    expect((await clerk.ok(READS, { m: b.meterId })).meterReadings[0]).toMatchObject({ reading: 500, gallons: 1_500, flags: ["ROLLOVER"], flagLabels: ["Register rolled over"] });
+    const trueUp = await importFile(clerk, lakeview.id, `meter,date,reading\n${a.meterNumber},2026-11-20,24000\n`);
+    expect(trueUp).toMatchObject({ rowsImported: 1, rowsRejected: 0 });
+    const aAfter = (await clerk.ok(READS, { m: a.meterId })).meterReadings;
+    expect(aAfter[0]).toMatchObject({ readOn: "2026-11-20", reading: 24_000, kind: "ACTUAL", gallons: 4_600 - 6_200, flags: ["TRUE_UP"] });
+    expect(aAfter[1].truedUpById).not.toBeNull();
+    const q4 = (await periodConsumption(db(), [a.accounts[0].id], "2026-10-01", "2026-12-31")).get(a.accounts[0].id)!;
+    expect(q4).toMatchObject({ gallons: 4_600, estimated: true });
+  });
+
+  it("a meter change: the old meter's final read, the new meter in service from that day serving the same accounts, its first read from its start reading", async () => {
+    const m = await metered(clerk, lakeview.id);
+    await importFile(clerk, lakeview.id, `meter,date,reading\n${m.meterNumber},2026-06-30,1000\n`);
+    const change = await importFile(clerk, lakeview.id, `meter,date,reading,new meter,new reading\n${m.meterNumber},2026-08-15,4000,NEW-${m.meterNumber},0\n`);
+    expect(change).toMatchObject({ rowsImported: 1, rowsRejected: 0 });
+    expect((await clerk.ok(READS, { m: m.meterId })).meterReadings[0]).toMatchObject({ gallons: 3_000, flags: ["FINAL"] });
+    const after = await importFile(clerk, lakeview.id, `account,date,reading\n${m.accounts[0].accountNumber},2026-09-30,2500\n${m.accounts[0].accountNumber},2026-06-30,1\n`);
+    expect(after.rowsImported).toBe(1);
+    // On 2026-06-30 the account's meter was the old one, which has a later read.
+    expect(after.errors).toEqual([{ line: 3, reason: `Meter ${m.meterNumber} already has a later read (2026-08-15); a read cannot be added before it.` }]);
+    const q3 = (await periodConsumption(db(), [m.accounts[0].id], "2026-07-01", "2026-09-30")).get(m.accounts[0].id)!;
+    expect(q3.gallons).toBe(5_500);
+    expect(q3.reads.map((r) => [r.meterNumber, r.gallons, r.flags])).toEqual([
+      [m.meterNumber, 3_000, ["FINAL"]],
+      [`NEW-${m.meterNumber}`, 2_500, ["FIRST_READ"]],
+    ]);
+    const [{ removed_on }] = await db().query(`SELECT removed_on::text FROM service_meter WHERE id = $1`, [m.meterId]);
+    expect(removed_on).toBe("2026-08-15");
+  });
+
+  it("a file that is not a reading file is refused whole; statements are fixed whatever the number of rows", async () => {
+    const r = await clerk.gql(IMPORT, { i: { districtId: lakeview.id, fileName: "x.csv", csv: "name,amount\nA,1\n" } });
+    expect(errorCode(r)).toBe("BAD_USER_INPUT");
+    expect(r.errors?.[0]?.extensions?.fields).toEqual({ file: expect.stringMatching(/^The first line must name the columns/) });
+    const few = await Promise.all([1, 2].map(() => metered(clerk, lakeview.id)));
+    const many = await Promise.all(Array.from({ length: 12 }, () => metered(clerk, lakeview.id)));
+    const file = (ms: { meterNumber: string }[]) => `meter,date,reading\n${ms.map((m) => `${m.meterNumber},2026-11-01,10`).join("\n")}\n`;
+    const forFew = await countStatements(db(), () => importFile(clerk, lakeview.id, file(few)));
+    const forMany = await countStatements(db(), () => importFile(clerk, lakeview.id, file(many)));
+    expect(forMany).toBe(forFew);
+  });
+});
+
+describe("who may import and read meter readings, operation by operation", () => {
+  it("only the district's Town Clerk imports; its staff read; others are refused or find nothing", async () => {
+    const h = await metered(huronClerk, huron.id, { accounts: 2 });
+    const imp = await importFile(huronClerk, huron.id, `meter,date,reading\n${h.meterNumber},2026-09-30,100\n`, "huron.csv");
+    expect(imp).toMatchObject({ rowsImported: 1, rowsRejected: 0 });
+    const anon = new Client(srv.url);
+    const file = { districtId: huron.id, fileName: "x.csv", csv: `meter,date,reading\n${h.meterNumber},2026-10-30,200\n` };
+    expect(errorCode(await anon.gql(IMPORT, { i: file }))).toBe("UNAUTHENTICATED");
+    expect(errorCode(await applicant.gql(IMPORT, { i: file }))).toBe("FORBIDDEN");
+    expect(errorCode(await clerk.gql(IMPORT, { i: file }))).toBe("FORBIDDEN");
+    expect(errorCode(await operator.gql(IMPORT, { i: { ...file, districtId: lakeview.id } }))).toBe("FORBIDDEN");
+    // Lakeview's Clerk naming Huron's meter in Lakeview's file: an unknown meter, nothing read across districts.
+    const across = await importFile(clerk, lakeview.id, file.csv);
+    expect(across).toMatchObject({ rowsImported: 0, rowsRejected: 1 });
+
+    expect(errorCode(await anon.gql(IMPORTS, { d: huron.id }))).toBe("UNAUTHENTICATED");
+    expect(errorCode(await applicant.gql(IMPORTS, { d: huron.id }))).toBe("FORBIDDEN");
+    expect(errorCode(await clerk.gql(IMPORTS, { d: huron.id }))).toBe("FORBIDDEN");
+    expect((await huronClerk.ok(IMPORTS, { d: huron.id })).meterReadingImports.items[0].id).toBe(imp.id);
+
+    expect(errorCode(await anon.gql(REPORT, { id: imp.id }))).toBe("UNAUTHENTICATED");
+    expect(errorCode(await applicant.gql(REPORT, { id: imp.id }))).toBe("FORBIDDEN");
+    expect(errorCode(await clerk.gql(REPORT, { id: imp.id }))).toBe("NOT_FOUND");
+    expect(errorCode(await operator.gql(REPORT, { id: imp.id }))).toBe("NOT_FOUND");
+    expect((await huronClerk.ok(REPORT, { id: imp.id })).meterReadingImport.fileName).toBe("huron.csv");
+
+    expect(errorCode(await anon.gql(READS, { m: h.meterId }))).toBe("UNAUTHENTICATED");
+    expect(errorCode(await applicant.gql(READS, { m: h.meterId }))).toBe("FORBIDDEN");
+    expect(errorCode(await clerk.gql(READS, { m: h.meterId }))).toBe("NOT_FOUND");
+    expect((await huronClerk.ok(READS, { m: h.meterId })).meterReadings).toHaveLength(1);
   });
 });

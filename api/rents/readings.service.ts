@@ -1,0 +1,488 @@
+import { randomUUID } from "node:crypto";
+import { parse } from "csv-parse/sync";
+import type { DataSource } from "typeorm";
+import { isStaff, type Viewer } from "../accounts/viewer.js";
+import { audit } from "../audit/audit.service.js";
+import { dateIn, type CalendarDate } from "../common/dates.js";
+import { badInput, forbidden, notFound } from "../common/errors.js";
+import { isUuid } from "../documents/documents.service.js";
+import type { Page } from "../graphql/page.js";
+import { actorOf, clean, requireClerk, type Db, type Meta } from "./common.js";
+import {
+  COLUMN_NAMES,
+  afterRead,
+  estimateRead,
+  measureActual,
+  measureReaderEstimate,
+  parseKind,
+  parseReadDate,
+  parseReading,
+  type MeterState,
+  type ReadFlag,
+  type ReadKind,
+  type Register,
+} from "./readings.rules.js";
+
+/**
+ * Importing meter readings (SUL 1205) as handheld and drive-by reading systems export them: each
+ * bad row reported with its line and why, the good rows imported in one transaction with an audit
+ * entry, and the import kept with its counts and report. Statements are fixed whatever the number
+ * of rows (reads are written a few thousand to a statement).
+ */
+
+export type RowError = { line: number; reason: string };
+export type ImportView = {
+  id: string;
+  districtId: string;
+  fileName: string;
+  rowsRead: number;
+  rowsImported: number;
+  rowsEstimated: number;
+  rowsRejected: number;
+  errors: RowError[];
+  enteredByName: string | null;
+  createdAt: Date;
+};
+export type ReadingView = {
+  id: string;
+  meterId: string;
+  meterNumber: string;
+  readOn: CalendarDate;
+  reading: number;
+  kind: ReadKind;
+  gallons: number | null;
+  flags: ReadFlag[];
+  importId: string | null;
+  line: number | null;
+  truedUpById: string | null;
+};
+
+/** Rows a file may hold: a district's quarter with room to spare. */
+export const MAX_ROWS = 200_000;
+const CHUNK = 5_000;
+
+const toImport = (r: any): ImportView => ({
+  id: r.id,
+  districtId: r.district_id,
+  fileName: r.file_name,
+  rowsRead: r.rows_read,
+  rowsImported: r.rows_imported,
+  rowsEstimated: r.rows_estimated,
+  rowsRejected: r.rows_rejected,
+  errors: r.errors ?? [],
+  enteredByName: r.entered_by_name ?? null,
+  createdAt: r.created_at,
+});
+
+type Row = { line: number; account: string; meter: string; date: string; reading: string; kind: string; newMeter: string; newReading: string };
+
+/** The file's rows with their line numbers, or a field error when it cannot be read as a reading file. */
+function readFile(csv: string): Row[] {
+  let records: { record: Record<string, string>; info: { lines: number } }[];
+  try {
+    records = parse(csv, {
+      bom: true,
+      columns: (header: string[]) => header.map((h) => COLUMN_NAMES[h.trim().toLowerCase().replace(/\s+/g, " ")] ?? `other:${h}`),
+      skip_empty_lines: true,
+      relax_column_count: true,
+      trim: true,
+      info: true,
+    }) as any;
+  } catch (e: any) {
+    throw badInput({ file: `The file is not a CSV file we can read${e?.lines ? ` (line ${e.lines})` : ""}: ${String(e?.message ?? e).replace(/^Invalid Record Length: |^CSV_[A-Z_]+: /, "")}` });
+  }
+  if (!records.length) throw badInput({ file: "The file has no rows: its first line names the columns (meter or account, date, reading), each line after it is a read." });
+  const cols = new Set(Object.keys(records[0].record));
+  if (!cols.has("date") || !cols.has("reading") || !(cols.has("meter") || cols.has("account")))
+    throw badInput({ file: "The first line must name the columns: a meter number or an account number, the read date and the reading (kind is optional)." });
+  if (records.length > MAX_ROWS) throw badInput({ file: `The file has ${records.length} rows; import at most ${MAX_ROWS.toLocaleString("en-US")} at a time.` });
+  return records.map(({ record: r, info }) => ({
+    line: info.lines,
+    account: r.account ?? "",
+    meter: r.meter ?? "",
+    date: r.date ?? "",
+    reading: r.reading ?? "",
+    kind: r.kind ?? "",
+    newMeter: r.newMeter ?? "",
+    newReading: r.newReading ?? "",
+  }));
+}
+
+type MeterRow = {
+  id: string;
+  /** Lower-cased, to match the file's; `label` as the register spells it. */
+  number: string;
+  label: string;
+  propertyId: string;
+  installedOn: CalendarDate;
+  removedOn: CalendarDate | null;
+  register: Register;
+  state: MeterState;
+  isNew?: boolean;
+};
+
+type Good = { id: string; meter: MeterRow; readOn: CalendarDate; reading: number; kind: ReadKind; gallons: number | null; flags: ReadFlag[]; line: number };
+
+/**
+ * The Town Clerk imports a reading file. Each bad row is reported (unknown meter or account, a bad
+ * date or one in the future, a bad number, a reading lower than the last that is not a rollover, a
+ * duplicate); the good rows go in. A blank reading (or kind E) with no reading is a missing read,
+ * estimated from the account's own use; a row naming a new meter is a meter change.
+ */
+export async function importReadings(ds: DataSource, viewer: Viewer, input: { districtId: string; fileName: string; csv: string }, meta: Meta): Promise<ImportView> {
+  if (!isUuid(input.districtId)) throw forbidden("Only the Town Clerk of this district imports its meter readings.");
+  requireClerk(viewer, input.districtId);
+  const fileName = clean(input.fileName) ?? "readings.csv";
+  if (fileName.length > 200) throw badInput({ fileName: "Use a file name of at most 200 characters." });
+  const rows = readFile(input.csv ?? "");
+
+  return ds.transaction(async (tx) => {
+    const [district] = await tx.query(`SELECT id, time_zone FROM district WHERE id = $1`, [input.districtId]);
+    if (!district) throw notFound("That district");
+    const today = dateIn(district.time_zone);
+    const errors: RowError[] = [];
+    const bad = (line: number, reason: string) => errors.push({ line, reason });
+
+    const numbers = [...new Set(rows.flatMap((r) => [r.meter, r.newMeter]).filter(Boolean).map((s) => s.toLowerCase()))];
+    const accounts = [...new Set(rows.map((r) => r.account).filter(Boolean).map((s) => s.toLowerCase()))];
+    // Every meter the file names or the accounts it names are served by, locked against a concurrent import, with what a new read is measured from.
+    const meterRows: any[] = await tx.query(
+      `WITH named AS (
+         SELECT m.id FROM service_meter m WHERE m.district_id = $1 AND lower(m.meter_number) = ANY($2::text[])
+         UNION
+         SELECT am.meter_id FROM service_account a JOIN service_account_meter am ON am.account_id = a.id WHERE a.district_id = $1 AND lower(a.account_number) = ANY($3::text[]))
+       SELECT m.id, m.property_id, lower(m.meter_number) AS number, m.meter_number AS label, m.installed_on::text AS installed_on, m.removed_on::text AS removed_on,
+              m.register_digits, m.gallons_per_unit::float8 AS gallons_per_unit, m.start_reading::text AS start_reading,
+              l.read_on::text AS last_on, l.reading::text AS last_reading, l.kind AS last_kind,
+              la.read_on::text AS actual_on, la.reading::text AS actual_reading,
+              (SELECT coalesce(sum(e.consumption_gallons), 0)::text FROM meter_reading e
+                WHERE e.meter_id = m.id AND e.kind = 'ESTIMATED' AND (la.read_on IS NULL OR e.read_on > la.read_on)) AS estimated_since,
+              fa.read_on::text AS usage_from,
+              (SELECT sum(g.consumption_gallons)::text FROM meter_reading g WHERE g.meter_id = m.id AND g.read_on > fa.read_on AND g.read_on <= la.read_on) AS usage_gallons
+         FROM service_meter m
+         LEFT JOIN LATERAL (SELECT r.read_on, r.reading, r.kind FROM meter_reading r WHERE r.meter_id = m.id ORDER BY r.read_on DESC LIMIT 1) l ON true
+         LEFT JOIN LATERAL (SELECT r.read_on, r.reading FROM meter_reading r WHERE r.meter_id = m.id AND r.kind = 'ACTUAL' ORDER BY r.read_on DESC LIMIT 1) la ON true
+         LEFT JOIN LATERAL (SELECT max(a.opened_on) AS since FROM service_account_meter x JOIN service_account a ON a.id = x.account_id
+                             WHERE x.meter_id = m.id AND a.closed_on IS NULL) occ ON true
+         LEFT JOIN LATERAL (SELECT r.read_on FROM meter_reading r WHERE r.meter_id = m.id AND r.kind = 'ACTUAL' AND la.read_on IS NOT NULL
+                               AND r.read_on >= greatest(la.read_on - 365, coalesce(occ.since, la.read_on - 365)) ORDER BY r.read_on LIMIT 1) fa ON true
+        WHERE m.id IN (SELECT id FROM named)
+        ORDER BY m.id
+        FOR UPDATE OF m`,
+      [district.id, numbers, accounts],
+    );
+    const accountRows: any[] = accounts.length
+      ? await tx.query(
+          `SELECT lower(a.account_number) AS number, a.id, a.opened_on::text AS opened_on, a.closed_on::text AS closed_on, am.meter_id
+             FROM service_account a LEFT JOIN service_account_meter am ON am.account_id = a.id
+            WHERE a.district_id = $1 AND lower(a.account_number) = ANY($2::text[])`,
+          [district.id, accounts],
+        )
+      : [];
+
+    const meters = new Map<string, MeterRow>();
+    const byNumber = new Map<string, MeterRow[]>();
+    for (const r of meterRows) {
+      const m: MeterRow = {
+        id: r.id,
+        number: r.number,
+        label: r.label,
+        propertyId: r.property_id,
+        installedOn: r.installed_on,
+        removedOn: r.removed_on,
+        register: { digits: r.register_digits, gallonsPerUnit: Number(r.gallons_per_unit), startReading: r.start_reading === null ? null : Number(r.start_reading) },
+        state: {
+          last: r.last_on ? { readOn: r.last_on, reading: Number(r.last_reading), kind: r.last_kind } : null,
+          lastActual: r.actual_on ? { readOn: r.actual_on, reading: Number(r.actual_reading) } : null,
+          estimatedSince: Number(r.estimated_since),
+          usage: r.usage_from && r.usage_gallons !== null ? { gallons: Number(r.usage_gallons), days: daysFrom(r.usage_from, r.actual_on) } : null,
+        },
+      };
+      meters.set(m.id, m);
+      byNumber.set(m.number, [...(byNumber.get(m.number) ?? []), m]);
+    }
+    const accountsByNumber = new Map<string, { id: string; openedOn: string; closedOn: string | null; meterIds: string[] }>();
+    for (const r of accountRows) {
+      const a = accountsByNumber.get(r.number) ?? { id: r.id, openedOn: r.opened_on, closedOn: r.closed_on, meterIds: [] as string[] };
+      if (r.meter_id) a.meterIds.push(r.meter_id);
+      accountsByNumber.set(r.number, a);
+    }
+    const inServiceOn = (m: MeterRow, day: CalendarDate) => m.installedOn <= day && (m.removedOn === null || day <= m.removedOn);
+
+    // Each row checked on its own, then the meter's rows in date order.
+    type Parsed = { row: Row; meter: MeterRow; readOn: CalendarDate; reading: number | null; kind: ReadKind; change: { number: string; start: number } | null };
+    const parsed: Parsed[] = [];
+    const changes: { old: MeterRow; fresh: MeterRow }[] = [];
+    for (const row of rows) {
+      const readOn = parseReadDate(row.date);
+      if (!readOn) {
+        bad(row.line, `The read date "${row.date}" is not a date (use 2026-12-31 or 12/31/2026).`);
+        continue;
+      }
+      if (readOn > today) {
+        bad(row.line, `The read date ${readOn} is in the future.`);
+        continue;
+      }
+      const kind = parseKind(row.kind);
+      if (!kind) {
+        bad(row.line, `The kind "${row.kind}" is not one we know: use A (actual) or E (estimated).`);
+        continue;
+      }
+      const blank = row.reading.trim() === "";
+      const reading = blank ? null : parseReading(row.reading);
+      if (!blank && reading === null) {
+        bad(row.line, `The reading "${row.reading}" is not a whole number.`);
+        continue;
+      }
+      if (blank && row.kind.trim() !== "" && kind === "ACTUAL") {
+        bad(row.line, "An actual read needs its reading (leave the kind empty or E to have it estimated).");
+        continue;
+      }
+      let meter: MeterRow | undefined;
+      if (row.meter) {
+        const candidates = byNumber.get(row.meter.toLowerCase()) ?? [];
+        meter = candidates.find((m) => inServiceOn(m, readOn));
+        if (!meter) {
+          const other = candidates[0];
+          if (!other) bad(row.line, `Unknown meter "${row.meter}": no meter of that number is in this district's register.`);
+          else if (readOn < other.installedOn) bad(row.line, `Meter ${row.meter} was installed on ${other.installedOn}, after the read date ${readOn}.`);
+          else bad(row.line, `Meter ${row.meter} was taken out of service on ${other.removedOn}, before the read date ${readOn}.`);
+          continue;
+        }
+      } else {
+        const a = accountsByNumber.get(row.account.toLowerCase());
+        if (!a) {
+          bad(row.line, `Unknown account "${row.account}": no account of that number is in this district's register.`);
+          continue;
+        }
+        if (readOn < a.openedOn || (a.closedOn !== null && readOn > a.closedOn)) {
+          bad(row.line, `Account ${row.account} was not open on ${readOn} (open ${a.openedOn}${a.closedOn ? ` to ${a.closedOn}` : " on"}).`);
+          continue;
+        }
+        const serving = a.meterIds.map((id) => meters.get(id)!).filter((m) => m && inServiceOn(m, readOn));
+        if (serving.length !== 1) {
+          bad(row.line, serving.length ? `Account ${row.account} has ${serving.length} meters: give the meter number.` : `Account ${row.account} has no meter in service on ${readOn}.`);
+          continue;
+        }
+        meter = serving[0];
+      }
+      let change: Parsed["change"] = null;
+      if (row.newMeter) {
+        const start = parseReading(row.newReading || "0");
+        const taken = (byNumber.get(row.newMeter.toLowerCase()) ?? []).some((m) => m.removedOn === null);
+        if (start === null) bad(row.line, `The new meter's reading "${row.newReading}" is not a whole number.`);
+        else if (taken) bad(row.line, `Meter ${row.newMeter} is already in service: a meter change names a new meter.`);
+        else if (reading === null) bad(row.line, "A meter change needs the old meter's final reading.");
+        if (start === null || taken || reading === null) continue;
+        change = { number: row.newMeter, start };
+      }
+      parsed.push({ row, meter, readOn, reading, kind, change });
+    }
+
+    parsed.sort((a, b) => (a.meter.id < b.meter.id ? -1 : a.meter.id > b.meter.id ? 1 : a.readOn < b.readOn ? -1 : a.readOn > b.readOn ? 1 : a.row.line - b.row.line));
+    const good: Good[] = [];
+    let estimated = 0;
+    const seen = new Map<string, number>();
+    for (const p of parsed) {
+      const m = p.meter;
+      const key = `${m.id}|${p.readOn}`;
+      if (seen.has(key)) {
+        bad(p.row.line, `Duplicate: meter ${m.label} already has a read on ${p.readOn} (line ${seen.get(key)}).`);
+        continue;
+      }
+      const last = m.state.last;
+      if (last && p.readOn === last.readOn) {
+        bad(p.row.line, `Duplicate: meter ${m.label} already has a read on ${p.readOn}.`);
+        continue;
+      }
+      if (last && p.readOn < last.readOn) {
+        bad(p.row.line, `Meter ${m.label} already has a later read (${last.readOn}); a read cannot be added before it.`);
+        continue;
+      }
+      let reading: number, gallons: number | null, flags: ReadFlag[];
+      if (p.reading === null) {
+        const e = estimateRead(m.register, m.state, p.readOn);
+        if ("error" in e) {
+          bad(p.row.line, e.error);
+          continue;
+        }
+        ({ reading, gallons, flags } = e);
+      } else {
+        const r = p.kind === "ESTIMATED" ? measureReaderEstimate(m.register, m.state, p.reading) : measureActual(m.register, m.state, p.reading);
+        if ("error" in r) {
+          bad(p.row.line, r.error);
+          continue;
+        }
+        reading = p.reading;
+        ({ gallons, flags } = r);
+      }
+      const kind: ReadKind = p.reading === null ? "ESTIMATED" : p.kind;
+      if (p.change || m.removedOn === p.readOn) flags = [...flags, "FINAL"];
+      seen.set(key, p.row.line);
+      good.push({ id: randomUUID(), meter: m, readOn: p.readOn, reading, kind, gallons, flags, line: p.row.line });
+      if (kind === "ESTIMATED") estimated++;
+      m.state = afterRead(m.state, p.readOn, reading, kind, gallons);
+      if (p.change) {
+        m.removedOn = p.readOn;
+        const fresh: MeterRow = {
+          id: randomUUID(),
+          number: p.change.number.toLowerCase(),
+          label: p.change.number,
+          propertyId: m.propertyId,
+          installedOn: p.readOn,
+          removedOn: null,
+          register: { ...m.register, startReading: p.change.start },
+          state: { last: null, lastActual: null, estimatedSince: 0, usage: null },
+          isNew: true,
+        };
+        changes.push({ old: m, fresh });
+      }
+    }
+    errors.sort((a, b) => a.line - b.line);
+
+    const [imp] = await tx.query(
+      `INSERT INTO meter_reading_import (district_id, file_name, rows_read, rows_imported, rows_estimated, rows_rejected, errors, entered_by_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+      [district.id, fileName, rows.length, good.length, estimated, errors.length, JSON.stringify(errors), viewer.userId],
+    );
+    if (changes.length) {
+      // A meter change: the old meter out of service on its final read's day, the new one in service from it, serving the same open accounts.
+      await tx.query(`UPDATE service_meter m SET removed_on = c.day FROM unnest($1::uuid[], $2::date[]) AS c(id, day) WHERE m.id = c.id`, [
+        changes.map((c) => c.old.id),
+        changes.map((c) => c.fresh.installedOn),
+      ]);
+      await tx.query(
+        `INSERT INTO service_meter (id, district_id, property_id, meter_number, installed_on, register_digits, gallons_per_unit, start_reading)
+         SELECT c.id, $1, o.property_id, c.number, c.day, o.register_digits, o.gallons_per_unit, c.start
+           FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::date[], $6::bigint[]) AS c(id, old_id, number, day, start) JOIN service_meter o ON o.id = c.old_id`,
+        [district.id, changes.map((c) => c.fresh.id), changes.map((c) => c.old.id), changes.map((c) => c.fresh.label), changes.map((c) => c.fresh.installedOn), changes.map((c) => c.fresh.register.startReading)],
+      );
+      await tx.query(
+        `INSERT INTO service_account_meter (account_id, meter_id)
+         SELECT x.account_id, c.new_id FROM unnest($1::uuid[], $2::uuid[]) AS c(old_id, new_id)
+           JOIN service_account_meter x ON x.meter_id = c.old_id JOIN service_account a ON a.id = x.account_id AND a.closed_on IS NULL`,
+        [changes.map((c) => c.old.id), changes.map((c) => c.fresh.id)],
+      );
+    }
+    await insertReads(tx, district.id, imp.id, viewer.userId, good);
+    // An actual read trues up the estimates before it: each estimate points at the read that did.
+    const actualMeters = [...new Set(good.filter((g) => g.kind === "ACTUAL").map((g) => g.meter.id))];
+    if (actualMeters.length)
+      await tx.query(
+        `UPDATE meter_reading e SET trued_up_by_id = t.id
+           FROM (SELECT DISTINCT ON (e2.id) e2.id AS estimate_id, a.id FROM meter_reading e2
+                   JOIN meter_reading a ON a.meter_id = e2.meter_id AND a.kind = 'ACTUAL' AND a.read_on > e2.read_on
+                  WHERE e2.meter_id = ANY($1::uuid[]) AND e2.kind = 'ESTIMATED' AND e2.trued_up_by_id IS NULL
+                  ORDER BY e2.id, a.read_on) t
+          WHERE e.id = t.estimate_id`,
+        [actualMeters],
+      );
+    await audit(tx, actorOf(viewer, meta.requestId), {
+      action: "rents.readings_imported",
+      entityType: "MeterReadingImport",
+      entityId: imp.id,
+      districtId: district.id,
+      details: { fileName, rowsRead: rows.length, rowsImported: good.length, rowsEstimated: estimated, rowsRejected: errors.length, meterChanges: changes.length },
+    });
+    return (await importsWhere(tx, "i.id = $1", [imp.id]))[0];
+  });
+}
+
+const daysFrom = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+
+/** The reads, a few thousand to a statement (arrays unnested: one statement whatever a chunk's size). */
+async function insertReads(tx: Db, districtId: string, importId: string, userId: string, good: Good[]) {
+  for (let i = 0; i < good.length; i += CHUNK) {
+    const c = good.slice(i, i + CHUNK);
+    await tx.query(
+      `INSERT INTO meter_reading (id, district_id, meter_id, read_on, reading, kind, consumption_gallons, flags, import_id, line, entered_by_id)
+       SELECT r.id, $1, r.meter_id, r.read_on, r.reading, r.kind, r.gallons, CASE WHEN r.flags = '' THEN '{}'::text[] ELSE string_to_array(r.flags, ',') END, $2, r.line, $3
+         FROM unnest($4::uuid[], $5::uuid[], $6::date[], $7::bigint[], $8::text[], $9::bigint[], $10::text[], $11::int[])
+           AS r(id, meter_id, read_on, reading, kind, gallons, flags, line)`,
+      [
+        districtId,
+        importId,
+        userId,
+        c.map((g) => g.id),
+        c.map((g) => g.meter.id),
+        c.map((g) => g.readOn),
+        c.map((g) => g.reading),
+        c.map((g) => g.kind),
+        c.map((g) => g.gallons),
+        c.map((g) => g.flags.join(",")),
+        c.map((g) => g.line),
+      ],
+    );
+  }
+}
+
+async function importsWhere(db: Db, where: string, params: unknown[], limit = 1): Promise<ImportView[]> {
+  const rows = await db.query(
+    `SELECT i.*, u.display_name AS entered_by_name FROM meter_reading_import i LEFT JOIN app_user u ON u.id = i.entered_by_id
+      WHERE ${where} ORDER BY i.created_at DESC, i.id DESC LIMIT ${limit}`,
+    params,
+  );
+  return rows.map(toImport);
+}
+
+function requireStaff(viewer: Viewer, districtId: string) {
+  if (!isStaff(viewer, districtId)) throw forbidden("Only staff of this district can read its meter readings.");
+}
+
+/** The district's imports, newest first, keyset-paged. */
+export async function listImports(db: Db, viewer: Viewer, districtId: string, opts: { first?: number | null; after?: string | null }): Promise<Page<ImportView>> {
+  if (!isUuid(districtId)) throw forbidden("Only staff of this district can read its meter readings.");
+  requireStaff(viewer, districtId);
+  const first = Math.min(Math.max(opts.first ?? 20, 1), 100);
+  const params: unknown[] = [districtId];
+  let where = "i.district_id = $1";
+  if (opts.after) {
+    const [at, id] = decodeCursor(opts.after);
+    params.push(at, id);
+    where += ` AND (i.created_at, i.id) < ($2::timestamptz, $3::uuid)`;
+  }
+  const items = await importsWhere(db, where, params, first + 1);
+  const more = items.length > first;
+  const page = items.slice(0, first);
+  return { items: page, nextCursor: more ? encodeCursor(page[page.length - 1]) : null };
+}
+
+const encodeCursor = (i: ImportView) => Buffer.from(`${new Date(i.createdAt).toISOString()}|${i.id}`).toString("base64url");
+function decodeCursor(c: string): [string, string] {
+  const [at, id] = Buffer.from(c, "base64url").toString().split("|");
+  if (!at || !isUuid(id ?? "") || Number.isNaN(Date.parse(at))) throw badInput({ after: "That page cursor is not valid." });
+  return [at, id];
+}
+
+/** One import's report; NOT_FOUND unless the viewer is its district's staff. */
+export async function getImport(db: Db, viewer: Viewer, id: string): Promise<ImportView> {
+  if (!isUuid(id)) throw notFound("That import");
+  const [i] = await importsWhere(db, "i.id = $1", [id]);
+  if (!i || !isStaff(viewer, i.districtId)) throw notFound("That import");
+  return i;
+}
+
+/** A meter's reads, newest first (at most the last `first`); NOT_FOUND unless the viewer is its district's staff. */
+export async function meterReadings(db: Db, viewer: Viewer, meterId: string, first?: number | null): Promise<ReadingView[]> {
+  if (!isUuid(meterId)) throw notFound("That meter");
+  const [m] = await db.query(`SELECT id, district_id, meter_number FROM service_meter WHERE id = $1`, [meterId]);
+  if (!m || !isStaff(viewer, m.district_id)) throw notFound("That meter");
+  const rows = await db.query(
+    `SELECT r.id, r.meter_id, r.read_on::text AS read_on, r.reading::text AS reading, r.kind, r.consumption_gallons::text AS gallons, r.flags, r.import_id, r.line, r.trued_up_by_id
+       FROM meter_reading r WHERE r.meter_id = $1 ORDER BY r.read_on DESC LIMIT $2`,
+    [meterId, Math.min(Math.max(first ?? 40, 1), 200)],
+  );
+  return rows.map((r: any) => ({
+    id: r.id,
+    meterId: r.meter_id,
+    meterNumber: m.meter_number,
+    readOn: r.read_on,
+    reading: Number(r.reading),
+    kind: r.kind,
+    gallons: r.gallons === null ? null : Number(r.gallons),
+    flags: r.flags,
+    importId: r.import_id,
+    line: r.line,
+    truedUpById: r.trued_up_by_id,
+  }));
+}
