@@ -12,6 +12,8 @@ export function formActionSources(config: Pick<Config, "stripe">): string[] {
   const sources = ["'self'"];
   if (config.stripe) {
     sources.push("https://checkout.stripe.com");
+    // A district's ADMIN is sent to Stripe's onboarding of the district's own account (Stripe Connect).
+    sources.push("https://connect.stripe.com");
     // Tests point the Stripe client at a local stand-in, which also hosts the checkout page.
     const api = config.stripe.api;
     if (api) sources.push(`${api.protocol}://${api.host}:${api.port}`);

@@ -265,6 +265,6 @@ describe("static files and policy details", () => {
   it("lets a form be sent on to Stripe's checkout only when Stripe is configured", () => {
     const base = { NODE_ENV: "production", SESSION_SECRET: "x".repeat(32), PUBLIC_URL: "https://tapline.test" };
     expect(formActionSources(loadConfig(base))).toEqual(["'self'"]);
-    expect(formActionSources(loadConfig({ ...base, STRIPE_SECRET_KEY: "sk_live_x", STRIPE_WEBHOOK_SECRET: "whsec_x" }))).toEqual(["'self'", "https://checkout.stripe.com"]);
+    expect(formActionSources(loadConfig({ ...base, STRIPE_SECRET_KEY: "sk_live_x", STRIPE_WEBHOOK_SECRET: "whsec_x" }))).toEqual(["'self'", "https://checkout.stripe.com", "https://connect.stripe.com"]);
   });
 });

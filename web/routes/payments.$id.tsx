@@ -31,6 +31,7 @@ type Payment = {
   cancelledAt: string | null;
   cancelReason: string | null;
   refundDue: boolean;
+  cardPayments: boolean;
 };
 type Data = { me: { id: string }; paymentProviderMode: string; payment: Payment };
 
@@ -38,7 +39,7 @@ export async function loader(args: LoaderFunctionArgs) {
   return requireSignedIn<Data>(
     args,
     `query Payment($id: ID!) { me { id } paymentProviderMode payment(id: $id) {
-      id status amountCents refundedCents paidAt receiptNumber methodDescription payerId payableTitle href cancelledAt cancelReason refundDue
+      id status amountCents refundedCents paidAt receiptNumber methodDescription payerId payableTitle href cancelledAt cancelReason refundDue cardPayments
       lines { code label section amountCents refundable refunded owedBack }
       refunds { id amountCents reason method receiptNumber createdAt }
       district { name timeZone } } }`,
@@ -109,7 +110,16 @@ function PaymentDetails() {
       {params.get("cancelled") && p.status === "PENDING" && <Notice>You left the checkout. Nothing was paid; you can pay when you are ready.</Notice>}
       <FeeLinesTable lines={p.lines} totalCents={p.amountCents} caption="What you pay, and the section of the law each amount comes from" />
 
-      {p.status === "PENDING" && payer && (
+      {p.status === "PENDING" && payer && !p.cardPayments && (
+        <section aria-labelledby="pay-heading">
+          <h2 id="pay-heading">Pay {money(p.amountCents)} at the district office</h2>
+          <p>
+            {p.district.name} takes payments at its office only, in cash or by check: it has not connected its own card payment account yet, so
+            this payment cannot be made by card online. The Clerk records your payment here and you get a receipt.
+          </p>
+        </section>
+      )}
+      {p.status === "PENDING" && payer && p.cardPayments && (
         <section aria-labelledby="pay-heading">
           <h2 id="pay-heading">Pay {money(p.amountCents)}</h2>
           {paymentProviderMode === "test" ? (

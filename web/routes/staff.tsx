@@ -120,6 +120,13 @@ export default function StaffLayout() {
               </NavLink>
             </li>
           )}
+          {admin && (
+            <li>
+              <NavLink to="/staff/stripe" className={link}>
+                Card payments
+              </NavLink>
+            </li>
+          )}
           {districts
             .filter((d) => d.roles.includes("ADMIN"))
             .map((d) => (
