@@ -14,15 +14,12 @@ try {
 // so it is set to their mode before the app (and with it React, graphql-js, Remix) is imported.
 const libraries = librariesMode();
 process.env.NODE_ENV = libraries;
-const { startTapline } = await import("./app.js");
+const { closeOnSignals, startTapline } = await import("./app.js");
 const running = await startTapline(config, { portal: process.env.TAPLINE_DEV === "1" ? "dev" : "build", demoScenes: true });
 running.log.info(
   { url: running.url, port: config.port, database: config.databaseUrl ? "postgresql" : `embedded PGlite in ${config.dataDir}`, demo: config.demo, libraries },
   `Tapline is ready at ${config.publicUrl}`,
 );
-for (const sig of ["SIGINT", "SIGTERM"] as const)
-  process.once(sig, async () => {
-    running.log.info({ signal: sig }, "shutting down");
-    await running.close();
-    process.exit(0);
-  });
+// Graceful shutdown (api/app.ts): SHUTDOWN_DRAIN_MS is how long the health check says "draining"
+// before the port closes, so a load balancer that polls it has stopped sending here by then.
+closeOnSignals(running, { drainMs: Number(process.env.SHUTDOWN_DRAIN_MS ?? 0) || 0 });

@@ -157,7 +157,16 @@ export function createApp(opts: { ds: DataSource; config: Config; log: Logger; a
     }),
   );
 
+  // Shutting down (api/app.ts close()): connections are not kept for another request, and the
+  // health check says so, so the load balancer stops sending here while requests in flight finish.
+  app.locals.draining = false;
+  app.use((_req, res, next) => {
+    if (app.locals.draining) res.setHeader("Connection", "close");
+    next();
+  });
+
   app.get("/healthz", async (_req, res) => {
+    if (app.locals.draining) return void res.status(503).json({ status: "draining" });
     try {
       await ds.query("SELECT 1");
       res.status(200).json({ status: "ok" });

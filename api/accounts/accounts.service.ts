@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from "typeorm";
 import { audit, type Actor } from "../audit/audit.service.js";
 import { AppError, badInput, conflict, notFound } from "../common/errors.js";
+import { announceInvalidation, onInvalidation } from "../common/invalidation.js";
 import { newToken, sha256 } from "../common/tokens.js";
 import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
@@ -62,9 +63,10 @@ function toViewer(row: ViewerRow): Viewer {
 
 /**
  * Who a token belongs to is cached in-process for a few seconds, so a signed-in page costs no
- * session query most of the time. Every change that ends a session or changes roles calls
- * forgetViewers(userId), so on this instance it takes effect at once; other instances see it
- * within VIEWER_CACHE_MS.
+ * session query most of the time. Every change that ends a session or changes roles announces it
+ * in its transaction (`forgetViewersOnCommit`: every instance drops the person's entries when it
+ * commits, api/common/invalidation.ts) and calls forgetViewers(userId) after the commit, so it
+ * takes effect at once everywhere.
  */
 export const VIEWER_CACHE_MS = 5_000;
 const viewerCache = new Map<string, { row: ViewerRow; at: number }>();
@@ -74,6 +76,13 @@ export function forgetViewers(userId: string): void {
   for (const [k, v] of viewerCache) if (v.row.user_id === userId) viewerCache.delete(k);
 }
 const forgetSessionToken = (token: string) => viewerCache.delete(`session:${sha256(token)}`);
+/** In the change's transaction: every instance forgets the person's cached sessions and tokens when it commits. */
+export const forgetViewersOnCommit = (tx: EntityManager, userId: string) => announceInvalidation(tx, { cache: "viewers", key: userId });
+onInvalidation("viewers", (key) => {
+  if (key === undefined) viewerCache.clear();
+  else if (key.startsWith("session:")) viewerCache.delete(key);
+  else forgetViewers(key);
+});
 
 async function cachedViewerRow(ds: DataSource, kind: "session" | "token", tokenHash: string, now: Date): Promise<ViewerRow | undefined> {
   const key = `${kind}:${tokenHash}`;
@@ -307,6 +316,7 @@ export async function verifyEmail(ds: DataSource, token: string, meta: RequestMe
     const t = await consumeOneTimeToken(tx, token, "EMAIL_VERIFICATION");
     verifiedUserId = t.userId;
     await tx.update(User, { id: t.userId }, { emailVerifiedAt: new Date(), updatedAt: new Date() });
+    await forgetViewersOnCommit(tx, t.userId);
     await audit(tx, { userId: t.userId, requestId: meta.requestId }, { action: "account.email_verified", entityType: "User", entityId: t.userId });
   });
   if (verifiedUserId) forgetViewers(verifiedUserId);
@@ -370,6 +380,7 @@ export async function resetPassword(ds: DataSource, token: string, newPassword: 
     await tx.update(User, { id: t.userId }, { passwordHash, updatedAt: new Date() });
     // Whoever had the old password is signed out everywhere.
     await tx.query(`UPDATE user_session SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`, [t.userId]);
+    await forgetViewersOnCommit(tx, t.userId);
     await audit(tx, { userId: t.userId, requestId: meta.requestId }, { action: "account.password_reset", entityType: "User", entityId: t.userId });
   });
   if (resetUserId) forgetViewers(resetUserId);
@@ -400,7 +411,10 @@ export async function signIn(ds: DataSource, input: SignInInput, meta: RequestMe
   const result = await ds.transaction(async (tx) => {
     await tx.query(`UPDATE sign_in_attempt SET succeeded = true WHERE id = $1`, [attemptId]);
     // Rotate: the session the browser had before signing in is ended.
-    if (previousSessionToken) await tx.query(`UPDATE user_session SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL`, [sha256(previousSessionToken)]);
+    if (previousSessionToken) {
+      await tx.query(`UPDATE user_session SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL`, [sha256(previousSessionToken)]);
+      await announceInvalidation(tx, { cache: "viewers", key: `session:${sha256(previousSessionToken)}` });
+    }
     const sessionToken = await startSession(tx, user.id, meta);
     await audit(tx, { userId: user.id, requestId: meta.requestId }, { action: "account.signed_in", entityType: "User", entityId: user.id, details: { ip: meta.ip } });
     return { user, sessionToken };
@@ -441,6 +455,7 @@ export async function changePassword(
     await tx.query(`UPDATE sign_in_attempt SET succeeded = true WHERE id = $1`, [attemptId]);
     await tx.update(User, { id: user.id }, { passwordHash, updatedAt: new Date() });
     const r = await tx.query(`UPDATE user_session SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`, [user.id]);
+    await forgetViewersOnCommit(tx, user.id);
     const ended: { id: string }[] = Array.isArray(r[0]) ? r[0] : r;
     const otherSessionsEnded = ended.filter((x) => x.id !== viewer.sessionId).length;
     const sessionToken = viewer.sessionId ? await startSession(tx, user.id, meta) : null;
@@ -468,6 +483,7 @@ export async function signOut(ds: DataSource, viewer: Viewer, meta: { requestId?
   if (!viewer.sessionId) return;
   await ds.transaction(async (tx) => {
     await tx.update(UserSession, { id: viewer.sessionId! }, { revokedAt: new Date() });
+    await forgetViewersOnCommit(tx, viewer.userId);
     await audit(tx, actorOf(viewer, meta), { action: "account.signed_out", entityType: "UserSession", entityId: viewer.sessionId! });
   });
   forgetViewers(viewer.userId);
@@ -476,6 +492,7 @@ export async function signOut(ds: DataSource, viewer: Viewer, meta: { requestId?
 export async function signOutEverywhere(ds: DataSource, viewer: Viewer, meta: { requestId?: string }): Promise<number> {
   const result = await ds.transaction(async (tx) => {
     const r = await tx.query(`UPDATE user_session SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`, [viewer.userId]);
+    await forgetViewersOnCommit(tx, viewer.userId);
     await audit(tx, actorOf(viewer, meta), { action: "account.signed_out_everywhere", entityType: "User", entityId: viewer.userId, details: { sessions: r[0]?.length ?? r.length } });
     return Array.isArray(r[0]) ? r[0].length : r.length;
   });
@@ -496,6 +513,7 @@ export async function revokeSession(ds: DataSource, viewer: Viewer, sessionId: s
     const s = await tx.findOne(UserSession, { where: { id: sessionId, userId: viewer.userId } });
     if (!s) throw notFound("That session");
     if (!s.revokedAt) await tx.update(UserSession, { id: s.id }, { revokedAt: new Date() });
+    await forgetViewersOnCommit(tx, viewer.userId);
     await audit(tx, actorOf(viewer, meta), { action: "account.session_revoked", entityType: "UserSession", entityId: s.id });
   });
   forgetViewers(viewer.userId);
@@ -521,6 +539,7 @@ export async function revokeApiToken(ds: DataSource, viewer: Viewer, id: string,
     const t = await tx.findOne(ApiToken, { where: { id, userId: viewer.userId } });
     if (!t) throw notFound("That API token");
     if (!t.revokedAt) await tx.update(ApiToken, { id }, { revokedAt: new Date() });
+    await forgetViewersOnCommit(tx, viewer.userId);
     await audit(tx, actorOf(viewer, meta), { action: "account.api_token_revoked", entityType: "ApiToken", entityId: id });
   });
   forgetViewers(viewer.userId);

@@ -5,6 +5,7 @@ import type { DataSource, EntityManager } from "typeorm";
 import { audit, type Actor } from "../audit/audit.service.js";
 import { dateIn, formatDate, isCalendarDate, type CalendarDate } from "../common/dates.js";
 import { badInput, notFound } from "../common/errors.js";
+import { announceInvalidation } from "../common/invalidation.js";
 import { sha256 } from "../common/tokens.js";
 import { District } from "./district.entity.js";
 import { RULEBOOK_KEYS, type RulebookKey } from "./rulebook-keys.js";
@@ -273,6 +274,8 @@ export async function changeRulebook(ds: DataSource, actor: Actor, districtId: s
       reason,
       details: { version: written[0].version, effectiveDate: input.effectiveDate, resolution: adopted, changes: diff, ...carriedDetails(plan, written) },
     });
+    // Every instance drops its public answers (the rulebook pages) when this commits.
+    await announceInvalidation(tx, { cache: "public" });
     return written[0];
   });
 }

@@ -17,6 +17,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from "graphql";
+import { onInvalidation } from "../common/invalidation.js";
 
 /**
  * Public data (districts, rulebooks) is marked `@cacheControl(maxAge: 60)` on its types; a query
@@ -89,12 +90,16 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
-/** Called after a change to public data, so this instance answers fresh at once (others within a minute). */
+/**
+ * Called after a change to public data, so this instance answers fresh at once; the change's
+ * transaction announces it (api/common/invalidation.ts), so every other instance clears it too.
+ */
 export async function clearPublicCache(): Promise<void> {
   portalAnswers.clear();
   rereading.clear();
   await publicResponseCache.clear();
 }
+onInvalidation("public", clearPublicCache);
 
 const CacheControlScope = new GraphQLEnumType({ name: "CacheControlScope", values: { PUBLIC: {}, PRIVATE: {} } });
 

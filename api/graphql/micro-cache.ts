@@ -1,8 +1,11 @@
+import { onInvalidation } from "../common/invalidation.js";
+
 /**
  * A short-lived cache for hot signed-in lists (the dashboard, the staff queue, the SNC dashboard).
  * Any mutation on this instance clears it (see the plugin in api/server.ts), so a person always
- * sees their own change at once; changes made on another instance show within MICRO_CACHE_MS plus
- * one computation.
+ * sees their own change at once; other people's changes made on another instance show within
+ * MICRO_CACHE_MS plus one computation. A change of someone's sessions or roles, or of public data
+ * (api/common/invalidation.ts), clears it on every instance.
  *
  * One computation per key at a time (callers share the promise). Once an answer is older than
  * MICRO_CACHE_MS it is still served while a fresh one is computed in the background, so nobody
@@ -50,3 +53,5 @@ export function microCached<T>(key: string, fn: () => Promise<T>, now = Date.now
 export function clearMicroCache(): void {
   entries.clear();
 }
+onInvalidation("viewers", clearMicroCache);
+onInvalidation("public", clearMicroCache);

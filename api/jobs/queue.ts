@@ -2,7 +2,15 @@ import type { DataSource, EntityManager } from "typeorm";
 import type { Logger } from "pino";
 import { clock } from "../common/clock.js";
 
-export type JobHandler = (ds: DataSource, payload: any, log: Logger) => Promise<void>;
+/**
+ * What a job's handler may use beyond its payload: `done(tx)` marks the job done inside the
+ * handler's own transaction, so its changes and its completion commit together and a crash can
+ * neither lose the job nor run it twice (it throws, rolling that transaction back, when this run
+ * lost the job: its lease lapsed and another instance took it). A handler that does not call it is
+ * marked done after it returns: at least once, so such a handler checks its records' state first.
+ */
+export type JobRun = { id: string; attempt: number; done(tx: EntityManager): Promise<void> };
+export type JobHandler = (ds: DataSource, payload: any, log: Logger, job: JobRun) => Promise<void>;
 const handlers = new Map<string, JobHandler>();
 
 export function registerJobHandler(name: string, handler: JobHandler): void {
@@ -26,36 +34,86 @@ export async function enqueueJob(
 
 type JobRow = { id: string; name: string; payload: unknown; attempts: number; max_attempts: number };
 
+/** How long a claim lasts unless its runner renews it (every third of it, while the job runs). */
+export const JOB_LEASE_MS = 60_000;
+
+export type RunOptions = {
+  /** the claim's lease (JOB_LEASE_MS); a runner that died is replaced when it lapses */
+  leaseMs?: number;
+  /** asked before each claimed job starts: when true (shutting down) the rest go back to the queue */
+  stopping?: () => boolean;
+};
+
+// A run owns its job while the row is running with its attempt number: `attempts` is the fencing
+// token, since each claim increments it.
+const OWNED = `id = $1 AND status = 'running' AND attempts = $2`;
+
 /**
  * Claims due jobs with FOR UPDATE SKIP LOCKED, so with several app instances each job runs once;
- * a job whose runner died is taken again when its lock lapses. Returns how many ran.
+ * the claim is a lease renewed while the job runs, so a job whose runner died (killed, lost its
+ * database) is taken again when the lease lapses, and one that runs long is never taken twice.
+ * Jobs claimed but not started when `stopping()` turns true go back to the queue as they were.
+ * Returns how many were claimed.
  */
-export async function runDueJobs(ds: DataSource, log: Logger, limit = 5): Promise<number> {
+export async function runDueJobs(ds: DataSource, log: Logger, limit = 5, opts: RunOptions = {}): Promise<number> {
+  const leaseMs = opts.leaseMs ?? JOB_LEASE_MS;
   // run_at is on the rules' clock (api/common/clock.ts), so moved time in tests makes reminders due.
   const claimed: JobRow[] = await ds.query(
-    `UPDATE job SET status = 'running', attempts = attempts + 1, locked_until = now() + interval '5 minutes'
+    `UPDATE job SET status = 'running', attempts = attempts + 1, locked_until = now() + make_interval(secs => $3)
       WHERE id IN (SELECT id FROM job
                     WHERE (status = 'queued' AND run_at <= $2) OR (status = 'running' AND locked_until < now())
                     ORDER BY run_at LIMIT $1 FOR UPDATE SKIP LOCKED)
       RETURNING id, name, payload, attempts, max_attempts`,
-    [limit, clock.now()],
+    [limit, clock.now(), leaseMs / 1000],
   ).then((r: any) => (Array.isArray(r[0]) ? r[0] : r));
-  for (const job of claimed) {
-    const handler = handlers.get(job.name);
-    try {
-      if (!handler) throw new Error(`no handler registered for job ${job.name}`);
-      await handler(ds, job.payload, log.child({ job: job.name, jobId: job.id }));
-      await ds.query(`UPDATE job SET status = 'done', finished_at = now(), locked_until = NULL WHERE id = $1`, [job.id]);
-    } catch (err: any) {
-      const failed = job.attempts >= job.max_attempts;
-      log.warn({ err, job: job.name, jobId: job.id, attempt: job.attempts }, failed ? "job failed for good" : "job failed; will retry");
+  for (const [i, job] of claimed.entries()) {
+    if (opts.stopping?.()) {
+      const rest = claimed.slice(i);
       await ds.query(
-        `UPDATE job SET status = $2, last_error = $3, locked_until = NULL,
-                run_at = $5::timestamptz + make_interval(secs => $4), finished_at = CASE WHEN $2 = 'failed' THEN now() END
-          WHERE id = $1`,
-        [job.id, failed ? "failed" : "queued", String(err?.message ?? err).slice(0, 2000), 30 * 2 ** job.attempts, clock.now()],
+        `UPDATE job SET status = 'queued', attempts = attempts - 1, locked_until = NULL
+          WHERE status = 'running' AND (id, attempts) IN (SELECT * FROM unnest($1::uuid[], $2::int[]))`,
+        [rest.map((j) => j.id), rest.map((j) => j.attempts)],
       );
+      log.info({ jobs: rest.length }, "shutting down: claimed jobs handed back to the queue");
+      break;
     }
+    await runOne(ds, log, job, leaseMs);
   }
   return claimed.length;
+}
+
+async function runOne(ds: DataSource, log: Logger, job: JobRow, leaseMs: number): Promise<void> {
+  const handler = handlers.get(job.name);
+  let completed = false;
+  const run: JobRun = {
+    id: job.id,
+    attempt: job.attempts,
+    async done(tx) {
+      const r = await tx.query(`UPDATE job SET status = 'done', finished_at = now(), locked_until = NULL WHERE ${OWNED} RETURNING id`, [job.id, job.attempts]);
+      if (!(Array.isArray(r[0]) ? r[0] : r).length) throw new Error(`job ${job.id} is no longer this run's (its lease lapsed)`);
+      completed = true;
+    },
+  };
+  const renew = setInterval(() => {
+    ds.query(`UPDATE job SET locked_until = now() + make_interval(secs => $3) WHERE ${OWNED}`, [job.id, job.attempts, leaseMs / 1000]).catch((err) =>
+      log.warn({ err, jobId: job.id }, "job lease not renewed"),
+    );
+  }, leaseMs / 3);
+  renew.unref();
+  try {
+    if (!handler) throw new Error(`no handler registered for job ${job.name}`);
+    await handler(ds, job.payload, log.child({ job: job.name, jobId: job.id }), run);
+    clearInterval(renew);
+    if (!completed) await ds.query(`UPDATE job SET status = 'done', finished_at = now(), locked_until = NULL WHERE ${OWNED}`, [job.id, job.attempts]);
+  } catch (err: any) {
+    clearInterval(renew);
+    const failed = job.attempts >= job.max_attempts;
+    log.warn({ err, job: job.name, jobId: job.id, attempt: job.attempts }, failed ? "job failed for good" : "job failed; will retry");
+    await ds.query(
+      `UPDATE job SET status = $3, last_error = $4, locked_until = NULL,
+              run_at = $6::timestamptz + make_interval(secs => $5), finished_at = CASE WHEN $3 = 'failed' THEN now() END
+        WHERE ${OWNED}`,
+      [job.id, job.attempts, failed ? "failed" : "queued", String(err?.message ?? err).slice(0, 2000), 30 * 2 ** job.attempts, clock.now()],
+    );
+  }
 }

@@ -12,21 +12,29 @@ const RECURRING: { name: string; everyMs: number }[] = [
   { name: "haulers.expiry-reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/haulers/haulers.service.ts (emails link to PUBLIC_URL)
 ];
 
-export function startWorkers(ds: DataSource, config: Config, log: Logger, pollMs = 5_000): () => Promise<void> {
+export type WorkerOptions = { pollMs?: number; leaseMs?: number };
+
+/**
+ * Polls the queue every pollMs. The function returned stops it for a graceful shutdown: no new
+ * claim, the job running finishes, and jobs claimed but not started go back to the queue.
+ */
+export function startWorkers(ds: DataSource, config: Config, log: Logger, opts: WorkerOptions = {}): () => Promise<void> {
   registerOutboxSender(config);
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
+  const run = { leaseMs: opts.leaseMs, stopping: () => stopped };
   const tick = async () => {
+    if (stopped) return;
     const now = clock.now().getTime();
     for (const r of RECURRING) {
       const slot = Math.floor(now / r.everyMs);
       await enqueueJob(ds, { name: r.name, singletonKey: `${r.name}:${slot}`, maxAttempts: 1, payload: { publicUrl: config.publicUrl } });
     }
-    while (!stopped && (await runDueJobs(ds, log)) > 0);
+    while (!stopped && (await runDueJobs(ds, log, 5, run)) > 0);
   };
   const timer = setInterval(() => {
     running = running.then(tick).catch((err) => log.error({ err }, "job worker tick failed"));
-  }, pollMs);
+  }, opts.pollMs ?? 5_000);
   timer.unref();
   return async () => {
     stopped = true;

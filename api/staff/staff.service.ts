@@ -1,5 +1,5 @@
 import type { DataSource } from "typeorm";
-import { forgetViewers, normalizeEmail } from "../accounts/accounts.service.js";
+import { forgetViewers, forgetViewersOnCommit, normalizeEmail } from "../accounts/accounts.service.js";
 import { STAFF_ROLES, StaffRole, User, type StaffRoleName } from "../accounts/user.entity.js";
 import { hasRole, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
@@ -49,6 +49,7 @@ export async function grantStaffRole(
     const exists = await tx.findOne(StaffRole, { where: { userId: user.id, districtId: district.id, role: input.role } });
     if (exists) throw conflict(`${user.displayName} already holds the ${input.role} role here.`, { role: "Already held." });
     await tx.insert(StaffRole, { userId: user.id, districtId: district.id, role: input.role });
+    await forgetViewersOnCommit(tx, user.id);
     await audit(tx, { userId: viewer.userId, requestId }, {
       action: "staff.role_granted",
       entityType: "User",
@@ -84,7 +85,8 @@ export async function revokeStaffRole(
     const r = await tx.findOne(StaffRole, { where: { userId: input.userId, districtId: input.districtId, role: input.role } });
     if (!r) throw notFound("That role");
     await tx.delete(StaffRole, { id: r.id });
-    // Their sessions pick up the change on the next request (roles are read per request).
+    // Every instance forgets their cached roles when this commits: their next request, anywhere, has it.
+    await forgetViewersOnCommit(tx, input.userId);
     await audit(tx, { userId: viewer.userId, requestId }, {
       action: "staff.role_revoked",
       entityType: "User",

@@ -1,0 +1,112 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client, DEMO, errorCode, signedInAs } from "../harness.js";
+import { freshDatabase, REAL_PG, type TestDatabase } from "../db.js";
+import { startInstance, type Instance } from "../instances.js";
+
+/**
+ * Two app instances (child processes) on one PostgreSQL: what one changes, the other serves at
+ * once (its caches are told by LISTEN/NOTIFY, api/common/invalidation.ts), and each job runs once.
+ * PGlite serves one connection to one process, so there is nothing to share there.
+ */
+const ME = `{ me { id email staffRoles { role } } }`;
+const OUTBOX = `query($d: ID!) { districtOutbox(districtId: $d) { id } }`;
+const RULEBOOK = `query($on: String) { district(slug: "lakeview") { rulebook(on: $on) { entries { key amountCents } } } }`;
+const impactFee = (d: any) => d.district.rulebook.entries.find((e: any) => e.key === "lateral.impactFee").amountCents;
+
+let db: TestDatabase;
+let sql: pg.Client;
+let a: Instance;
+let b: Instance;
+
+describe.skipIf(!REAL_PG)("two instances on one PostgreSQL (skipped without DATABASE_URL: PGlite serves one connection, so one instance)", () => {
+  beforeAll(async () => {
+    db = await freshDatabase();
+    sql = new pg.Client({ connectionString: db.databaseUrl });
+    await sql.connect();
+    await sql.query(`CREATE TABLE test_job_effect (n int NOT NULL, attempt int NOT NULL, pid int NOT NULL)`);
+    // Started together: the second waits for the first's migrate-and-load (an advisory lock).
+    [a, b] = await Promise.all([startInstance(db.databaseUrl!), startInstance(db.databaseUrl!)]);
+  }, 180_000);
+  afterAll(async () => {
+    for (const i of [a, b]) i?.child.kill("SIGTERM");
+    await Promise.all([a?.exited, b?.exited]);
+    await sql?.end();
+    await db?.drop();
+  });
+
+  it("a session signed out on one instance is refused by the other at once", async () => {
+    const onA = await signedInAs(a.url, DEMO.applicant);
+    const onB = new Client(b.url);
+    onB.cookies = new Map(onA.cookies);
+    expect((await onB.ok(ME)).me.email).toBe(DEMO.applicant); // B now holds the session in its cache
+    await onA.ok(`mutation { signOut { ok } }`);
+    expect(errorCode(await onB.gql(ME))).toBe("UNAUTHENTICATED");
+  });
+
+  it("a role revoked on one instance is gone on the other at once, and a role granted is there at once", async () => {
+    const admin = await signedInAs(a.url, DEMO.lakeviewAdmin);
+    const clerkOnB = await signedInAs(b.url, DEMO.lakeviewClerk);
+    const { me } = await clerkOnB.ok(`{ me { id staffRoles { districtId role } } }`);
+    const lakeview = me.staffRoles.find((r: any) => r.role === "CLERK").districtId;
+    await clerkOnB.ok(OUTBOX, { d: lakeview });
+    await admin.ok(`mutation($i: RevokeStaffRoleInput!) { revokeStaffRole(input: $i) { ok } }`, { i: { districtId: lakeview, userId: me.id, role: "CLERK", reason: "Left the post" } });
+    expect(errorCode(await clerkOnB.gql(OUTBOX, { d: lakeview }))).toBe("FORBIDDEN");
+    await admin.ok(`mutation($i: GrantStaffRoleInput!) { grantStaffRole(input: $i) { ok } }`, {
+      i: { districtId: lakeview, email: DEMO.lakeviewClerk, role: "CLERK", reason: "Back in post" },
+    });
+    await clerkOnB.ok(OUTBOX, { d: lakeview });
+  });
+
+  it("a rulebook change on one instance is served by both at once (public answers dropped everywhere)", async () => {
+    const pub = [new Client(a.url), new Client(b.url)];
+    for (const c of pub) expect(impactFee(await c.ok(RULEBOOK, { on: "2027-02-01" }))).toBe(null); // cached for a minute
+    const admin = await signedInAs(a.url, DEMO.lakeviewAdmin);
+    const { district } = await admin.ok(`{ district(slug: "lakeview") { id } }`);
+    await admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, {
+      i: {
+        districtId: district.id,
+        effectiveDate: "2027-01-01",
+        reason: "Board resolution 2026-41 sets an impact fee",
+        resolutionNumber: "2026-41",
+        resolutionAdoptedOn: "2026-11-03",
+        changes: [{ key: "lateral.impactFee", value: 17500 }],
+      },
+    });
+    for (const c of pub) expect(impactFee(await c.ok(RULEBOOK, { on: "2027-02-01" }))).toBe(17500);
+  });
+
+  it("after its listening connection is cut, an instance reconnects, having dropped what it may have missed", async () => {
+    const onA = await signedInAs(a.url, DEMO.applicant);
+    const onB = new Client(b.url);
+    onB.cookies = new Map(onA.cookies);
+    await onB.ok(ME);
+    const listeners = async () =>
+      (await sql.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'tapline-invalidation'`)).rows.map((r) => r.pid);
+    expect(await listeners()).toHaveLength(2);
+    await sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'tapline-invalidation'`);
+    // Signed out while no one listens: the notification is lost, so the caches must be dropped.
+    await onA.ok(`mutation { signOut { ok } }`);
+    for (let i = 0; i < 100 && (await listeners()).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await listeners()).toHaveLength(2);
+    expect(errorCode(await onB.gql(ME))).toBe("UNAUTHENTICATED");
+    // Listening again: the next sign-out reaches the other instance at once.
+    const again = await signedInAs(b.url, DEMO.applicant);
+    const againOnA = new Client(a.url);
+    againOnA.cookies = new Map(again.cookies);
+    await againOnA.ok(ME);
+    await again.ok(`mutation { signOut { ok } }`);
+    expect(errorCode(await againOnA.gql(ME))).toBe("UNAUTHENTICATED");
+  });
+
+  it("runs every job once with both instances' workers polling", async () => {
+    const n = 40;
+    await sql.query(`INSERT INTO job (name, payload) SELECT 'test.effect', jsonb_build_object('n', i, 'ms', 20) FROM generate_series(1, $1) i`, [n]);
+    const done = async () => (await sql.query(`SELECT count(*)::int AS n FROM job WHERE name = 'test.effect' AND status = 'done'`)).rows[0].n;
+    for (let i = 0; i < 200 && (await done()) < n; i++) await new Promise((r) => setTimeout(r, 50));
+    const effects = (await sql.query(`SELECT n, count(*)::int AS times, min(pid) AS pid FROM test_job_effect GROUP BY n`)).rows;
+    expect(effects).toHaveLength(n);
+    expect(effects.every((e) => e.times === 1)).toBe(true);
+    expect(new Set(effects.map((e) => e.pid)).size).toBe(2); // both instances took some
+  });
+});

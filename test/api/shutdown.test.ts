@@ -1,0 +1,220 @@
+import http from "node:http";
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO, signedInAs } from "../harness.js";
+import { freshDatabase, REAL_PG, type TestDatabase } from "../db.js";
+import { startInstance, type Instance } from "../instances.js";
+
+/**
+ * Stopping and crashing, with app instances as child processes on one PostgreSQL:
+ * - SIGTERM under load: the health check says "draining", requests in flight are answered, the
+ *   job running finishes and claimed ones go back to the queue, then the process exits; no request
+ *   fails (one refused at connect, before anything was sent, goes to the other instance, as a
+ *   proxy does) and every job runs once.
+ * - SIGKILL at chosen points of a payment webhook, a job and a multi-step mutation: after the
+ *   restart each transaction is whole or absent, no payment is paid twice or lost, no job lost.
+ * PGlite serves one connection to one process, so this needs DATABASE_URL.
+ */
+const WEBHOOK_SECRET = "whsec_crash";
+const ENV = { STRIPE_SECRET_KEY: "sk_test_crash", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET };
+const LEASE_MS = 1_000;
+const ME = JSON.stringify({ query: `{ me { id } }` });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let db: TestDatabase;
+let sql: pg.Client;
+let live: Instance | undefined;
+let a: Instance;
+const start = (opts: { drainMs?: number } = {}) => startInstance(db.databaseUrl!, { env: ENV, leaseMs: LEASE_MS, ...opts });
+
+/** One POST on a connection of its own (no keep-alive); resolves with the status, or rejects with the socket's error code. */
+function post(url: string, body: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}/graphql`, { method: "POST", agent: false, headers: { "content-type": "application/json", ...headers } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode!));
+    });
+    req.on("error", (e: NodeJS.ErrnoException) => reject(e));
+    req.end(body);
+  });
+}
+
+async function waitFor(what: () => Promise<boolean>, ms = 15_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await what())) {
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await sleep(50);
+  }
+}
+const one = async (q: string, params: unknown[] = []) => (await sql.query(q, params)).rows[0];
+
+describe.skipIf(!REAL_PG)("shutdown and crashes (skipped without DATABASE_URL: PGlite serves one connection, so one instance)", () => {
+  beforeAll(async () => {
+    db = await freshDatabase();
+    sql = new pg.Client({ connectionString: db.databaseUrl });
+    await sql.connect();
+    await sql.query(`CREATE TABLE test_job_effect (n int NOT NULL, attempt int NOT NULL, pid int NOT NULL)`);
+    await sql.query(`CREATE TABLE test_paid_for (payment_id uuid NOT NULL)`);
+    [a, live] = await Promise.all([start({ drainMs: 1_500 }), start()]);
+  }, 180_000);
+  afterAll(async () => {
+    live?.child.kill("SIGTERM");
+    await live?.exited;
+    await sql?.end();
+    await db?.drop();
+  });
+
+  it("SIGTERM under load: draining, every request answered, the jobs finished or handed back, each run once", async () => {
+    const b = live!;
+    const cookie = (await signedInAs(a.url, DEMO.applicant)).cookieHeader;
+    const jobs = 24;
+    await sql.query(`INSERT INTO job (name, payload) SELECT 'test.effect', jsonb_build_object('n', i, 'ms', 150) FROM generate_series(1, $1) i`, [jobs]);
+
+    let aUp = true;
+    let stop = false;
+    const failures: string[] = [];
+    let answered = 0;
+    let refusedAndRetried = 0;
+    const loop = async (k: number) => {
+      for (let i = k; !stop; i++) {
+        const first = aUp && i % 2 === 0 ? a : b;
+        try {
+          const status = await post(first.url, ME, { cookie });
+          if (status === 200) answered++;
+          else failures.push(`status ${status}`);
+        } catch (e: any) {
+          // Refused at connect: nothing was sent, so a proxy sends it to the other instance.
+          if (e.code !== "ECONNREFUSED" || first !== a) {
+            failures.push(e.code ?? String(e));
+            continue;
+          }
+          aUp = false;
+          refusedAndRetried++;
+          const status = await post(b.url, ME, { cookie }).catch((e2) => e2.code);
+          if (status === 200) answered++;
+          else failures.push(`retried: ${status}`);
+        }
+      }
+    };
+    const loops = Array.from({ length: 6 }, (_, k) => loop(k));
+    await waitFor(async () => Number((await one(`SELECT count(*)::int AS n FROM job WHERE name = 'test.effect' AND status = 'done'`)).n) >= 2);
+    const answeredBefore = answered;
+    a.child.kill("SIGTERM");
+    // While it drains (drainMs) the health check says so, and it still answers.
+    let health = await fetch(`${a.url}/healthz`);
+    for (let i = 0; i < 20 && health.status === 200; i++) health = await sleep(25).then(() => fetch(`${a.url}/healthz`));
+    expect(health.status).toBe(503);
+    expect(await health.json()).toEqual({ status: "draining" });
+    const exit = await a.exited;
+    await sleep(300);
+    stop = true;
+    await Promise.all(loops);
+
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(failures).toEqual([]);
+    expect(answered).toBeGreaterThan(answeredBefore);
+    expect(refusedAndRetried).toBeGreaterThan(0);
+    await waitFor(async () => Number((await one(`SELECT count(*)::int AS n FROM job WHERE name = 'test.effect' AND status = 'done'`)).n) === jobs);
+    const effects = (await sql.query(`SELECT n, count(*)::int AS times FROM test_job_effect GROUP BY n`)).rows;
+    expect(effects).toHaveLength(jobs);
+    expect(effects.filter((e) => e.times !== 1)).toEqual([]);
+    // A's jobs: it finished the one running, or handed it back; none left claimed by a dead process.
+    expect(await one(`SELECT count(*)::int AS n FROM job WHERE status = 'running'`)).toEqual({ n: 0 });
+  }, 60_000);
+
+  it("SIGKILL in a payment webhook's transaction: nothing of it is kept; Stripe's retry pays it once", async () => {
+    const [{ id: districtId }] = (await sql.query(`SELECT id FROM district WHERE slug = 'lakeview'`)).rows;
+    const { id: versionId } = await one(`SELECT id FROM rulebook_version WHERE district_id = $1 ORDER BY version DESC LIMIT 1`, [districtId]);
+    const { id: payerId } = await one(`SELECT id FROM app_user WHERE email = $1`, [DEMO.applicant]);
+    const sessionId = `cs_test_${randomUUID().replaceAll("-", "")}`;
+    const { id: paymentId } = await one(
+      `INSERT INTO payment (district_id, payer_id, payable_type, payable_id, status, lines, amount_cents, currency, rulebook_version_id, provider, provider_session_id)
+       VALUES ($1, $2, 'CrashTestFee', $3, 'PENDING', $4, 15000, 'usd', $5, 'stripe', $6) RETURNING id`,
+      [districtId, payerId, randomUUID(), JSON.stringify([{ code: "fee", label: "Crash test fee", section: "SUL 1212", amountCents: 15000, refundable: false }]), versionId, sessionId],
+    );
+    const event = {
+      id: `evt_${randomUUID().replaceAll("-", "")}`,
+      object: "event",
+      type: "checkout.session.completed",
+      created: Math.floor(Date.now() / 1000),
+      data: { object: { object: "checkout.session", id: sessionId, payment_status: "paid", amount_total: 15000, currency: "usd", client_reference_id: paymentId, payment_intent: "pi_crash" } },
+    };
+    const deliver = (url: string) => {
+      const payload = JSON.stringify(event);
+      const header = new Stripe("sk_test_crash").webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+      return fetch(`${url}/webhooks/stripe`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": header }, body: payload });
+    };
+    const state = () =>
+      one(
+        `SELECT p.status, p.receipt_number IS NOT NULL AS receipted,
+                (SELECT count(*)::int FROM test_paid_for WHERE payment_id = p.id) AS paid_for,
+                (SELECT count(*)::int FROM payment_event WHERE provider_event_id = $2) AS events,
+                (SELECT count(*)::int FROM audit_entry WHERE entity_id = p.id::text AND action LIKE 'payment.paid%') AS audits
+           FROM payment p WHERE p.id = $1`,
+        [paymentId, event.id],
+      );
+
+    // Killed right after the payable's own write, with the payment already marked paid in the transaction.
+    await live!.crashAfter(/INSERT INTO test_paid_for/);
+    await expect(deliver(live!.url)).rejects.toThrow();
+    expect(await live!.exited).toMatchObject({ signal: "SIGKILL" });
+    expect(await state()).toEqual({ status: "PENDING", receipted: false, paid_for: 0, events: 0, audits: 0 });
+
+    live = await start();
+    expect((await deliver(live.url)).status).toBe(200); // Stripe sends it again, having had no 200
+    const paid = await state();
+    expect(paid).toEqual({ status: "PAID", receipted: true, paid_for: 1, events: 1, audits: 1 });
+    expect((await deliver(live.url)).status).toBe(200);
+    expect(await state()).toEqual(paid);
+  }, 120_000);
+
+  it("SIGKILL in a job's transaction: the job, still claimed, runs again once its lease lapses, once", async () => {
+    const effects = async (n: number) => (await one(`SELECT count(*)::int AS n FROM test_job_effect WHERE n = $1`, [n])).n;
+    const job = (n: number) => one(`SELECT status, attempts FROM job WHERE name = 'test.effect' AND payload->>'n' = $1`, [String(n)]);
+    // Inside the job's transaction, its effect written, not committed.
+    await live!.crashAfter(/INSERT INTO test_job_effect/);
+    await sql.query(`INSERT INTO job (name, payload) VALUES ('test.effect', '{"n": 1001}')`);
+    expect(await live!.exited).toMatchObject({ signal: "SIGKILL" });
+    expect(await job(1001)).toEqual({ status: "running", attempts: 1 });
+    expect(await effects(1001)).toBe(0);
+
+    live = await start();
+    await waitFor(async () => (await job(1001)).status === "done");
+    expect(await job(1001)).toEqual({ status: "done", attempts: 2 });
+    expect(await effects(1001)).toBe(1);
+  }, 120_000);
+
+  it("SIGKILL in a multi-step mutation (a rulebook change): no version, no audit entry; done again, once", async () => {
+    const admin = await signedInAs(live!.url, DEMO.lakeviewAdmin);
+    const { district } = await admin.ok(`{ district(slug: "lakeview") { id } }`);
+    const counts = () =>
+      one(
+        `SELECT (SELECT count(*)::int FROM rulebook_version WHERE district_id = $1) AS versions,
+                (SELECT count(*)::int FROM audit_entry WHERE district_id = $1 AND action = 'rulebook.changed') AS audits`,
+        [district.id],
+      );
+    const before = await counts();
+    const change = {
+      i: {
+        districtId: district.id,
+        effectiveDate: "2027-01-01",
+        reason: "Board resolution 2026-41 sets an impact fee",
+        resolutionNumber: "2026-41",
+        resolutionAdoptedOn: "2026-11-03",
+        changes: [{ key: "lateral.impactFee", value: 17500 }],
+      },
+    };
+    const CHANGE = `mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`;
+    await live!.crashAfter(/INSERT INTO "rulebook_version"/);
+    await expect(admin.gql(CHANGE, change)).rejects.toThrow();
+    expect(await live!.exited).toMatchObject({ signal: "SIGKILL" });
+    expect(await counts()).toEqual(before);
+
+    live = await start();
+    const again = await signedInAs(live.url, DEMO.lakeviewAdmin);
+    await again.ok(CHANGE, change);
+    expect(await counts()).toEqual({ versions: before.versions + 1, audits: before.audits + 1 });
+  }, 120_000);
+});
