@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client, DEMO, startTestServer, type TestServer } from "../harness.js";
+import { Client, DEMO, signedInAs, startTestServer, type TestServer } from "../harness.js";
 
 /**
  * A public page's data (the districts, a rulebook) is kept in-process as long as the API's response
@@ -12,19 +12,19 @@ beforeAll(async () => {
 });
 afterAll(() => srv?.close());
 
-/** The page's HTML, and the SQL statements its request took. */
-async function page(path: string, cookie?: string): Promise<{ html: string; statements: number }> {
+/** The page's HTML, and the SQL statements its request took (their text in `sql`). */
+async function page(path: string, cookie?: string, status = 200): Promise<{ html: string; statements: number; sql: string[]; res: Response }> {
   const logger = srv.running.ds.logger as any;
   const original = logger.logQuery;
-  let statements = 0;
+  const sql: string[] = [];
   logger.logQuery = function (...args: unknown[]) {
-    statements++;
+    sql.push(String(args[0]));
     return original.apply(this, args);
   };
   try {
-    const res = await fetch(`${srv.url}${path}`, { headers: { accept: "text/html", ...(cookie ? { cookie } : {}) } });
-    expect(res.status, path).toBe(200);
-    return { html: await res.text(), statements };
+    const res = await fetch(`${srv.url}${path}`, { headers: { accept: "text/html", ...(cookie ? { cookie } : {}) }, redirect: "manual" });
+    expect(res.status, path).toBe(status);
+    return { html: await res.text(), statements: sql.length, sql, res };
   } finally {
     logger.logQuery = original;
   }
@@ -61,5 +61,29 @@ describe("public pages' data, cached in-process", () => {
     const after = await page(path);
     expect(after.html).toContain("$175.00");
     expect(after.html).toContain("resolution 2026-41");
+  });
+});
+
+describe("the lateral permit form: its public part cached, the applicant's read fresh", () => {
+  it("asks the database only for the applicant's part once the district's part is cached, and sends the page only the fees of the rulebook", async () => {
+    const applicant = await signedInAs(srv.url, DEMO.applicant);
+    const path = "/permits/new?district=lakeview";
+    const first = await page(path, applicant.cookieHeader);
+    const again = await page(path, applicant.cookieHeader);
+    expect(again.html).toContain("Connect to the public sewer");
+    expect(again.html).toContain("Sewer Use Law 1212"); // the fees' section, shown with the fees
+    // The district, its rulebook and what an application carries came from the public answers.
+    expect(again.statements).toBeLessThan(first.statements);
+    expect(again.sql.filter((q) => /rulebook_version/.test(q))).toEqual([]);
+    // Of the rulebook, only the fee entries reach the page (the rules page shows the rest).
+    expect(again.html).not.toContain("lateral.roadRestorationIncludedInFee");
+    expect(again.html).toContain("lateral.fee.residential");
+  });
+
+  it("still sends someone signed out to sign in, and answers an unknown district with 404", async () => {
+    const signedOut = await page("/permits/new?district=lakeview", undefined, 302);
+    expect(signedOut.res.headers.get("location")).toBe(`/sign-in?redirectTo=${encodeURIComponent("/permits/new?district=lakeview")}`);
+    const applicant = await signedInAs(srv.url, DEMO.applicant);
+    await page("/permits/new?district=nowhere", applicant.cookieHeader, 404);
   });
 });

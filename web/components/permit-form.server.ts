@@ -1,6 +1,31 @@
-import { redirect, type ActionFunctionArgs } from "@remix-run/node";
+import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { requireSignedIn } from "~/auth.server";
+import { FEE_KEYS, FORM_PRIVATE_QUERY, FORM_PUBLIC_QUERY, type PermitFormData } from "~/components/permit-form";
 import { requireCsrf } from "~/csrf.server";
-import { cookieHeaders, gql, type GqlResult } from "~/graphql.server";
+import { cookieHeaders, gql, statusOf, type GqlResult } from "~/graphql.server";
+
+type FormPublic = Pick<PermitFormData, "district" | "lateralApplicationRequirements">;
+type FormPrivate = Pick<PermitFormData, "approvedContractors" | "moratoria" | "myDocuments" | "documentUploadPolicy">;
+
+/**
+ * The application form's data for a district (less the permit): its public part (the district,
+ * its fees, what an application carries) from the public answers' cache, the rest asked for at the
+ * same time (someone signed out is sent to sign in, as before). Of the rulebook the page gets only
+ * the fee entries it shows.
+ */
+export async function loadPermitForm(args: Pick<LoaderFunctionArgs, "request" | "context">, slug: string): Promise<Omit<PermitFormData, "permit">> {
+  const [own, shared] = await Promise.all([
+    requireSignedIn<FormPrivate>(args, FORM_PRIVATE_QUERY, { slug }),
+    gql<FormPublic>(args.context, args.request, FORM_PUBLIC_QUERY, { slug }),
+  ]);
+  if (!shared.ok) throw new Response(shared.error.message, { status: statusOf(shared.error.code) });
+  const { district, lateralApplicationRequirements } = shared.data;
+  return {
+    district: { ...district, rulebook: { entries: district.rulebook.entries.filter((e) => FEE_KEYS.includes(e.key)) } },
+    lateralApplicationRequirements,
+    ...own,
+  };
+}
 
 /** The application form's fields as the page posts them (also what it shows again after an error). */
 export type PermitFormValues = Record<string, string> & { documentIds: string };

@@ -52,13 +52,26 @@ type Requirements = {
 };
 const REQUIREMENTS = `plans { required section } approvedContractor { required section } asBuiltDrawings { required section copies } floorArea`;
 
-/** The GraphQL selection behind PermitFormData (less the permit). */
-export const FORM_QUERY = `district(slug: $slug) { id slug name operatorTitle rulebook { entries { key label section display applies } } }
-  approvedContractors(districtSlug: $slug) { id name }
+/**
+ * What the form shows that anyone may read: one operation of public fields only, so its answer is
+ * kept as a public answer (api/graphql/cache.ts) and a form costs no SQL for it.
+ */
+export const FORM_PUBLIC_QUERY = `query PermitFormPublic($slug: String!) {
+  district(slug: $slug) { id slug name operatorTitle rulebook { entries { key label section display applies } } }
   lateralApplicationRequirements(districtSlug: $slug) { ${REQUIREMENTS} }
+}`;
+
+/**
+ * The rest, read on every request: the approved contractors and the moratoria in force today
+ * (neither is kept as a public answer: staff change them), and the applicant's own documents and
+ * upload limit.
+ */
+export const FORM_PRIVATE_QUERY = `query PermitFormPrivate($slug: String!) {
+  approvedContractors(districtSlug: $slug) { id name }
   moratoria(districtSlug: $slug) { id segmentName streets reason section }
   myDocuments { id filename contentType }
-  documentUploadPolicy { maxSize }`;
+  documentUploadPolicy { maxSize }
+}`;
 
 export const PERMIT_FORM_FIELDS = `id status reviewNotes submittedAt permitClass buildingUse floorAreaSqft workKind streetNumber street city zip taxParcel ownerName agentName
   contractorId contractor { id name standing { choosable reasons } } workDoneBy asBuiltSheets requirements { ${REQUIREMENTS} } documents { id }`;
@@ -91,7 +104,8 @@ export const LABELS: Record<string, string> = {
   "newPlans.*.organizationId": "Plans and specifications",
 };
 
-const FEE_KEYS = ["lateral.fee.residential", "lateral.fee.commercialPerSquareFoot", "lateral.impactFee", "lateral.asBuiltDepositPerSheet"];
+/** The rulebook's entries the form shows (its fees); the loader sends the page these alone. */
+export const FEE_KEYS = ["lateral.fee.residential", "lateral.fee.commercialPerSquareFoot", "lateral.impactFee", "lateral.asBuiltDepositPerSheet"];
 const FEE_SECTIONS = (data: PermitFormData) => [...new Set(data.district.rulebook.entries.filter((x) => FEE_KEYS.includes(x.key)).map((x) => x.section))].join(", ");
 const TYPE_LABELS: Record<string, string> = { "application/pdf": "PDF", "image/png": "PNG", "image/jpeg": "JPEG" };
 

@@ -3,8 +3,8 @@ import { redirect, useActionData, useLoaderData, useSearchParams } from "@remix-
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
 import { SuccessAlert } from "~/components/forms";
-import { FORM_QUERY, PERMIT_FORM_FIELDS, PermitForm, type PermitFormData } from "~/components/permit-form";
-import { savePermitForm, type PermitActionData } from "~/components/permit-form.server";
+import { PERMIT_FORM_FIELDS, PermitForm, type PermitFormData } from "~/components/permit-form";
+import { loadPermitForm, savePermitForm, type PermitActionData } from "~/components/permit-form.server";
 
 /** The form's labels (web/components/permit-form.tsx). */
 export { LABELS } from "~/components/permit-form";
@@ -21,7 +21,7 @@ export async function loader(args: LoaderFunctionArgs) {
     { id: args.params.id },
   );
   if (!lateralPermit.viewerIsApplicant || !["DRAFT", "CHANGES_REQUESTED"].includes(lateralPermit.status)) throw redirect(`/permits/${lateralPermit.id}`);
-  const form = await requireSignedIn<Omit<PermitFormData, "permit">>(args, `query PermitForm($slug: String!) { ${FORM_QUERY} }`, { slug: lateralPermit.district.slug });
+  const form = await loadPermitForm(args, lateralPermit.district.slug);
   return { ...form, permit: lateralPermit } satisfies PermitFormData;
 }
 

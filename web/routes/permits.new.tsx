@@ -2,8 +2,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
-import { FORM_QUERY, PermitForm, type PermitFormData } from "~/components/permit-form";
-import { savePermitForm, type PermitActionData } from "~/components/permit-form.server";
+import { PermitForm, type PermitFormData } from "~/components/permit-form";
+import { loadPermitForm, savePermitForm, type PermitActionData } from "~/components/permit-form.server";
 
 /** The form's labels (web/components/permit-form.tsx). */
 export { LABELS } from "~/components/permit-form";
@@ -20,8 +20,7 @@ export async function loader(args: LoaderFunctionArgs) {
     const { districts } = await requireSignedIn<Districts & { me: { id: string } }>(args, `query { me { id } districts { id slug name } }`);
     return { step: "district", districts } satisfies Data;
   }
-  const data = await requireSignedIn<Omit<PermitFormData, "permit">>(args, `query NewPermit($slug: String!) { ${FORM_QUERY} }`, { slug });
-  return { step: "form", ...data, permit: null } satisfies Data;
+  return { step: "form", ...(await loadPermitForm(args, slug)), permit: null } satisfies Data;
 }
 
 export async function action(args: ActionFunctionArgs) {
