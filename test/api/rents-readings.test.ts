@@ -17,10 +17,10 @@ let applicant: Client;
 const db = () => srv.running.ds;
 
 beforeAll(async () => {
-  srv = await startTestServer();
+  srv = await startTestServer({ portal: "vite" });
   ({ lakeview, huron } = await new Client(srv.url).ok(`{ lakeview: district(slug: "lakeview") { id } huron: district(slug: "huron") { id } }`));
   [clerk, huronClerk, operator, applicant] = await Promise.all([DEMO.lakeviewClerk, DEMO.huronClerk, DEMO.lakeviewOperator, DEMO.applicant].map((e) => signedInAs(srv.url, e)));
-});
+}, 120_000);
 afterAll(() => srv?.close());
 
 const ADD = `mutation($i: SewerPropertyInput!) { addSewerProperty(input: $i) { id } }`;
@@ -270,5 +270,46 @@ describe("who may import and read meter readings, operation by operation", () =>
     expect(errorCode(await applicant.gql(READS, { m: h.meterId }))).toBe("FORBIDDEN");
     expect(errorCode(await clerk.gql(READS, { m: h.meterId }))).toBe("NOT_FOUND");
     expect((await huronClerk.ok(READS, { m: h.meterId })).meterReadings).toHaveLength(1);
+  });
+});
+
+describe("the Clerk's readings page, without JavaScript", () => {
+  const get = async (c: Client, path: string) => {
+    const res = await fetch(`${srv.url}${path}`, { headers: { cookie: c.cookieHeader }, redirect: "manual" });
+    return { status: res.status, html: await res.text(), cookies: res.headers.getSetCookie().map((x) => x.split(";")[0]) };
+  };
+  const text = (html: string) => html.replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/&#x27;|&#39;/g, "'").replace(/&quot;/g, '"').replace(/\s+/g, " ");
+
+  it("uploads a file, shows each bad row's line and what was wrong, and lists the import; the register links to it", async () => {
+    const m = await metered(clerk, lakeview.id);
+    const path = `/staff/readings?districtId=${lakeview.id}`;
+    const page = await get(clerk, path);
+    expect(page.status).toBe(200);
+    expect(text(page.html)).toContain("Import a reading file");
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)![1];
+    const body = new FormData();
+    body.append("csrf", csrf);
+    body.append("districtId", lakeview.id);
+    body.append("file", new Blob([`meter,date,reading\n${m.meterNumber},2026-09-30,100\nNOPE-1,2026-09-30,5\n`], { type: "text/csv" }), "route-9.csv");
+    const res = await fetch(`${srv.url}${path}`, { method: "POST", redirect: "manual", headers: { cookie: [clerk.cookieHeader, ...page.cookies].join("; "), origin: srv.url }, body });
+    expect(res.status).toBe(302);
+    const report = text((await get(clerk, res.headers.get("location")!)).html);
+    expect(report).toContain("Import of route-9.csv");
+    expect(report).toContain("1 row of 2 imported");
+    expect(report).toContain('3 Unknown meter "NOPE-1": no meter of that number is in this district\'s register.');
+    expect(report).toContain("route-9.csv");
+
+    const empty = new FormData();
+    empty.append("csrf", csrf);
+    empty.append("districtId", lakeview.id);
+    const refused = await fetch(`${srv.url}${path}`, { method: "POST", redirect: "manual", headers: { cookie: [clerk.cookieHeader, ...page.cookies].join("; "), origin: srv.url }, body: empty });
+    expect(refused.status).toBe(400);
+    expect(text(await refused.text())).toContain("Choose the reading file (CSV) to import.");
+
+    // Staff who are not the Clerk read the history without the form; the register links here.
+    const op = text((await get(operator, path)).html);
+    expect(op).toContain("route-9.csv");
+    expect(op).not.toContain("Import a reading file");
+    expect((await get(clerk, `/staff/properties?districtId=${lakeview.id}`)).html).toContain(`href="/staff/readings?districtId=${lakeview.id}"`);
   });
 });

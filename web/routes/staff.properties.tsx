@@ -118,6 +118,11 @@ export default function StaffProperties() {
           {reg.unassessedAccounts} open {reg.unassessedAccounts === 1 ? "account has" : "accounts have"} no assessment yet: open the account and fill in its worksheet.
         </Notice>
       )}
+      <p>
+        <Link className="usa-link" to={`/staff/readings?districtId=${d.district.id}`}>
+          Meter readings: import a reading file and see past imports
+        </Link>
+      </p>
       <Form method="get" className="usa-form" role="search" aria-label="Search the register">
         {d.districts.length > 1 ? (
           <SelectField name="districtId" label="District" options={d.districts.map((x) => ({ value: x.id, label: x.name }))} defaultValue={d.district.id} />
