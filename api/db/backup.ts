@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import type { Config } from "../config.js";
@@ -142,7 +143,8 @@ async function dumpPglite(dataDir: string, dir: string): Promise<{ database: Bac
     const last = await lastMigration(query);
     const file = "database.tgz";
     const full = path.join(dir, file);
-    fs.writeFileSync(full, Buffer.from(await (await db.dumpDataDir("gzip")).arrayBuffer()), { mode: 0o600 });
+    // Node's zlib compresses several times faster than PGlite's own "gzip" option.
+    fs.writeFileSync(full, gzipSync(Buffer.from(await (await db.dumpDataDir("none")).arrayBuffer())), { mode: 0o600 });
     return { database: { kind: "pglite", file, bytes: fs.statSync(full).size, sha256: await sha256Of(full), lastMigration: last }, rows };
   } finally {
     await db.close();
@@ -178,7 +180,7 @@ export async function restore(config: Config, fromDir: string, opts: { store?: D
   if (manifest.database.kind !== kind)
     throw new BackupError(`This is a backup of ${manifest.database.kind === "pglite" ? "the embedded database (PGlite)" : "PostgreSQL"}; restore it with ${manifest.database.kind === "pglite" ? "DATABASE_URL unset" : "DATABASE_URL set"}.`);
   const store = opts.store ?? createDocumentStore(config.documentStore);
-  for await (const key of store.keys()) throw new BackupError(`${store.description} is not empty (it has ${key}): restore into an empty store.`);
+  for await (const key of store.keys()) throw new BackupError(`The document store (${store.description}) is not empty (it has ${key}): restore into an empty store.`);
 
   if (config.databaseUrl) {
     await refuseNonEmptyPostgres(config.databaseUrl);
@@ -186,7 +188,7 @@ export async function restore(config: Config, fromDir: string, opts: { store?: D
   } else {
     const dir = pgliteDir(config);
     if (fs.existsSync(dir) && fs.readdirSync(dir).length) throw new BackupError(`${dir} is not empty: restore the embedded database into a data folder that has none.`);
-    const dump = fs.readFileSync(path.join(fromDir, manifest.database.file));
+    const dump = gunzipSync(fs.readFileSync(path.join(fromDir, manifest.database.file)));
     fs.mkdirSync(dir, { recursive: true });
     const db = await PGlite.create(dir, { loadDataDir: new Blob([dump]) });
     await db.close();
