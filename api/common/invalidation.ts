@@ -29,9 +29,16 @@ export function onInvalidation(cache: CacheName, forget: (key?: string) => unkno
   forgetters.set(cache, [...(forgetters.get(cache) ?? []), forget]);
 }
 
-/** Drops on this instance what the message names. */
+/** Drops on this instance what the message names (a cache that fails to drop is reported, the others still drop). */
 export async function forgetHere(message: Invalidation): Promise<void> {
-  for (const forget of forgetters.get(message.cache) ?? []) await forget(message.key);
+  const failed: unknown[] = [];
+  for (const forget of forgetters.get(message.cache) ?? [])
+    try {
+      await forget(message.key);
+    } catch (err) {
+      failed.push(err);
+    }
+  if (failed.length) throw new AggregateError(failed, `could not drop the ${message.cache} cache`);
 }
 
 /** Drops every cache of this instance (after notifications may have been missed). */
@@ -88,7 +95,7 @@ export function listenForInvalidations(
     log.warn({ err }, "invalidation listener lost its connection; dropping every cache and reconnecting");
     c.removeAllListeners("notification");
     c.end().catch(() => {});
-    void forgetEverythingHere();
+    forgetEverythingHere().catch((e) => log.error({ err: e }, "dropping the caches failed"));
     retry();
   };
 
@@ -96,12 +103,14 @@ export function listenForInvalidations(
     const c = new pg.Client({ connectionString, keepAlive: true, query_timeout: 10_000, application_name: "tapline-invalidation" });
     c.on("notification", (n) => {
       if (n.channel !== INVALIDATION_CHANNEL || !n.payload) return;
+      let message: Invalidation;
       try {
-        void forgetHere(JSON.parse(n.payload) as Invalidation);
+        message = JSON.parse(n.payload) as Invalidation;
       } catch (err) {
         log.error({ err, payload: n.payload }, "unreadable invalidation: dropping every cache");
-        void forgetEverythingHere();
+        return void forgetEverythingHere().catch((e) => log.error({ err: e }, "dropping the caches failed"));
       }
+      forgetHere(message).catch((err) => log.error({ err, message }, "dropping a cache failed"));
     });
     c.on("error", (err) => lost(c, err));
     c.on("end", () => lost(c));
@@ -117,7 +126,7 @@ export function listenForInvalidations(
     client = c;
     if (failures) log.info("invalidation listener reconnected");
     failures = 0;
-    await forgetEverythingHere(); // whatever was announced while no one listened
+    await forgetEverythingHere().catch((err) => log.error({ err }, "dropping the caches failed")); // whatever was announced while no one listened
     markReady();
     heartbeat = setInterval(() => c.query("SELECT 1").catch((err) => lost(c, err)), heartbeatMs);
     heartbeat.unref();
