@@ -1,13 +1,33 @@
+import os from "node:os";
 import { createRequire } from "node:module";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 // One graphql instance: Node loads graphql's CommonJS build for type-graphql and Apollo, so the
 // code vitest transforms must not get the .mjs build.
 const graphqlCjs = createRequire(import.meta.url).resolve("graphql");
 
+// Test files at a time (each a process with its own server and database). Vitest's own default is
+// one less than the cores, which is a single file at a time on CI's 2 cores while the other core
+// waits: a file's start-up (imports, PGlite) and its requests are one process's work.
+const WORKERS = Number(process.env.TAPLINE_TEST_WORKERS) || Math.max(2, os.availableParallelism() - 1);
+
+// Browser tests that measure time (page-budget: LCP on a throttled CPU) or start `npm start`
+// processes run alone, after the others. With TAPLINE_E2E_PARALLEL=1 (.ci/run) the other browser
+// tests run WORKERS at a time, then these alone (project e2e-alone); without it the e2e project
+// runs every browser test one file at a time, as before.
+const E2E_ALONE = ["test/e2e/page-budget.test.ts", "test/e2e/npm-start.test.ts"];
+const E2E_PARALLEL = process.env.TAPLINE_E2E_PARALLEL === "1";
+
+const e2e = { globalSetup: ["test/global-setup.ts"], pool: "forks" as const, testTimeout: 60_000, hookTimeout: 120_000 };
+
 export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: graphqlCjs }, { find: "~", replacement: new URL("./web", import.meta.url).pathname }] },
+  // Vitest keeps each file's last duration here and starts the longest first; outside node_modules
+  // so `npm ci` does not forget them.
+  cacheDir: ".cache/vite",
   test: {
+    // Read from the root config only (one pool serves every project).
+    poolOptions: { forks: { maxForks: WORKERS, minForks: 1 } },
     projects: [
       {
         extends: true,
@@ -23,15 +43,28 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          ...e2e,
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
-          globalSetup: ["test/global-setup.ts"],
-          pool: "forks",
-          poolOptions: { forks: { singleFork: true } },
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
+          exclude: [...configDefaults.exclude, ...(E2E_PARALLEL ? E2E_ALONE : [])],
+          poolOptions: { forks: { singleFork: !E2E_PARALLEL } },
         },
       },
+      ...(E2E_PARALLEL
+        ? [
+            {
+              extends: true as const,
+              test: {
+                ...e2e,
+                name: "e2e-alone",
+                include: E2E_ALONE,
+                poolOptions: { forks: { singleFork: true } },
+                // After every file of the first group has finished.
+                sequence: { groupOrder: 1 },
+              },
+            },
+          ]
+        : []),
     ],
   },
 });
