@@ -290,7 +290,11 @@ export async function decideExtension(
     if (input.decision === "APPROVE") {
       if (!review.hasCapacity) throw conflict(`${review.capacityProblem} Deny the application.`, { decision: review.capacityProblem! });
       const open = review.items.filter((i) => !i.met);
-      if (open.length) throw conflict(`Not every item of the review is met: ${open.map((i) => i.label).join("; ")}.`, { confirmed: "Confirm every item of the checklist before approving." });
+      if (open.length)
+        throw conflict(
+          `Not every item of the review is met: ${open.map((i) => i.label).join("; ")}.`,
+          open.some((i) => i.kind === "CONFIRM") ? { confirmed: "Confirm every item of the checklist before approving." } : undefined,
+        );
     } else {
       reason = reason ?? review.capacityProblem;
       if (!reason) throw badInput({ reason: "Say why the application is denied (the developer reads it)." });

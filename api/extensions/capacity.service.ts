@@ -4,6 +4,8 @@ import { audit } from "../audit/audit.service.js";
 import { dateIn, isCalendarDate, type CalendarDate } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { formatDate } from "../common/format.js";
+import { District } from "../districts/district.entity.js";
+import { rulebookOn } from "../districts/districts.service.js";
 import { isUuid } from "../documents/documents.service.js";
 import { actorOf, clean, lawProvidingExtensions, loadDistrict, updated, type CapacityFigures, type Db } from "./common.js";
 import { capacityLeft } from "./rules.js";
@@ -234,4 +236,25 @@ async function commitmentById(db: Db, id: string, today: CalendarDate): Promise<
     [id, today],
   );
   return row;
+}
+
+export type ExtensionDistrict = { id: string; name: string; provided: boolean; section: string; lines: { id: string; kind: CapacityKind; name: string }[] };
+
+/**
+ * For the application form, public: each district, whether its law provides sewer extensions (with
+ * the section), and the names of its ledger's segments and plant (not their figures). Two queries
+ * plus each district's rulebook, which is cached.
+ */
+export async function extensionDistricts(ds: DataSource): Promise<ExtensionDistrict[]> {
+  const districts = await ds.getRepository(District).find({ order: { name: "ASC" } });
+  const lines: { id: string; districtId: string; kind: CapacityKind; name: string }[] = await ds.query(
+    `SELECT id, district_id AS "districtId", kind, name FROM sewer_capacity ORDER BY kind DESC, name`,
+  );
+  const out: ExtensionDistrict[] = [];
+  for (const d of districts) {
+    const rb = await rulebookOn(ds, d);
+    const provided = rb.enabled("extension.provided");
+    out.push({ id: d.id, name: d.name, provided, section: rb.entry("extension.provided").section, lines: provided ? lines.filter((l) => l.districtId === d.id).map(({ districtId: _d, ...l }) => l) : [] });
+  }
+  return out;
 }

@@ -9,7 +9,9 @@ import { groupBy, perRequest } from "../industrial/loaders.js";
 import type { CapacityRow, CommitmentRow, LedgerLine } from "./capacity.service.js";
 import { DOCUMENT_KIND_LABELS, STATUS_LABELS, type ExtensionRow } from "./common.js";
 import * as extensions from "./extensions.service.js";
-import { REQUIRED_FIELDS, TEST_KIND_LABELS, type TestKind } from "./rules.js";
+import { REQUIRED_FIELDS, TEST_KIND_LABELS, earliestStart, type TestKind } from "./rules.js";
+import { dateIn } from "../common/dates.js";
+import { rulebookOn } from "../districts/districts.service.js";
 import type { AttemptRow, SectionRow } from "./tests.service.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -57,7 +59,7 @@ export class AttemptType {
 export class SectionType {
   @Field(() => ID) id: string;
   @Field(() => String) name: string;
-  @Field(() => Boolean, { description: "Every kind's latest attempt passed, a leakage (or manhole vacuum) test among them" }) passed: boolean;
+  @Field(() => Boolean, { description: "No kind's latest attempt failed, and a leakage (or manhole vacuum) test passed" }) passed: boolean;
   @Field(() => [AttemptType], { description: "Every attempt, oldest first" }) attempts: AttemptType[];
 }
 
@@ -130,6 +132,29 @@ export class ExtensionType {
   @Field(() => String, { nullable: true }) decisionReason: string | null;
   @Field(() => String, { nullable: true, description: "YYYY-MM-DD, the day notice of construction was given (SUL 502 A)" }) noticeGivenOn: string | null;
   @Field(() => String, { nullable: true, description: "YYYY-MM-DD" }) constructionStartsOn: string | null;
+}
+
+@ObjectType("SewerExtensionLateral", { description: "A building lateral permit recorded on the extension; connected only after the tests pass (SUL 502 A)", simpleResolvers: true })
+export class LinkedLateralType {
+  @Field(() => ID) lateralPermitId: string;
+  @Field(() => String, { nullable: true }) permitNumber: string | null;
+  @Field(() => String, { description: "The lateral permit's status" }) status: string;
+}
+
+@ObjectType("SewerLedgerLineName", { description: "A segment or the plant, by name (its figures are the staff's)", simpleResolvers: true })
+export class LineNameType {
+  @Field(() => ID) id: string;
+  @Field(() => String, { description: "SEGMENT or PLANT" }) kind: string;
+  @Field(() => String) name: string;
+}
+
+@ObjectType("SewerExtensionDistrict", { description: "Whether a district's law provides new sewers built by developers (SUL Article 5), and where they connect", simpleResolvers: true })
+export class ExtensionDistrictType {
+  @Field(() => ID) id: string;
+  @Field(() => String) name: string;
+  @Field(() => Boolean) provided: boolean;
+  @Field(() => String) section: string;
+  @Field(() => [LineNameType]) lines: LineNameType[];
 }
 
 const ExtensionPage = PageOf("SewerExtensionPage", () => ExtensionType);
@@ -244,6 +269,12 @@ export class RecordTestInput {
   @Field(() => Float, { nullable: true }) operatingPressurePsi?: number | null;
 }
 
+@InputType("LinkLateralToSewerExtensionInput")
+export class LinkLateralInput {
+  @Field(() => ID) extensionId: string;
+  @Field(() => ID) lateralPermitId: string;
+}
+
 @ObjectType("ExtensionTestFields", { description: "The figures a kind of test is judged from", simpleResolvers: true })
 export class TestFieldsType {
   @Field(() => String) kind: string;
@@ -258,6 +289,7 @@ const rows = perRequest((ctx: Context) => ({
   documents: new DataLoader(async (ids: readonly string[]) => groupBy(await extensions.documentsOf(ctx.ds, ids), (r) => r.extensionId, ids)),
   sections: new DataLoader(async (ids: readonly string[]) => groupBy(await extensions.sectionsOf(ctx.ds, ids), (r) => r.extensionId, ids)),
   attempts: new DataLoader(async (ids: readonly string[]) => groupBy(await extensions.attemptsOf(ctx.ds, ids), (r) => r.extensionId, ids)),
+  laterals: new DataLoader(async (ids: readonly string[]) => groupBy(await extensions.lateralsOf(ctx.ds, ids), (r) => r.extensionId, ids)),
 }));
 
 const OUTCOME_LABELS: Record<string, string> = { PASSED: "Passed", FAILED: "Failed", NOT_JUDGED: "Not judged" };
@@ -304,6 +336,18 @@ export class SewerExtensionsResolver {
     return sections.length > 0 && sections.every((s) => s.passed);
   }
 
+  @FieldResolver(() => String, { nullable: true, description: "YYYY-MM-DD: the first day construction may start with notice given today (SUL 502 A); approved applications only" })
+  async earliestConstructionStart(@Root() e: ExtensionRow, @Ctx() ctx: Context): Promise<string | null> {
+    if (e.status !== "APPROVED") return null;
+    const district = await extensions.loadDistrict(ctx.ds, e.districtId);
+    return earliestStart(await rulebookOn(ctx.ds, district), dateIn(district.timeZone)).date;
+  }
+
+  @FieldResolver(() => [LinkedLateralType], { description: "Lateral permits recorded on the extension" })
+  async laterals(@Root() e: ExtensionRow, @Ctx() ctx: Context): Promise<LinkedLateralType[]> {
+    return rows(ctx).laterals.load(e.id);
+  }
+
   @FieldResolver(() => ReviewType, { nullable: true, description: "The review checklist and capacity check; the district's staff only" })
   async review(@Root() e: ExtensionRow, @Ctx() ctx: Context): Promise<ReviewType | null> {
     if (!isStaff(ctx.viewer, e.districtId)) return null;
@@ -338,6 +382,12 @@ export class SewerExtensionsResolver {
   @Access("CLERK", "OPERATOR", "BOARD", "ADMIN")
   async sewerCapacityLedger(@Arg("districtId", () => ID) districtId: string, @Ctx() ctx: Context): Promise<LedgerLine[]> {
     return extensions.capacityLedger(ctx.ds, viewerOf(ctx), districtId);
+  }
+
+  @Query(() => [ExtensionDistrictType], { description: "Each district: whether its law provides sewer extensions, and its segments and plant by name" })
+  @Access("PUBLIC")
+  async sewerExtensionDistricts(@Ctx() ctx: Context): Promise<ExtensionDistrictType[]> {
+    return extensions.extensionDistricts(ctx.ds);
   }
 
   @Query(() => [TestFieldsType], { description: "The figures each kind of test is judged from" })
@@ -386,6 +436,13 @@ export class SewerExtensionsResolver {
   @Access("ADMIN")
   async releaseSewerCapacity(@Arg("input", () => ReleaseInput) input: ReleaseInput, @Ctx() ctx: Context): Promise<CommitmentRow> {
     return extensions.releaseCommitment(ctx.ds, viewerOf(ctx), input, ctx.requestId);
+  }
+
+  @Mutation(() => ExtensionType, { description: "The District Operator records a lateral permit on the extension: its connection waits for the tests (SUL 502 A)" })
+  @Access("OPERATOR")
+  async linkLateralToSewerExtension(@Arg("input", () => LinkLateralInput) input: LinkLateralInput, @Ctx() ctx: Context): Promise<ExtensionRow> {
+    await extensions.linkLateral(ctx.ds, viewerOf(ctx), input, ctx.requestId);
+    return extensions.getExtension(ctx.ds, viewerOf(ctx), input.extensionId);
   }
 
   @Mutation(() => SectionType, { description: "The District Operator names a test section" })

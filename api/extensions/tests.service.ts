@@ -110,14 +110,15 @@ export async function recordTest(ds: DataSource, viewer: Viewer, input: RecordTe
 
 /**
  * Where each section stands: the latest attempt of each kind tried on it. A section has passed when
- * every kind's latest attempt passed and one of them is a leakage test (infiltration, exfiltration,
- * or air or vacuum in lieu of them, 505 A, F, G) or, for a manhole tested alone, its vacuum test.
+ * no kind's latest attempt failed and a leakage test passed (infiltration, exfiltration, or air or
+ * vacuum in lieu of them, 505 A, F, G) or, for a manhole tested alone, its vacuum test.
  */
 export function sectionStanding(attempts: readonly AttemptRow[]): { passed: boolean; latest: AttemptRow[] } {
   const latest = new Map<TestKind, AttemptRow>();
   for (const a of attempts) if ((latest.get(a.kind)?.attempt ?? 0) < a.attempt) latest.set(a.kind, a);
   const list = [...latest.values()];
-  const passed = list.length > 0 && list.every((a) => a.outcome === "PASSED") && list.some((a) => LEAKAGE_KINDS.includes(a.kind) || a.kind === "MANHOLE_VACUUM");
+  // A test not judged (no Uni-Bell table) neither fails nor passes the section; another kind may pass it.
+  const passed = !list.some((a) => a.outcome === "FAILED") && list.some((a) => a.outcome === "PASSED" && (LEAKAGE_KINDS.includes(a.kind) || a.kind === "MANHOLE_VACUUM"));
   return { passed, latest: list };
 }
 

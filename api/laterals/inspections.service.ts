@@ -12,6 +12,7 @@ import { serviceFromConnection } from "../rents/connection.js";
 import { FEE_CODES, INSPECTION_LABELS, inspectionName, nextRequiredKind, requiredInspections } from "./rules.js";
 import { actorOf, clean, permitRulebook, getPermit, requireApplicant, requireOperator, requireStatus, loadDistrict, addressOf, notify } from "./common.js";
 import { formatDateTime } from "../common/format.js";
+import { lateralConnectionProblem } from "../extensions/laterals.service.js";
 
 /** Inspections of the work (SUL 612-613; Huron III-10): requested by the applicant, scheduled and recorded by the District Operator. */
 
@@ -163,6 +164,11 @@ export async function recordInspectionResult(
     const { i, p, district } = await loadInspection(tx, viewer, input.inspectionId);
     requireStatus(p, ["APPROVED"], "Results are recorded only on an issued permit whose connection is not yet accepted");
     if (i.status !== "SCHEDULED") throw conflict(i.status === "REQUESTED" ? "Schedule the inspection before recording its result." : "This inspection already has its result.");
+    // A lateral on a new sewer is connected only once the sewer has passed its tests (SUL 502 A).
+    if (i.kind === "CONNECTION" && input.result === "PASSED") {
+      const waiting = await lateralConnectionProblem(tx, p.id);
+      if (waiting) throw conflict(waiting);
+    }
     // When the inspection took place, as the district's clock reads it: now unless said, never later.
     const now = clock.now();
     const inspectedAt = clean(input.inspectedAt) ? zonedInstant(input.inspectedAt, district.timeZone) : now;

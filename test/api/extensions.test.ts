@@ -179,6 +179,40 @@ describe("tests of the sections (505)", () => {
   });
 });
 
+describe("no lateral connected before the sewer passes its tests (502 A)", () => {
+  it("a lateral permit on the extension is refused its connection until every section has passed, then accepted", async () => {
+    const ds = srv.running.ds;
+    const { me } = await developer.ok(`{ me { id } }`);
+    const [{ id: version }] = await ds.query(`SELECT id FROM rulebook_version WHERE district_id = $1 ORDER BY effective_date DESC, version DESC LIMIT 1`, [lakeview]);
+    // An issued permit whose connection inspection is scheduled (the lateral's own steps are tested in laterals.test.ts).
+    const [{ id: permitId }] = await ds.query(
+      `INSERT INTO lateral_permit (district_id, applicant_id, status, permit_class, building_use, work_kind, street_number, street, city, zip, tax_parcel, owner_name,
+         as_built_sheets, work_done_by, rulebook_version_id, submitted_at, approved_at, permit_number)
+       VALUES ($1, $2, 'APPROVED', 'RESIDENTIAL_COMMERCIAL_INSTITUTIONAL', 'RESIDENTIAL', 'NEW_BUILDING', '4', 'Meadowbrook Lane', 'Lakeview', '13600', '42.1-1-4',
+         'Meadowbrook Homes LLC', 1, 'Meadowbrook Homes LLC', $3, now() - interval '2 days', now() - interval '1 day', 'LKV-LP-EXT-0001') RETURNING id`,
+      [lakeview, me.id, version],
+    );
+    const [{ id: inspectionId }] = await ds.query(
+      `INSERT INTO lateral_inspection (permit_id, kind, status, requested_by_id, scheduled_for) VALUES ($1, 'CONNECTION', 'SCHEDULED', $2, now() - interval '1 hour') RETURNING id`,
+      [permitId, me.id],
+    );
+    const LINK = `mutation($i: LinkLateralToSewerExtensionInput!) { linkLateralToSewerExtension(input: $i) { laterals { permitNumber status } } }`;
+    expect(errorCode(await developer.gql(LINK, { i: { extensionId: approvedId, lateralPermitId: permitId } }))).toBe("FORBIDDEN");
+    const { linkLateralToSewerExtension } = await operator.ok(LINK, { i: { extensionId: approvedId, lateralPermitId: permitId } });
+    expect(linkLateralToSewerExtension.laterals).toEqual([{ permitNumber: "LKV-LP-EXT-0001", status: "APPROVED" }]);
+    const RESULT = `mutation($i: RecordInspectionResultInput!) { recordInspectionResult(input: $i) { status } }`;
+    const refused = await operator.gql(RESULT, { i: { inspectionId, result: "PASSED" } });
+    expect(errorCode(refused)).toBe("CONFLICT");
+    expect(refused.errors![0].message).toBe("These sections of the sewer extension have not passed their tests: MH-3 to MH-4 (Sewer Use Law 502 A).");
+    // The section whose air test could not be judged passes an infiltration test instead.
+    const { sewerExtension } = await operator.ok(GET, { id: approvedId });
+    const run = sewerExtension.sections.find((s: { name: string }) => s.name === "MH-3 to MH-4");
+    await operator.ok(TEST, { i: { sectionId: run.id, kind: "INFILTRATION", testedOn: today(), lengthFeet: 300, nominalDiameterInches: 8, manholes: 2, periodMinutes: 180, gallons: 1 } });
+    expect((await operator.ok(GET, { id: approvedId })).sewerExtension.testsPassed).toBe(true);
+    expect(errorCode(await operator.gql(RESULT, { i: { inspectionId, result: "PASSED" } }))).toBeUndefined();
+  });
+});
+
 describe("access, operation by operation", () => {
   it("someone outside the developer sees nothing and changes nothing", async () => {
     expect(errorCode(await outsider.gql(GET, { id: approvedId }))).toBe("NOT_FOUND");

@@ -213,6 +213,7 @@ const NEXT: Record<string, { to: string; label: string; why: string }[]> = {
     { to: "/contractors/apply", label: "Apply to be an approved contractor", why: "Where the district keeps a list of approved contractors (Sewer Use Law 601 A), owners choose from it." },
   ],
   HAULER: [{ to: "/haulers", label: "Apply for a hauler licence", why: "A septage hauler needs the district's licence or permission before dumping at the plant." }],
+  DEVELOPER: [{ to: "/extensions/apply", label: "Apply for a sewer extension", why: "Where the district's law provides it, the District Operator approves a subdivision's new sewer before construction (Sewer Use Law 501, 502 A)." }],
   INDUSTRIAL_USER: [{ to: "/industrial/apply", label: "Apply for a discharge permit", why: "Where the district's law has a discharge permit program, a significant industrial user needs a permit; the page says which districts have one." }],
 };
 

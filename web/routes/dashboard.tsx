@@ -35,12 +35,13 @@ export default function Dashboard() {
               <p><Link className="usa-link" to="/rules">See the rules and fees of each district</Link>.</p>
               <p><Link className="usa-link" to="/industrial">Industrial discharge permits</Link></p>
               <p>Hauling septage? <Link className="usa-link" to="/haulers">Septage hauling</Link>: licences and loads.</p>
+              <p>Building a subdivision's sewer? <Link className="usa-link" to="/extensions">Sewer extensions</Link>.</p>
             </div>
           </div>
         </div>
       ) : (
         <>
-        <p><Link className="usa-link" to="/permits/new">Connect to the public sewer</Link> · <Link className="usa-link" to="/permits">My lateral permits</Link> · <Link className="usa-link" to="/enforcement">My notices and orders</Link> · <Link className="usa-link" to="/industrial">Industrial discharge permits</Link> · <Link className="usa-link" to="/haulers">Septage hauling</Link></p>
+        <p><Link className="usa-link" to="/permits/new">Connect to the public sewer</Link> · <Link className="usa-link" to="/permits">My lateral permits</Link> · <Link className="usa-link" to="/enforcement">My notices and orders</Link> · <Link className="usa-link" to="/industrial">Industrial discharge permits</Link> · <Link className="usa-link" to="/haulers">Septage hauling</Link> · <Link className="usa-link" to="/extensions">Sewer extensions</Link></p>
         <table className="usa-table usa-table--stacked">
           <caption>In progress, soonest deadline first</caption>
           <thead><tr><th scope="col">What</th><th scope="col">Status</th><th scope="col">Next step</th><th scope="col">Due</th></tr></thead>

@@ -55,6 +55,11 @@ export default function StaffLayout() {
               </NavLink>
             </li>
           )}
+          <li>
+            <NavLink to="/staff/extensions" className={link}>
+              Sewer extensions
+            </NavLink>
+          </li>
           {admin && (
             <li>
               <NavLink to="/staff/moratoria" className={link}>

@@ -1,0 +1,201 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import { requireSignedIn } from "~/auth.server";
+import { NestedErrorBoundary, SelectField } from "~/components/fields";
+import { CalendarDate } from "~/components/format";
+import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
+import { requireStaff } from "~/components/staff.server";
+import { requireCsrf } from "~/csrf.server";
+import { cookieHeaders, gql } from "~/graphql.server";
+
+export const meta: MetaFunction = () => [{ title: "Sewer extensions | Staff | Tapline" }];
+
+/** The ledger form's visible labels by the keys the API reports, in the form's order. */
+export const LABELS: Record<string, string> = {
+  districtId: "District",
+  id: "Ledger line",
+  kind: "Segment or plant",
+  name: "Name",
+  designGpd: "Design capacity (gallons per day)",
+  presentUseGpd: "Present use (gallons per day)",
+};
+
+type Row = { id: string; name: string; organizationName: string; statusLabel: string; lots: number; designFlowGpd: number; testsPassed: boolean };
+type Commitment = { id: string; committedTo: string; flowGpd: number; resolutionNumber: string; resolutionAdoptedOn: string; expiresOn: string | null; releasedOn: string | null; inForce: boolean };
+type Line = { id: string; kind: string; name: string; designGpd: number; presentUseGpd: number; committedGpd: number; leftGpd: number; commitments: Commitment[] };
+type Data = { districts: { id: string; name: string }[]; districtId: string; keepsLedger: boolean; items: Row[]; nextCursor: string | null; ledger: Line[] };
+
+export async function loader(args: LoaderFunctionArgs) {
+  const info = await requireStaff(args);
+  const url = new URL(args.request.url);
+  const district = info.districts.find((d) => d.id === url.searchParams.get("districtId")) ?? info.districts[0];
+  const d = await requireSignedIn<{ districtSewerExtensions: { items: Row[]; nextCursor: string | null }; sewerCapacityLedger: Line[] }>(
+    args,
+    `query StaffExtensions($d: ID!, $a: String) {
+      districtSewerExtensions(districtId: $d, after: $a) { items { id name organizationName statusLabel lots designFlowGpd testsPassed } nextCursor }
+      sewerCapacityLedger(districtId: $d) { id kind name designGpd presentUseGpd committedGpd leftGpd
+        commitments { id committedTo flowGpd resolutionNumber resolutionAdoptedOn expiresOn releasedOn inForce } } }`,
+    { d: district.id, a: url.searchParams.get("after") },
+  );
+  return {
+    districts: info.districts.map((x) => ({ id: x.id, name: x.name })),
+    districtId: district.id,
+    keepsLedger: district.roles.includes("OPERATOR") || district.roles.includes("ADMIN"),
+    ...d.districtSewerExtensions,
+    ledger: d.sewerCapacityLedger,
+  } satisfies Data;
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  await requireCsrf(context, request);
+  const f = await request.formData();
+  const s = (k: string) => String(f.get(k) ?? "").trim();
+  const whole = (k: string) => (/^\d+$/.test(s(k).replace(/,/g, "")) ? Number(s(k).replace(/,/g, "")) : -1);
+  const districtId = s("districtId");
+  const i = { districtId, kind: s("kind"), name: s("name"), designGpd: whole("designGpd"), presentUseGpd: whole("presentUseGpd"), ...(s("id") ? { id: s("id") } : {}) };
+  const r = await gql(context, request, `mutation Ledger($i: RecordSewerCapacityInput!) { recordSewerCapacity(input: $i) { id } }`, { i });
+  if (!r.ok) return Response.json({ error: r.error.message, fields: r.error.fields, values: Object.fromEntries([...f.entries()].map(([k, v]) => [k, String(v)])) }, { status: 400, headers: cookieHeaders(r) });
+  return redirect(`/staff/extensions?districtId=${districtId}&done=ledger`, { headers: cookieHeaders(r) });
+}
+
+const gpd = (n: number) => n.toLocaleString("en-US");
+
+/** Staff: the district's sewer extensions and its capacity ledger (Sewer Use Law 501, 1204). */
+export default function StaffExtensions() {
+  const { districts, districtId, keepsLedger, items, nextCursor, ledger } = useLoaderData<typeof loader>() as Data;
+  const a = useActionData<{ error: string; fields: Record<string, string>; values: Record<string, string> }>();
+  const [params] = useSearchParams();
+  return (
+    <>
+      <h1>Sewer extensions</h1>
+      {districts.length > 1 && (
+        <Form method="get" className="usa-form">
+          <SelectField name="districtId" label={LABELS.districtId} options={districts.map((d) => ({ value: d.id, label: d.name }))} defaultValue={districtId} />
+          <button className="usa-button usa-button--outline" type="submit">
+            Show
+          </button>
+        </Form>
+      )}
+      {params.get("done") === "ledger" && <SuccessAlert>The capacity ledger is updated.</SuccessAlert>}
+      <h2>Applications</h2>
+      {items.length === 0 ? (
+        <p>No sewer extension applications.</p>
+      ) : (
+        <table className="usa-table usa-table--stacked usa-table--borderless width-full">
+          <caption>Applications, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Project</th>
+              <th scope="col">Developer</th>
+              <th scope="col">Lots</th>
+              <th scope="col">Design flow (gallons per day)</th>
+              <th scope="col">Status</th>
+              <th scope="col">Tests</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((r) => (
+              <tr key={r.id}>
+                <th scope="row" data-label="Project">
+                  <Link className="usa-link" to={`/staff/extensions/${r.id}`}>
+                    {r.name}
+                  </Link>
+                </th>
+                <td data-label="Developer">{r.organizationName}</td>
+                <td data-label="Lots">{r.lots}</td>
+                <td data-label="Design flow (gallons per day)">{gpd(r.designFlowGpd)}</td>
+                <td data-label="Status">{r.statusLabel}</td>
+                <td data-label="Tests">{r.testsPassed ? "All sections passed" : "Not all passed yet"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {nextCursor && (
+        <p>
+          <Link className="usa-link" to={`?districtId=${districtId}&after=${encodeURIComponent(nextCursor)}`}>
+            Older applications
+          </Link>
+        </p>
+      )}
+      <h2>Capacity ledger</h2>
+      <p>
+        Current use is the present use plus the capacity the Town Board has committed by resolution; an application is denied when the receiving sewer
+        or the plant lacks capacity for it (Sewer Use Law 501).
+      </p>
+      {ledger.length === 0 ? (
+        <p>The ledger has no segments or plant yet.</p>
+      ) : (
+        <table className="usa-table usa-table--stacked usa-table--borderless width-full">
+          <caption>Segments and plant, gallons per day</caption>
+          <thead>
+            <tr>
+              <th scope="col">Segment or plant</th>
+              <th scope="col">Design capacity</th>
+              <th scope="col">Present use</th>
+              <th scope="col">Committed by the Board</th>
+              <th scope="col">Left</th>
+              <th scope="col">Commitments</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ledger.map((l) => (
+              <tr key={l.id}>
+                <th scope="row" data-label="Segment or plant">
+                  {l.name} ({l.kind === "PLANT" ? "plant" : "segment"})
+                </th>
+                <td data-label="Design capacity">{gpd(l.designGpd)}</td>
+                <td data-label="Present use">{gpd(l.presentUseGpd)}</td>
+                <td data-label="Committed by the Board">{gpd(l.committedGpd)}</td>
+                <td data-label="Left">{l.leftGpd < 0 ? `Over by ${gpd(-l.leftGpd)}` : gpd(l.leftGpd)}</td>
+                <td data-label="Commitments">
+                  {l.commitments.length === 0 ? (
+                    "None"
+                  ) : (
+                    <ul className="usa-list">
+                      {l.commitments.map((c) => (
+                        <li key={c.id}>
+                          {gpd(c.flowGpd)} to {c.committedTo}, resolution {c.resolutionNumber} of <CalendarDate date={c.resolutionAdoptedOn} />
+                          {c.releasedOn ? (
+                            <>
+                              , released <CalendarDate date={c.releasedOn} />
+                            </>
+                          ) : c.expiresOn ? (
+                            <>
+                              , until <CalendarDate date={c.expiresOn} />
+                            </>
+                          ) : null}
+                          {c.inForce ? "" : " (no longer counts)"}
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {keepsLedger && (
+        <>
+          <h3>Add a segment or the plant</h3>
+          <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
+          <Form method="post" className="usa-form">
+            <AuthenticityTokenInput />
+            <input type="hidden" name="districtId" value={districtId} />
+            <SelectField name="kind" label={LABELS.kind} options={[{ value: "SEGMENT", label: "Sewer segment" }, { value: "PLANT", label: "Treatment plant" }]} defaultValue={a?.values?.kind} error={a?.fields?.kind} required />
+            <TextField name="name" label={LABELS.name} defaultValue={a?.values?.name} error={a?.fields?.name} required />
+            <TextField name="designGpd" label={LABELS.designGpd} inputMode="numeric" defaultValue={a?.values?.designGpd} error={a?.fields?.designGpd} required />
+            <TextField name="presentUseGpd" label={LABELS.presentUseGpd} inputMode="numeric" defaultValue={a?.values?.presentUseGpd} error={a?.fields?.presentUseGpd} required />
+            <button className="usa-button" type="submit">
+              Add to the ledger
+            </button>
+          </Form>
+        </>
+      )}
+    </>
+  );
+}
+
+export const ErrorBoundary = NestedErrorBoundary;
