@@ -54,7 +54,7 @@ let pngId: string;
 beforeAll(async () => {
   srv = await startTestServer();
   // Records of every kind: the demo scenes (contractors with their bond, an industrial permit, a
-  // licensed hauler with its loads, enforcement in each district), and a few uploads of our own.
+  // licensed hauler, enforcement in each district), a few uploads and a paid lateral permit application.
   await loadDemoScenes(srv.running.ds, srv.config.publicUrl, srv.config);
   uploaderEmail = "backed-up@example.org";
   const c = new Client(srv.url);
@@ -62,6 +62,29 @@ beforeAll(async () => {
   const UPLOAD = `mutation($i: UploadDocumentInput!) { uploadDocument(input: $i) { id } }`;
   pngId = (await c.ok(UPLOAD, { i: { filename: "photo.png", contentBase64: PNG.toString("base64") } })).uploadDocument.id;
   await c.ok(UPLOAD, { i: { filename: "photo.jpg", contentBase64: JPEG.toString("base64") } });
+  // A lateral permit application with its site plan, submitted and paid (payments, receipts).
+  const [contractor] = await srv.running.ds.query(`SELECT c.id AS contractor_id, c.district_id FROM contractor c WHERE c.status = 'APPROVED' LIMIT 1`);
+  const plan = (await c.ok(UPLOAD, { i: { filename: "site-plan.pdf", contentBase64: Buffer.from("%PDF-1.4\n%%EOF\n").toString("base64") } })).uploadDocument.id;
+  const draft = await c.ok(`mutation($i: LateralPermitDraftInput!) { saveLateralPermitDraft(input: $i) { id } }`, {
+    i: {
+      districtId: contractor.district_id,
+      permitClass: "RESIDENTIAL_COMMERCIAL_INSTITUTIONAL",
+      buildingUse: "RESIDENTIAL",
+      workKind: "NEW_BUILDING",
+      streetNumber: "12",
+      street: "Orchard Lane",
+      city: "Lakeview",
+      zip: "13600",
+      taxParcel: "101.2-3-4",
+      ownerName: "Pat Homeowner",
+      contractorId: contractor.contractor_id,
+      asBuiltSheets: 3,
+      documentIds: [plan],
+    },
+  });
+  const submitted = (await c.ok(`mutation($id: ID!) { submitLateralPermit(id: $id) { paymentId } }`, { id: draft.saveLateralPermitDraft.id })).submitLateralPermit;
+  const { startCheckout } = await c.ok(`mutation($id: ID!) { startCheckout(paymentId: $id) { url } }`, { id: submitted.paymentId });
+  await c.ok(`mutation($s: String!) { completeTestCheckout(sessionId: $s, outcome: "PAY") { id } }`, { s: startCheckout.url.split("/").pop() });
 });
 afterAll(async () => {
   for (const f of cleanup.reverse()) await f();
@@ -115,7 +138,7 @@ describe("backup and restore", () => {
     expect(manifest.problems).toEqual([]);
 
     // Records of every kind, documents among them.
-    for (const table of ["app_user", "document", "contractor", "industrial_permit", "industrial_report", "hauler_license", "hauler_vehicle", "enforcement_action", "charge", "prosecution", "organization", "audit_entry", "outbox_email", "job", "rulebook_version"])
+    for (const table of ["app_user", "document", "lateral_permit", "lateral_permit_document", "payment", "contractor", "industrial_permit", "industrial_report", "hauler_license", "hauler_vehicle", "enforcement_action", "charge", "prosecution", "organization", "audit_entry", "outbox_email", "job", "rulebook_version"])
       expect([table, (before[table]?.length ?? 0) > 0]).toEqual([table, true]);
     expect(sourceDocs.length).toBeGreaterThanOrEqual(4);
     expect(manifest.documents.map((d) => d.id).sort()).toEqual(sourceDocs.map((d) => d.id).sort());
