@@ -496,6 +496,7 @@ for (const op of OPERATIONS) {
     pgMs: perRequest((postgresCpuSeconds() - pg) * 1000),
   });
 }
+await twoInstances();
 await running.close();
 rmSync(specDir, { recursive: true, force: true });
 // BENCH_KEEP=1 keeps the seeded database to look into (its URL is printed).
@@ -541,3 +542,61 @@ for (const [name, n] of statementCounts)
 const enforce = process.env.BENCH_ENFORCE ? process.env.BENCH_ENFORCE !== "0" : !!config.databaseUrl;
 if (!config.databaseUrl) console.log("\nEmbedded PGlite serves one connection at a time: figures for information; targets apply on PostgreSQL (DATABASE_URL).");
 if (missed && enforce) process.exit(1);
+
+/**
+ * Issue 15: the named reads against two app instances (child processes, test/instances.ts, on
+ * this seeded database) with the bench's own round robin: half the connections to each, summed;
+ * then against one instance alone with all of them. Reports; no target (on 2 shared cores a
+ * second process has no core of its own: the ratio says what one more machine would add only
+ * where each instance gets its own). PostgreSQL only (PGlite serves one connection to one
+ * process); BENCH_INSTANCES=0 leaves it out.
+ */
+async function twoInstances(): Promise<void> {
+  if (!config.databaseUrl || process.env.BENCH_INSTANCES === "0") return;
+  const reads = OPERATIONS.filter((o) => !o.page && !o.bodies && !o.query.trimStart().startsWith("mutation"));
+  const { startInstance } = await import("../test/instances.js");
+  const env = { SESSION_SECRET: config.sessionSecret, TAPLINE_DEMO: "0", LOG_LEVEL: "silent" };
+  const instances = await Promise.all([startInstance(config.databaseUrl, { env }), startInstance(config.databaseUrl, { env })]);
+  const measure = async (op: Operation, urls: string[], seconds: number): Promise<Measured> => {
+    const each = await Promise.all(urls.map((url, i) => loadAt(op, url, Math.round(CONNECTIONS / urls.length) + (i < CONNECTIONS % urls.length ? 1 : 0), seconds)));
+    return {
+      rps: each.reduce((n, r) => n + r.requests.average, 0),
+      p99: Math.max(...each.map((r) => r.latency.p99)),
+      errors: each.reduce((n, r) => n + r.errors + r.non2xx, 0),
+    };
+  };
+  const out: { name: string; one: Measured; two: Measured }[] = [];
+  try {
+    const urls = instances.map((i) => i.url);
+    for (const op of reads) {
+      await measure(op, urls, 1); // warm-up: both instances' caches
+      const two = await measure(op, urls, SECONDS);
+      const one = await measure(op, urls.slice(0, 1), SECONDS);
+      out.push({ name: op.name, one, two });
+    }
+  } finally {
+    for (const i of instances) i.child.kill("SIGTERM");
+    await Promise.all(instances.map((i) => i.exited));
+  }
+  // Printed now, so a later section's failure does not lose it.
+  const col = (v: string | number, n: number) => String(v).padEnd(n);
+  console.log(`\nSeveral instances (issue 15): the reads against two app processes on this database, the bench's ${CONNECTIONS} connections split evenly between them (a round robin, as a proxy would), vs one such process with all of them (${SECONDS} s each)\n`);
+  console.log(`${col("operation", 33)}${col("1 instance", 12)}${col("2 instances", 13)}${col("ratio", 8)}${col("p99 ms 1 / 2", 15)}errors`);
+  for (const r of out)
+    console.log(`${col(r.name, 33)}${col(r.one.rps.toFixed(0), 12)}${col(r.two.rps.toFixed(0), 13)}${col((r.two.rps / r.one.rps).toFixed(2), 8)}${col(`${r.one.p99} / ${r.two.p99}`, 15)}${r.one.errors + r.two.errors}`);
+  console.log("");
+}
+type Measured = { rps: number; p99: number; errors: number };
+
+/** The load generator (bench-load.mjs) against another server, with its own number of connections. */
+async function loadAt(op: Operation, url: string, connections: number, seconds: number) {
+  const dir = mkdtempSync(join(tmpdir(), "tapline-bench-"));
+  const spec = join(dir, "spec.json");
+  writeFileSync(spec, JSON.stringify({ connections, seconds, headers: headersOf(op), url: `${url}/graphql`, method: "POST", bodies: [JSON.stringify({ query: op.query, variables: { d: lakeviewId } })] }));
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [LOADER, spec], { maxBuffer: 16 * 1024 * 1024 });
+    return JSON.parse(stdout);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
