@@ -124,6 +124,8 @@ export class S3DocumentStore implements DocumentStore {
       endpoint: settings.endpoint,
       forcePathStyle: settings.forcePathStyle,
       credentials: settings.credentials,
+      // A store that stops answering fails the request instead of holding it (and a download) open.
+      requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },
     });
   }
 
