@@ -45,6 +45,8 @@ export default defineConfig({
         test: {
           ...e2e,
           name: "e2e",
+          // Two at a time a journey may take longer than alone: the time limit, not what it checks.
+          ...(E2E_PARALLEL ? { testTimeout: 120_000 } : {}),
           include: ["test/e2e/**/*.test.ts"],
           exclude: [...configDefaults.exclude, ...(E2E_PARALLEL ? E2E_ALONE : [])],
           poolOptions: { forks: { singleFork: !E2E_PARALLEL } },
