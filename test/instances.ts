@@ -19,8 +19,8 @@ export type Instance = {
   child: ChildProcess;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   output: () => string;
-  /** from now on, SIGKILL right after the first statement matching `sql` (whose result rows hold `returning`, when given) */
-  crashAfter(sql: RegExp, returning?: string): Promise<void>;
+  /** from now on, SIGKILL right after the first statement matching `sql` (and, when given, whose values or result rows hold `marker`) */
+  crashAfter(sql: RegExp, marker?: string): Promise<void>;
 };
 
 const self = fileURLToPath(import.meta.url);
@@ -60,20 +60,20 @@ export async function startInstance(
     });
     void exited.then((e) => reject(new Error(`instance exited (${e.code ?? e.signal}) before listening:\n${out.slice(-3000)}`)));
   });
-  const crashAfter = (sql: RegExp, returning?: string) =>
+  const crashAfter = (sql: RegExp, marker?: string) =>
     new Promise<void>((resolve) => {
       child.once("message", () => resolve());
-      child.send({ crashAfter: sql.source, returning });
+      child.send({ crashAfter: sql.source, marker });
     });
   return { url, child, exited, output: () => out, crashAfter };
 }
 
 async function childMain(): Promise<void> {
   let crash: RegExp | null = null;
-  let returning: string | undefined;
-  process.on("message", (m: { crashAfter: string; returning?: string }) => {
+  let marker: string | undefined;
+  process.on("message", (m: { crashAfter: string; marker?: string }) => {
     crash = new RegExp(m.crashAfter);
-    returning = m.returning;
+    marker = m.marker;
     process.send!({ ok: true });
   });
   process.channel?.unref();
@@ -82,9 +82,10 @@ async function childMain(): Promise<void> {
   pg.Client.prototype.query = function (this: unknown, ...args: any[]) {
     const text = typeof args[0] === "string" ? args[0] : args[0]?.text;
     const result = query.apply(this, args);
+    const values = JSON.stringify((typeof args[0] === "string" ? args[1] : args[0]?.values) ?? []);
     if (crash && typeof text === "string" && crash.test(text) && result && typeof result.then === "function")
       return result.then((r: { rows?: unknown[] }) => {
-        if (returning !== undefined && !JSON.stringify(r?.rows ?? []).includes(returning)) return r;
+        if (marker !== undefined && !values.includes(marker) && !JSON.stringify(r?.rows ?? []).includes(marker)) return r;
         process.kill(process.pid, "SIGKILL");
         return new Promise(() => {});
       });
