@@ -128,11 +128,13 @@ export function sectionStanding(attempts: readonly AttemptRow[]): { passed: bool
  * what is still missing, in words. For the lateral permit's connection (api/laterals).
  */
 export async function connectionProblem(db: Db, extensionId: string): Promise<string | null> {
+  const [{ prefix }] = await db.query(`SELECT d.citation_prefix AS prefix FROM sewer_extension e JOIN district d ON d.id = e.district_id WHERE e.id = $1`, [extensionId]);
+  const section = `${prefix} 502 A`;
   const sections = await sectionsOf(db, [extensionId]);
-  if (!sections.length) return "No section of the sewer extension has been tested yet (Sewer Use Law 502 A).";
+  if (!sections.length) return `No section of the sewer extension has been tested yet (${section}).`;
   const attempts = await attemptsOf(db, [extensionId]);
   const open = sections.filter((s) => !sectionStanding(attempts.filter((a) => a.sectionId === s.id)).passed);
-  return open.length ? `These sections of the sewer extension have not passed their tests: ${open.map((s) => s.name).join(", ")} (Sewer Use Law 502 A).` : null;
+  return open.length ? `These sections of the sewer extension have not passed their tests: ${open.map((s) => s.name).join(", ")} (${section}).` : null;
 }
 
 export const testKindLabel = (k: TestKind) => TEST_KIND_LABELS[k];

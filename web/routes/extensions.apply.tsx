@@ -35,13 +35,7 @@ export const LABELS: Record<string, string> = {
   "documents.*.kind": "Document {n}: what it is",
 };
 
-const DOCUMENT_KINDS = [
-  ["PLANS", "Plans (required)"],
-  ["SPECIFICATIONS", "Specifications (required)"],
-  ["CALCULATIONS", "Design calculations"],
-  ["STATE_APPROVAL", "State approval (Health Department, NYSDEC)"],
-  ["PIPE_TEST_RESULTS", "Manufacturer's pipe test results"],
-] as const;
+const DOCUMENT_KINDS = ["PLANS", "SPECIFICATIONS", "CALCULATIONS", "STATE_APPROVAL", "PIPE_TEST_RESULTS"] as const;
 
 type District = { id: string; name: string; provided: boolean; section: string; lines: { id: string; kind: string; name: string }[] };
 type Data = { organizations: { id: string; name: string }[]; districts: District[]; documents: { id: string; filename: string }[]; districtId: string | null };
@@ -66,7 +60,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const f = await request.formData();
   const s = (k: string) => String(f.get(k) ?? "").trim();
   const n = (k: string) => (s(k) === "" ? NaN : Number(s(k)));
-  const documents = DOCUMENT_KINDS.map(([kind]) => ({ kind, documentId: s(`doc-${kind}`) })).filter((d) => d.documentId);
+  const documents = DOCUMENT_KINDS.map((kind) => ({ kind, documentId: s(`doc-${kind}`) })).filter((d) => d.documentId);
   const i = {
     districtId: s("districtId"),
     organizationId: s("organizationId"),
@@ -159,7 +153,7 @@ export default function ApplyExtension() {
             <p className="usa-hint">
               Choose from the files you uploaded (<Link className="usa-link" to="/account/documents">upload them first</Link>).
             </p>
-            {DOCUMENT_KINDS.map(([kind]) => (
+            {DOCUMENT_KINDS.map((kind) => (
               <SelectField key={kind} name={`doc-${kind}`} id={`doc-${kind}`} label={LABELS[`doc-${kind}`]} options={[{ value: "", label: "None" }, ...documents.map((d) => ({ value: d.id, label: d.filename }))]} defaultValue={v[`doc-${kind}`]} error={e[`doc-${kind}`]} />
             ))}
           </fieldset>
