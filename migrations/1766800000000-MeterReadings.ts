@@ -19,6 +19,9 @@ export class MeterReadings1766800000000 implements MigrationInterface {
       ADD COLUMN register_digits integer NOT NULL DEFAULT 6 CHECK (register_digits BETWEEN 1 AND 12),
       ADD COLUMN gallons_per_unit numeric(12,4) NOT NULL DEFAULT 1 CHECK (gallons_per_unit > 0),
       ADD COLUMN start_reading bigint CHECK (start_reading >= 0)`);
+    // A reading file names meters (in service or taken out) and accounts by number, as people write them.
+    await q.query(`CREATE INDEX service_meter_by_number ON service_meter (district_id, lower(meter_number))`);
+    await q.query(`CREATE INDEX service_account_by_number ON service_account (district_id, lower(account_number))`);
 
     await q.query(`
       CREATE TABLE meter_reading_import (
@@ -65,6 +68,8 @@ export class MeterReadings1766800000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP TABLE meter_reading`);
     await q.query(`DROP TABLE meter_reading_import`);
+    await q.query(`DROP INDEX service_account_by_number`);
+    await q.query(`DROP INDEX service_meter_by_number`);
     await q.query(`ALTER TABLE service_meter DROP COLUMN register_digits, DROP COLUMN gallons_per_unit, DROP COLUMN start_reading`);
   }
 }
