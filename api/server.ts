@@ -23,6 +23,7 @@ import { AppError } from "./common/errors.js";
 import type { Config } from "./config.js";
 import { registerDocumentDownload } from "./documents/download.js";
 import { registerPermitPdf } from "./laterals/permit-pdf.js";
+import { registerBillPdf } from "./rents/bill-pdf.js";
 import { registerStripeWebhook } from "./payments/webhook.js";
 import { securityHeaders } from "./security-headers.js";
 import { compressResponses } from "./compression.js";
@@ -179,6 +180,7 @@ export function createApp(opts: { ds: DataSource; config: Config; log: Logger; a
   // Before the portal is mounted (it takes every path the API does not).
   registerDocumentDownload(app, { ds, config, log });
   registerPermitPdf(app, { ds, config, log });
+  registerBillPdf(app, { ds, config, log });
   // Stripe signs the raw body: this route reads it raw, before any JSON parser.
   registerStripeWebhook(app, { ds, config, log });
 

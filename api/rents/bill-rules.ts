@@ -26,6 +26,11 @@ export type BillLine = {
   section: string;
 };
 
+/** 12345 → "12,345", without Intl (a run formats figures for every account). */
+export const thousands = (n: number): string => (n < 0 ? "-" : "") + String(Math.abs(Math.trunc(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+/** Integer cents as "$1,234.56" (formatCents's words, without Intl). */
+export const cents = (c: number): string => (c < 0 ? "-" : "") + "$" + thousands(Math.floor(Math.abs(c) / 100)) + "." + String(Math.abs(c) % 100).padStart(2, "0");
+
 /** a / b rounded half up (b > 0), exactly, whatever the size. */
 export function divRound(a: bigint, b: bigint): number {
   if (b <= 0n) throw new Error("divisor must be positive");
@@ -141,9 +146,9 @@ export function fixedPart(
   const perEduPeriod = divRound(BigInt(costs.value) * BigInt(a.periodDays) * BigInt(a.periodDays) * 1000n, BigInt(a.yearDays) * a.districtEduDays);
   return {
     kind: "FIXED",
-    description: `Fixed user cost, UC(F): the Town's fixed costs for the year (${formatCents(costs.value)}) divided by the district's ${averageEdus.toLocaleString("en-US", { maximumFractionDigits: 3 })} EDUs`,
+    description: `Fixed user cost, UC(F): the Town's fixed costs for the year (${cents(costs.value)}) divided by the district's ${thousands(Math.floor(averageEdus))}${averageEdus % 1 ? `.${String(Math.round((averageEdus % 1) * 1000)).padStart(3, "0").replace(/0+$/, "")}` : ""} EDUs`,
     quantity: `${formatEdus(a.eduThousandths)} EDU${a.eduThousandths === 1000 ? "" : "s"}${a.days < a.periodDays ? ` × ${a.days} of ${a.periodDays} days served` : ""}`,
-    rate: `${formatCents(perEduPeriod)} per EDU for the period (${a.periodDays} of ${a.yearDays} days of the fiscal year)`,
+    rate: `${cents(perEduPeriod)} per EDU for the period (${a.periodDays} of ${a.yearDays} days of the fiscal year)`,
     amountCents: amount,
     section: costs.section,
   };
@@ -175,9 +180,9 @@ export function variablePart(rb: Rulebook, a: { gallons: number; sewerPercent: n
     description: `Variable user cost, UC(V): metered water${a.estimated ? " (estimated read)" : ""}`,
     quantity:
       pct === 100
-        ? `${gallons.toLocaleString("en-US")} gallons`
-        : `${gallons.toLocaleString("en-US")} gallons metered × ${pct}% reaching the sewer (deduction granted, ${a.deductionSection ?? "Sewer Use Law 1205"}) = ${basis.toLocaleString("en-US")} gallons`,
-    rate: `${formatCents(rate.value)} per 1,000 gallons`,
+        ? `${thousands(gallons)} gallons`
+        : `${thousands(gallons)} gallons metered × ${pct}% reaching the sewer (deduction granted, ${a.deductionSection ?? "Sewer Use Law 1205"}) = ${thousands(basis)} gallons`,
+    rate: `${cents(rate.value)} per 1,000 gallons`,
     amountCents: amount,
     section: rate.section,
   };
@@ -253,14 +258,14 @@ export function huronUserCharge(
       kind: "MINIMUM",
       description: `Minimum charge per user${a.occupancy === "UNOCCUPIED" ? " (unoccupied, not discontinued: Huron VI-5)" : a.occupancy === "SEASONAL" ? " (seasonal residence: Huron VI-5)" : ""}`,
       quantity: a.days < a.periodDays ? `${a.days} of ${a.periodDays} days served` : "1 user",
-      rate: `${formatCents(min.value)} per period`,
+      rate: `${cents(min.value)} per period`,
       amountCents: amount,
       section: min.section,
     },
   ];
   if (a.usersBehindMeter <= 1 && a.useCents !== null && a.useCents > amount) {
     const rate = rb.entry("billing.volumeChargePer1000Gallons");
-    lines.push({ kind: "USE_ABOVE_MINIMUM", description: "Use charge above the minimum (metered water)", quantity: `${formatCents(a.useCents)} use charge − ${formatCents(amount)} minimum`, rate: null, amountCents: a.useCents - amount, section: rate.section });
+    lines.push({ kind: "USE_ABOVE_MINIMUM", description: "Use charge above the minimum (metered water)", quantity: `${cents(a.useCents)} use charge − ${cents(amount)} minimum`, rate: null, amountCents: a.useCents - amount, section: rate.section });
   }
   return { lines, task: null };
 }
@@ -272,7 +277,7 @@ export function ownersExcess(useCents: number, minimumsCents: number, users: num
   return {
     kind: "OWNER_EXCESS",
     description: `Excess over the minimum charges of the ${users} users behind one meter, charged to the owner`,
-    quantity: `${formatCents(useCents)} use charge − ${formatCents(minimumsCents)} in minimums`,
+    quantity: `${cents(useCents)} use charge − ${cents(minimumsCents)} in minimums`,
     rate: null,
     amountCents: excess,
     section,

@@ -10,9 +10,11 @@ import { District } from "../districts/district.entity.js";
 import { rulebookOn, type Rulebook } from "../districts/districts.service.js";
 import { districtCode } from "../districts/district-code.js";
 import { isUuid } from "../documents/documents.service.js";
+import { uuid7 } from "../common/uuid7.js";
 import type { Page } from "../graphql/page.js";
 import {
   billingCycles,
+  thousands,
   billingPeriod,
   boardTasksForBills,
   daysServed,
@@ -44,7 +46,7 @@ import { formatEdus } from "./rules.js";
  * and period impossible, however often a run is started.
  */
 
-export const BATCH = 2000;
+export const BATCH = 5000;
 
 export type Flag = { code: FlagCode; text: string };
 export type RunView = {
@@ -241,6 +243,7 @@ async function computeBills(
   }
   // Huron VI-2: shared meters collected across batches for the owner's excess (only shared meters are kept).
   const sharedMeters = new Map<string, { propertyId: string; ownerName: string; users: number; minimums: number; gallons: number; agreement: boolean }>();
+  let pending: Promise<{ bills: number; flagged: number; cents: number }> = Promise.resolve({ bills: 0, flagged: 0, cents: 0 });
   let after = "00000000-0000-0000-0000-000000000000";
   let bills = 0;
   let flagged = 0;
@@ -279,7 +282,7 @@ async function computeBills(
       if (c.estimated) flags.push({ code: "ESTIMATED_READ", text: FLAG_LABELS.ESTIMATED_READ });
       const hist = farFromHistory(c.gallons, served.days, c.history);
       if (!c.noRead && hist.far)
-        flags.push({ code: "FAR_FROM_HISTORY", text: `${FLAG_LABELS.FAR_FROM_HISTORY}: ${Math.round(c.gallons / served.days).toLocaleString("en-US")} gallons a day, against ${Math.round(hist.averagePerDay ?? 0).toLocaleString("en-US")} before` });
+        flags.push({ code: "FAR_FROM_HISTORY", text: `${FLAG_LABELS.FAR_FROM_HISTORY}: ${thousands(Math.round(c.gallons / served.days))} gallons a day, against ${thousands(Math.round(hist.averagePerDay ?? 0))} before` });
       if (eduBasis) {
         if (a.edu_thousandths === null) flags.push({ code: "NOT_ASSESSED", text: FLAG_LABELS.NOT_ASSESSED });
         else {
@@ -338,10 +341,19 @@ async function computeBills(
         lines,
       });
     }
-    const n = await insertBills(ds, run, rb.version.id, drafts);
-    bills += n.bills;
-    flagged += n.flagged;
-    cents += n.cents;
+    // One batch's insert runs while the next batch is read and computed (at most one in flight).
+    const n0 = await pending;
+    pending = insertBills(ds, run, rb.version.id, drafts);
+    pending.catch(() => undefined); // awaited on the next turn or after the loop; this only keeps it from counting as unhandled meanwhile
+    bills += n0.bills;
+    flagged += n0.flagged;
+    cents += n0.cents;
+  }
+  {
+    const n0 = await pending;
+    bills += n0.bills;
+    flagged += n0.flagged;
+    cents += n0.cents;
   }
   // Huron VI-2: the owner's excess on each shared meter (withheld, and shown, where the users notified an agreement).
   const excess: Drafted[] = [];
@@ -371,13 +383,13 @@ const formatCentsPlain = (c: number) => `$${(c / 100).toFixed(2)}`;
 async function insertBills(db: Db, run: { runId: string; districtId: string; cycle: Cycle; start: CalendarDate; end: CalendarDate }, versionId: string, drafts: Drafted[]) {
   if (!drafts.length) return { bills: 0, flagged: 0, cents: 0 };
   const totals = drafts.map((d) => d.lines.reduce((s, l) => s + l.amountCents, 0));
-  const ids: { id: string }[] = await db.query(
-    `INSERT INTO bill (run_id, district_id, cycle, kind, account_id, meter_id, property_id, bill_to, period_start, period_end, served_from, served_to, final, gallons, edu_thousandths, flags, total_cents, status, rulebook_version_id)
-     SELECT $1, $2, $3, CASE WHEN t.account_id IS NULL THEN 'OWNER_EXCESS' ELSE 'ACCOUNT' END, t.account_id, t.meter_id, t.property_id, t.bill_to, $4, $5, t.served_from, t.served_to, t.final, t.gallons, t.edu, t.flags, t.total, 'PREVIEW', $6
-       FROM unnest($7::uuid[], $8::uuid[], $9::uuid[], $10::text[], $11::date[], $12::date[], $13::boolean[], $14::bigint[], $15::int[], $16::jsonb[], $17::int[])
-            WITH ORDINALITY AS t(account_id, meter_id, property_id, bill_to, served_from, served_to, final, gallons, edu, flags, total, i)
-      ORDER BY t.i
-     RETURNING id`,
+  // Ids made here (time-ordered, uuid7), so the lines need no answer from the first statement.
+  const ids = drafts.map(() => ({ id: uuid7() }));
+  await db.query(
+    `INSERT INTO bill (id, run_id, district_id, cycle, kind, account_id, meter_id, property_id, bill_to, period_start, period_end, served_from, served_to, final, gallons, edu_thousandths, flags, total_cents, status, rulebook_version_id)
+     SELECT t.id, $1, $2, $3, CASE WHEN t.account_id IS NULL THEN 'OWNER_EXCESS' ELSE 'ACCOUNT' END, t.account_id, t.meter_id, t.property_id, t.bill_to, $4, $5, t.served_from, t.served_to, t.final, t.gallons, t.edu, t.flags, t.total, 'PREVIEW', $6
+       FROM unnest($7::uuid[], $8::uuid[], $9::uuid[], $10::text[], $11::date[], $12::date[], $13::boolean[], $14::bigint[], $15::int[], $16::jsonb[], $17::int[], $18::uuid[])
+            AS t(account_id, meter_id, property_id, bill_to, served_from, served_to, final, gallons, edu, flags, total, id)`,
     [
       run.runId,
       run.districtId,
@@ -396,9 +408,9 @@ async function insertBills(db: Db, run: { runId: string; districtId: string; cyc
       drafts.map((d) => d.edu),
       drafts.map((d) => JSON.stringify(d.flags)),
       totals,
+      ids.map((x) => x.id),
     ],
   );
-  // RETURNING follows the insert's order (ORDER BY t.i), so ids[k] is drafts[k]'s bill.
   const cols = { bill: [] as string[], pos: [] as number[], kind: [] as string[], desc: [] as string[], qty: [] as (string | null)[], rate: [] as (string | null)[], amount: [] as number[], section: [] as string[], adj: [] as (string | null)[] };
   drafts.forEach((d, k) =>
     d.lines.forEach((l, p) => {

@@ -234,6 +234,14 @@ describe("a Lakeview quarter: preview, flags, issue", () => {
     expect(errorCode(await stranger.gql(ACCOUNT_BILLS, { id: home.accounts[0].id }))).toBe("NOT_FOUND");
     expect((await stranger.ok(MY_BILLS)).mySewerBills).toEqual([]);
     expect(errorCode(await huronClerk.gql(GET_BILL, { id: b.id }))).toBe("NOT_FOUND");
+    // The PDF statement, drawn on demand: the owner's; a stranger's 404; signed out 401.
+    const pdf = (c: Client) => fetch(`${srv.url}/bills/${b.id}/bill.pdf`, { headers: c.cookies.size ? { cookie: c.cookieHeader } : {} });
+    const mineRes = await pdf(owner);
+    expect(mineRes.status).toBe(200);
+    expect(mineRes.headers.get("content-type")).toBe("application/pdf");
+    expect(Buffer.from(await mineRes.arrayBuffer()).subarray(0, 5).toString()).toBe("%PDF-");
+    expect((await pdf(stranger)).status).toBe(404);
+    expect((await pdf(new Client(srv.url))).status).toBe(401);
   });
 
   it("the next quarter shows an adjustment with its reason and flags the changed EDUs", async () => {

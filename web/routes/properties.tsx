@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
+import { Link, useLoaderData } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
 import { CalendarDate } from "~/components/format";
@@ -34,6 +34,11 @@ export default function MyProperties() {
   return (
     <>
       <h1>My properties and sewer accounts</h1>
+      <p>
+        <Link className="usa-link" to="/properties/bills">
+          My sewer bills
+        </Link>
+      </p>
       {list.length === 0 ? (
         <p>
           No property or sewer account is linked to your sign-in. The Town Clerk links them when the property is connected under your lateral permit, or when you ask at the

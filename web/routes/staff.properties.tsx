@@ -90,6 +90,11 @@ export default function StaffProperties() {
         {reg.openAccounts} open {reg.openAccounts === 1 ? "account" : "accounts"}
         {reg.basis === "EDU" ? `, ${reg.totalEdus} EDUs in all today` : ""}.
       </p>
+      <p>
+        <Link className="usa-link" to={`/staff/bill-runs?districtId=${d.district.id}`}>
+          Bill runs: preview, review and issue a period's bills
+        </Link>
+      </p>
       {reg.tasks.length > 0 && (
         <div className="usa-alert usa-alert--warning">
           <div className="usa-alert__body">

@@ -1,0 +1,84 @@
+import type express from "express";
+import PDFDocument from "pdfkit";
+import type { Logger } from "pino";
+import type { DataSource } from "typeorm";
+import { formatDate } from "../common/dates.js";
+import { AppError } from "../common/errors.js";
+import { formatCents } from "../common/money.js";
+import type { Config } from "../config.js";
+import { httpViewer, refuseHttp } from "../graphql/request-context.js";
+import { billUsage, getBill, type BillView } from "./bill-runs.service.js";
+
+/** The printed statement of an issued sewer bill: who, where, the period, each line with its section, the due date, and two years of use. */
+export async function billPdf(ds: DataSource, b: BillView): Promise<Buffer> {
+  const usage = await billUsage(ds, b);
+  const [d] = await ds.query(`SELECT name, address FROM district WHERE id = $1`, [b.districtId]);
+  const doc = new PDFDocument({ size: "LETTER", margin: 54, info: { Title: `Sewer bill ${b.number}`, Author: d.name } });
+  const chunks: Buffer[] = [];
+  doc.on("data", (c: Buffer) => chunks.push(c));
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on("end", () => resolve(Buffer.concat(chunks)));
+    doc.on("error", reject);
+  });
+  const heading = (t: string) => doc.moveDown(0.8).font("Helvetica-Bold").fontSize(12).text(t).moveDown(0.2).font("Helvetica").fontSize(10);
+  const row = (label: string, value: string) => doc.font("Helvetica-Bold").text(`${label}: `, { continued: true }).font("Helvetica").text(value);
+  const money = (c: number) => (c < 0 ? `-${formatCents(-c)}` : formatCents(c));
+
+  doc.font("Helvetica").fontSize(10).text(d.name, { align: "center" });
+  doc.text(d.address, { align: "center" });
+  doc.moveDown(0.5).font("Helvetica-Bold").fontSize(16).text(`Sewer bill ${b.number}${b.final ? " (final bill)" : ""}`, { align: "center" });
+  doc.font("Helvetica").fontSize(10).moveDown(0.5);
+  row("Billed to", b.billTo);
+  row("Service address", `${b.address} (tax parcel ${b.taxParcel})`);
+  if (b.accountNumber) row("Account", b.accountNumber);
+  row("Period", `${formatDate(b.servedFrom)} to ${formatDate(b.servedTo)}`);
+  row("Billed (mailed)", b.mailedOn ? formatDate(b.mailedOn) : "");
+  row("Amount", money(b.totalCents));
+  if (b.dueText) row("Due", b.dueText);
+
+  heading("What the bill is made of");
+  for (const l of b.lines) {
+    doc.font("Helvetica-Bold").text(`${l.description}: ${money(l.amountCents)}`);
+    doc.font("Helvetica").text([l.quantity, l.rate, l.section].filter(Boolean).join("; "), { indent: 12 });
+  }
+  doc.moveDown(0.3).font("Helvetica-Bold").text(`Total: ${money(b.totalCents)}`).font("Helvetica");
+
+  if (usage.length) {
+    heading("Use and charges over two years");
+    for (const p of usage) doc.text(`${formatDate(p.periodStart)}: ${p.gallons === null ? "no read" : `${p.gallons.toLocaleString("en-US")} gallons`}, ${money(p.totalCents)} (${p.number})`);
+  }
+  doc.moveDown(1).fontSize(8).text(`Figures of rulebook version ${b.rulebookVersion}. An issued bill is never changed: a correction is shown on the next bill.`);
+  doc.end();
+  return done;
+}
+
+/**
+ * GET /bills/:id/bill.pdf: the statement of an issued bill, for its account's occupant, the
+ * property's owner of record and the district's staff, drawn on demand. Missing, not allowed and not
+ * issued look the same (404); signed out is 401.
+ */
+export function registerBillPdf(app: express.Express, opts: { ds: DataSource; config: Config; log: Logger }) {
+  const { ds, log } = opts;
+  app.get("/bills/:id/bill.pdf", async (req, res) => {
+    const requestId = String((req as any).id ?? "");
+    const viewer = await httpViewer(req, res, opts, "bill");
+    if (!viewer) return;
+    try {
+      const b = await getBill(ds, viewer, req.params.id);
+      if (b.status !== "ISSUED") return refuseHttp(res, 404, "That bill has not been issued.");
+      const pdf = await billPdf(ds, b);
+      res.status(200).set({
+        "Content-Type": "application/pdf",
+        "Content-Length": String(pdf.length),
+        "Content-Disposition": `inline; filename="sewer-bill-${b.number}.pdf"`,
+        "X-Content-Type-Options": "nosniff",
+        "Cache-Control": "private, no-store",
+      });
+      res.end(pdf);
+    } catch (e) {
+      if (e instanceof AppError && e.code === "NOT_FOUND") return refuseHttp(res, 404, e.message);
+      log.error({ err: e, requestId, billId: req.params.id }, "bill PDF failed");
+      return refuseHttp(res, 500, "Something went wrong on our side. Please try again.");
+    }
+  });
+}

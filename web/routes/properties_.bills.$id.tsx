@@ -1,0 +1,208 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { requireSignedIn } from "~/auth.server";
+import { NestedErrorBoundary } from "~/components/fields";
+import { CalendarDate, formatShortDate } from "~/components/format";
+import { money } from "~/components/money";
+
+export const meta: MetaFunction = () => [{ title: "Sewer bill | Tapline" }];
+
+export const LABELS: Record<string, string> = {};
+
+type Line = { kindLabel: string; description: string; quantity: string | null; rate: string | null; amountCents: number; section: string };
+type Point = { periodStart: string; gallons: number | null; totalCents: number; number: string };
+type Bill = {
+  id: string;
+  districtName: string;
+  number: string | null;
+  accountNumber: string | null;
+  kind: string;
+  address: string;
+  taxParcel: string;
+  billTo: string;
+  periodStart: string;
+  periodEnd: string;
+  servedFrom: string;
+  servedTo: string;
+  final: boolean;
+  gallons: number | null;
+  edus: string | null;
+  totalCents: number;
+  statusLabel: string;
+  mailedOn: string | null;
+  dueOn: string | null;
+  dueText: string | null;
+  rulebookVersion: number;
+  lines: Line[];
+  usage: Point[];
+};
+
+const signed = (c: number) => (c < 0 ? `−${money(-c)}` : money(c));
+
+/** A sewer bill as its owner or occupant reads it: lines with their sections, due date, and two years of use (SUL 1203-1206; Huron VI). */
+export async function loader(args: LoaderFunctionArgs) {
+  return requireSignedIn<{ sewerBill: Bill }>(
+    args,
+    `query SewerBill($id: ID!) { sewerBill(id: $id) { id districtName number accountNumber kind address taxParcel billTo periodStart periodEnd servedFrom servedTo final gallons edus
+      totalCents statusLabel mailedOn dueOn dueText rulebookVersion lines { kindLabel description quantity rate amountCents section }
+      usage { periodStart gallons totalCents number } } }`,
+    { id: args.params.id },
+  );
+}
+
+/** Bars of metered use per period, drawn on the server; the table beside it holds the same figures. */
+export function UsageChart({ points, titleId }: { points: Point[]; titleId: string }) {
+  const W = 480;
+  const H = 200;
+  const pad = { l: 56, r: 8, t: 12, b: 40 };
+  const max = Math.max(1, ...points.map((p) => p.gallons ?? 0));
+  const step = (W - pad.l - pad.r) / Math.max(1, points.length);
+  const bar = Math.min(40, step * 0.7);
+  const y = (g: number) => pad.t + (H - pad.t - pad.b) * (1 - g / max);
+  return (
+    <svg viewBox={`0 0 ${W} ${H}`} width="100%" style={{ maxWidth: W }} role="img" aria-labelledby={titleId}>
+      <title id={titleId}>Metered water per billing period, in gallons (the same figures as the table)</title>
+      <line x1={pad.l} y1={H - pad.b} x2={W - pad.r} y2={H - pad.b} stroke="#1b1b1b" />
+      <line x1={pad.l} y1={pad.t} x2={pad.l} y2={H - pad.b} stroke="#1b1b1b" />
+      <text x={pad.l - 6} y={pad.t + 4} textAnchor="end" fontSize="11">
+        {max.toLocaleString("en-US")}
+      </text>
+      <text x={pad.l - 6} y={H - pad.b} textAnchor="end" fontSize="11">
+        0
+      </text>
+      {points.map((p, i) => {
+        const x = pad.l + i * step + (step - bar) / 2;
+        const g = p.gallons ?? 0;
+        return (
+          <g key={p.number}>
+            <rect x={x} y={y(g)} width={bar} height={H - pad.b - y(g)} fill={i === points.length - 1 ? "#005ea2" : "#73b3e7"} />
+            <text x={x + bar / 2} y={H - pad.b + 14} textAnchor="middle" fontSize="10">
+              {formatShortDate(p.periodStart).replace(/ \d+,/, "")}
+            </text>
+          </g>
+        );
+      })}
+    </svg>
+  );
+}
+
+export default function SewerBillPage() {
+  const { sewerBill: b } = useLoaderData<typeof loader>();
+  return (
+    <>
+      <p>
+        <Link className="usa-link" to="/properties">
+          My properties and sewer accounts
+        </Link>
+      </p>
+      <h1>
+        Sewer bill {b.number}
+        {b.final ? " (final bill)" : ""}
+      </h1>
+      <dl className="usa-summary-box">
+        <dt>Billed to</dt>
+        <dd>{b.billTo}</dd>
+        <dt>Service address</dt>
+        <dd>
+          {b.address} (tax parcel {b.taxParcel}){b.accountNumber ? `, account ${b.accountNumber}` : ", the owner's excess on a shared meter"}
+        </dd>
+        <dt>Period</dt>
+        <dd>
+          <CalendarDate date={b.servedFrom} /> to <CalendarDate date={b.servedTo} />
+          {b.servedFrom !== b.periodStart || b.servedTo !== b.periodEnd ? (
+            <>
+              {" "}
+              (days served in the period <CalendarDate date={b.periodStart} /> to <CalendarDate date={b.periodEnd} />)
+            </>
+          ) : null}
+        </dd>
+        <dt>Billed (mailed)</dt>
+        <dd>
+          <CalendarDate date={b.mailedOn} />
+        </dd>
+        <dt>Amount</dt>
+        <dd>
+          <strong>{signed(b.totalCents)}</strong>
+        </dd>
+        <dt>Due</dt>
+        <dd>{b.dueText}</dd>
+      </dl>
+      <p>
+        <a className="usa-link" href={`/bills/${b.id}/bill.pdf`}>
+          Download the statement (PDF)
+        </a>
+      </p>
+      <table className="usa-table usa-table--stacked usa-table--borderless width-full">
+        <caption>What the bill is made of</caption>
+        <thead>
+          <tr>
+            <th scope="col">Charge</th>
+            <th scope="col">On</th>
+            <th scope="col">Rate</th>
+            <th scope="col">Law</th>
+            <th scope="col">Amount</th>
+          </tr>
+        </thead>
+        <tbody>
+          {b.lines.map((l, i) => (
+            <tr key={i}>
+              <th scope="row" data-label="Charge">
+                {l.description}
+              </th>
+              <td data-label="On">{l.quantity ?? ""}</td>
+              <td data-label="Rate">{l.rate ?? ""}</td>
+              <td data-label="Law">{l.section}</td>
+              <td data-label="Amount">{signed(l.amountCents)}</td>
+            </tr>
+          ))}
+        </tbody>
+        <tfoot>
+          <tr>
+            <th scope="row" colSpan={4}>
+              Total
+            </th>
+            <td>{signed(b.totalCents)}</td>
+          </tr>
+        </tfoot>
+      </table>
+      <h2 id="usage">Use and charges over two years</h2>
+      {b.usage.length === 0 ? (
+        <p>No earlier bill.</p>
+      ) : (
+        <div className="grid-row grid-gap">
+          <div className="tablet:grid-col-7">
+            <UsageChart points={b.usage} titleId="usage-chart-title" />
+          </div>
+          <div className="tablet:grid-col-5">
+            <table className="usa-table usa-table--borderless usa-table--compact">
+              <caption>Metered water and amount billed per period</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Period from</th>
+                  <th scope="col">Gallons</th>
+                  <th scope="col">Billed</th>
+                </tr>
+              </thead>
+              <tbody>
+                {b.usage.map((p) => (
+                  <tr key={p.number}>
+                    <th scope="row">
+                      <CalendarDate date={p.periodStart} />
+                    </th>
+                    <td>{p.gallons === null ? "no read" : p.gallons.toLocaleString("en-US")}</td>
+                    <td>{signed(p.totalCents)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </div>
+      )}
+      <p className="font-body-2xs">
+        {b.districtName}, figures of rulebook version {b.rulebookVersion}. An issued bill is never changed: a correction is shown on the next bill.
+      </p>
+    </>
+  );
+}
+
+export const ErrorBoundary = NestedErrorBoundary;
