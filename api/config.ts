@@ -44,6 +44,7 @@ const envSchema = z
     SMTP_FROM: z.string().default("Tapline <no-reply@tapline.local>"),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+    SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(0),
     /** where uploaded documents' bytes live: the local folder, or an S3-compatible bucket */
     DOCUMENT_STORE: z.enum(["local", "s3"]).default("local"),
     S3_BUCKET: optionalString,
@@ -69,6 +70,8 @@ export type Config = {
   smtpFrom: string;
   logLevel: string;
   uploadMaxBytes: number;
+  /** On SIGTERM, how long /healthz says "draining" before the port closes (docs/deploy.md). */
+  shutdownDrainMs: number;
   uploadDir: string;
   /** Where documents' bytes are kept (api/documents/storage.ts); the local folder is uploadDir. */
   documentStore: DocumentStoreSettings;
@@ -152,6 +155,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     smtpFrom: e.SMTP_FROM,
     logLevel: e.LOG_LEVEL,
     uploadMaxBytes: e.UPLOAD_MAX_BYTES,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     uploadDir: path.join(dataDir, "uploads"),
     documentStore: e.DOCUMENT_STORE === "s3" ? { kind: "s3", ...s3Settings(e) } : { kind: "local", dir: path.join(dataDir, "uploads") },
     trustProxy: trustProxy as number | string[],

@@ -22,4 +22,4 @@ running.log.info(
 );
 // Graceful shutdown (api/app.ts): SHUTDOWN_DRAIN_MS is how long the health check says "draining"
 // before the port closes, so a load balancer that polls it has stopped sending here by then.
-closeOnSignals(running, { drainMs: Number(process.env.SHUTDOWN_DRAIN_MS ?? 0) || 0 });
+closeOnSignals(running, { drainMs: config.shutdownDrainMs });
