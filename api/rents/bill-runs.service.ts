@@ -248,8 +248,9 @@ async function computeBills(
   let bills = 0;
   let flagged = 0;
   let cents = 0;
-  for (;;) {
-    const accounts: AccountRow[] = await ds.query(
+  // The next batch is read while this one's consumption is read and its bills computed.
+  const batchOf = (from: string): Promise<AccountRow[]> =>
+    ds.query(
       `SELECT a.id, a.property_id, a.class, a.account_number, a.occupant_name, p.owner_name, a.occupancy, a.opened_on::text AS opened_on, a.closed_on::text AS closed_on,
               a.shared_meter_agreement, s.edu_thousandths, prev.edu_thousandths AS previous_edu, prev.id IS NOT NULL AS has_previous, fd.sewer_percent,
               (SELECT json_agg(json_build_object('id', j.id, 'amount_cents', j.amount_cents, 'reason', j.reason, 'recorded_on', j.recorded_at::date) ORDER BY j.recorded_at)
@@ -267,10 +268,15 @@ async function computeBills(
         WHERE a.district_id = $1 AND a.class = ANY($2::text[]) AND a.opened_on <= $4::date AND (a.closed_on IS NULL OR a.closed_on >= $3::date)
           AND a.id > $5::uuid
         ORDER BY a.id LIMIT $6`,
-      [run.districtId, run.classes, run.start, run.end, after, BATCH, deductions],
+      [run.districtId, run.classes, run.start, run.end, from, BATCH, deductions],
     );
+  let next = batchOf(after);
+  for (;;) {
+    const accounts = await next;
     if (!accounts.length) break;
     after = accounts[accounts.length - 1].id;
+    next = batchOf(after);
+    next.catch(() => undefined); // awaited on the next turn
     const use = await periodConsumption(ds, accounts.map((a) => a.id), run.start, run.end);
     const drafts: Drafted[] = [];
     for (const a of accounts) {
