@@ -501,6 +501,10 @@ await twoInstances();
 const READINGS_ROWS = Number(process.env.BENCH_READINGS_ROWS ?? (config.databaseUrl ? 50_000 : 5000));
 const READINGS_TARGET_S = 5;
 const readingRows = process.env.BENCH_READINGS === "0" ? [] : await readingsImportBench();
+// Bill runs (issue 14): preview and issue of 10,000 and 50,000 accounts, in process; BENCH_BILLS=0 leaves it out.
+const BILL_ACCOUNTS = Number(process.env.BENCH_BILL_ACCOUNTS ?? (config.databaseUrl ? 50_000 : 5000));
+const BILL_TARGET_S = 10;
+const billRows = process.env.BENCH_BILLS === "0" ? [] : await billRunBench();
 await running.close();
 rmSync(specDir, { recursive: true, force: true });
 // BENCH_KEEP=1 keeps the seeded database to look into (its URL is printed).
@@ -549,6 +553,15 @@ for (const r of readingRows) {
   console.log(
     `\nMeter readings import (issue 14): ${r.rows.toLocaleString("en-US")} rows over HTTP in ${r.seconds.toFixed(2)} s (${Math.round(r.rows / r.seconds).toLocaleString("en-US")} rows/s; target ${READINGS_TARGET_S} s for 50,000), ${r.imported.toLocaleString("en-US")} imported, ${r.rejected} reported, ${r.statements} SQL statements${slow ? "  <- misses target" : ""}`,
   );
+}
+if (billRows.length) {
+  console.log(`\nBill runs (issue 14): preview, then issue (numbered, frozen, emails queued), in process on this database; target ${BILL_TARGET_S} s for ${BILL_ACCOUNTS.toLocaleString("en-US")} accounts, memory flat\n`);
+  console.log(`${pad("accounts", 12)}${pad("preview s", 11)}${pad("issue s", 10)}${pad("total s", 10)}${pad("accounts/s", 12)}${pad("heap peak MB", 14)}statements`);
+  for (const r of billRows) {
+    const slow = r.accounts === BILL_ACCOUNTS && r.previewS + r.issueS > BILL_TARGET_S;
+    if (slow && config.databaseUrl) missed = true;
+    console.log(`${pad(r.accounts.toLocaleString("en-US"), 12)}${pad(r.previewS.toFixed(2), 11)}${pad(r.issueS.toFixed(2), 10)}${pad((r.previewS + r.issueS).toFixed(2), 10)}${pad(Math.round(r.accounts / (r.previewS + r.issueS)).toLocaleString("en-US"), 12)}${pad((r.heapPeakBytes / 1048576).toFixed(0), 14)}${r.statements}${slow ? "  <- misses target" : ""}`);
+  }
 }
 const enforce = process.env.BENCH_ENFORCE ? process.env.BENCH_ENFORCE !== "0" : !!config.databaseUrl;
 if (!config.databaseUrl) console.log("\nEmbedded PGlite serves one connection at a time: figures for information; targets apply on PostgreSQL (DATABASE_URL).");
@@ -659,4 +672,82 @@ async function readingsImportBench(): Promise<{ rows: number; seconds: number; i
   const r = json.data?.importMeterReadings;
   if (!r) throw new Error(`readings import failed: ${JSON.stringify(json.errors ?? json).slice(0, 500)}`);
   return [{ rows: r.rowsRead, seconds, imported: r.rowsImported, rejected: r.rowsRejected, statements }];
+}
+
+/**
+ * Issue 14's bill runs at scale: seeds BENCH_BILL_ACCOUNTS (50,000 on PostgreSQL, 5,000 on PGlite)
+ * quarterly Lakeview accounts and a fifth as many industrial ones (monthly, SUL 1206), each of one
+ * EDU with a meter and a year of quarterly reads, sets the Board's figures, then previews and issues
+ * September's industrial run (10,000) and the third quarter's (50,000), timing each and sampling
+ * the heap: memory stays flat as accounts grow (batches).
+ */
+async function billRunBench(): Promise<{ accounts: number; previewS: number; issueS: number; heapPeakBytes: number; statements: number }[]> {
+  const ds = running.ds;
+  const { changeRulebook } = await import("../api/districts/districts.service.js");
+  const { previewBillRun, issueBillRun } = await import("../api/rents/bill-runs.service.js");
+  const [{ id: clerkId }] = await ds.query(`SELECT id FROM app_user WHERE email = 'clerk@lakeview.demo.tapline.local'`);
+  await changeRulebook(ds, { userId: clerkId }, lakeviewId, {
+    effectiveDate: "2026-01-01",
+    reason: "Bench: sewer rent schedule",
+    resolutionNumber: "2025-88",
+    resolutionAdoptedOn: "2025-12-15",
+    changes: [
+      { key: "billing.fixedCostsPerYear", value: 240_000_000 },
+      { key: "billing.volumeChargePer1000Gallons", value: 650 },
+    ],
+  });
+  const [{ id: versionId }] = await ds.query(`SELECT id FROM rulebook_version WHERE district_id = $1 ORDER BY version DESC LIMIT 1`, [lakeviewId]);
+  const industrial = Math.round(BILL_ACCOUNTS / 5);
+  await ds.query(
+    `WITH p AS (
+       INSERT INTO sewer_property (district_id, tax_parcel, street_number, street, zip, owner_name)
+       SELECT $1, 'BENCH-' || g, g::text, 'Bench Road', '13600', 'Owner ' || g FROM generate_series(1, $2) g RETURNING id, tax_parcel)
+     INSERT INTO service_account (district_id, property_id, account_number, class, occupant_name, opened_on)
+     SELECT $1, p.id, 'BEN-' || lpad(substr(p.tax_parcel, 7), 7, '0'), CASE WHEN substr(p.tax_parcel, 7)::int <= $3 THEN 'INDUSTRIAL' ELSE 'RESIDENTIAL' END, 'Occupant', '2024-01-01' FROM p`,
+    [lakeviewId, BILL_ACCOUNTS + industrial, industrial],
+  );
+  await ds.query(
+    `WITH m AS (
+       INSERT INTO service_meter (district_id, property_id, meter_number, installed_on)
+       SELECT district_id, property_id, 'BM-' || account_number, '2020-01-01' FROM service_account WHERE account_number LIKE 'BEN-%' RETURNING id, property_id)
+     INSERT INTO service_account_meter (account_id, meter_id) SELECT a.id, m.id FROM m JOIN service_account a ON a.property_id = m.property_id`,
+  );
+  await ds.query(
+    `INSERT INTO service_assessment (account_id, basis, effective_on, rows, edu_thousandths, rulebook_version_id)
+     SELECT id, 'EDU', '2024-01-01', '{"rows": [], "waterUsageThousandths": null}', 1000, $1 FROM service_account WHERE account_number LIKE 'BEN-%'`,
+    [versionId],
+  );
+  await ds.query(
+    `INSERT INTO meter_reading (district_id, meter_id, read_on, reading, kind, consumption_gallons)
+     SELECT $1, am.meter_id, d.read_on, 1000 * d.i, 'ACTUAL', 9000 + (hashtext(am.meter_id::text || d.i) % 2000)
+       FROM service_account_meter am JOIN service_account a ON a.id = am.account_id AND a.account_number LIKE 'BEN-%'
+      CROSS JOIN (VALUES ('2025-09-26'::date, 1), ('2025-12-26', 2), ('2026-03-26', 3), ('2026-06-26', 4), ('2026-09-26', 5)) AS d(read_on, i)`,
+    [lakeviewId],
+  );
+  await ds.query(`ANALYZE sewer_property; ANALYZE service_account; ANALYZE service_meter; ANALYZE service_account_meter; ANALYZE service_assessment; ANALYZE meter_reading`);
+  const viewer = { userId: clerkId, email: "clerk@lakeview.demo.tapline.local", displayName: "Clerk", emailVerified: true, demo: false, staffRoles: [{ districtId: lakeviewId, role: "CLERK" as const }], sessionId: null, apiTokenId: null };
+  const meta = { requestId: "bench", publicUrl: config.publicUrl };
+  const out: { accounts: number; previewS: number; issueS: number; heapPeakBytes: number; statements: number }[] = [];
+  for (const [cycle, periodStart] of [["INDUSTRIAL", "2026-09-01"], ["OTHER", "2026-07-01"]] as const) {
+    (globalThis as any).gc?.();
+    const heapBase = process.memoryUsage().heapUsed;
+    let peak = 0;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed - heapBase)), 20);
+    const logger = ds.logger as { logQuery: (...args: unknown[]) => unknown };
+    const original = logger.logQuery;
+    let statements = 0;
+    logger.logQuery = function (this: unknown, ...args: unknown[]) {
+      statements++;
+      return original.apply(this, args);
+    };
+    const t0 = performance.now();
+    const run = await previewBillRun(ds, viewer, { districtId: lakeviewId, cycle, periodStart }, meta);
+    const t1 = performance.now();
+    await issueBillRun(ds, viewer, { runId: run.id, mailedOn: dateIn("America/New_York"), confirm: true }, meta);
+    const t2 = performance.now();
+    logger.logQuery = original;
+    clearInterval(sampler);
+    out.push({ accounts: run.billCount, previewS: (t1 - t0) / 1000, issueS: (t2 - t1) / 1000, heapPeakBytes: peak, statements });
+  }
+  return out.sort((a, b) => a.accounts - b.accounts);
 }
