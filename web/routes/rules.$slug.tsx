@@ -3,7 +3,9 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { NestedErrorBoundary } from "~/components/fields";
 import { formatCalendarDate, todayIn } from "~/components/format";
 import { ErrorSummary } from "~/components/forms";
-import { LimitsTable, RuleLine, SOURCE_LABELS, SourceTag, byTopic, slugify, type Rulebook, type RulebookVersion } from "~/components/rulebook";
+import { ruleFragments } from "~/components/rule-fragments";
+import { ruleTopicFragments, type TopicFragment } from "~/components/rule-fragments.server";
+import { SOURCE_LABELS, type Rulebook, type RulebookVersion } from "~/components/rulebook";
 import { gql, statusOf } from "~/graphql.server";
 
 type District = {
@@ -17,7 +19,9 @@ type District = {
   rulebook: Rulebook;
   rulebookVersions: RulebookVersion[];
 };
-type Data = { district: District; on: string | null; dateError: string | null; typedOn: string };
+/** The district without its rulebook's entries: the page gets their HTML, rendered once per rulebook (rule-fragments.server.tsx). */
+type PageDistrict = Omit<District, "rulebook"> & { rulebook: Omit<Rulebook, "entries"> };
+type Data = { district: PageDistrict; topics: TopicFragment[]; on: string | null; dateError: string | null; typedOn: string };
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${(data as Data | undefined)?.district.name ?? "District"}: rules and fees | Tapline` },
@@ -25,12 +29,9 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 /**
  * What the page shows of each entry (the staff editor's ENTRY_FIELDS also has the bounds, the
- * resolution and the raw figures): every field asked for is sent again in the page for hydration.
+ * resolution and the raw figures); the entries reach the browser only as their rendered HTML.
  */
 const PAGE_ENTRY_FIELDS = `key topic label kind section note display applies source sourceText rows { parameter unit average maximum minimum note }`;
-
-/** A limits table longer than this is folded behind its caption (a phone scrolls past it otherwise). */
-const FOLD_ROWS = 8;
 
 const Q = `query DistrictRules($slug: String!, $on: String) {
   district(slug: $slug) {
@@ -51,15 +52,22 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     r = await gql<{ district: District }>(context, request, Q, { slug: params.slug, on: null });
   }
   if (!r.ok) throw new Response(r.error.message, { status: statusOf(r.error.code) });
-  return { district: r.data.district, on: dateError ? null : on, dateError, typedOn } satisfies Data;
+  const { rulebook, ...district } = r.data.district;
+  const { entries, ...version } = rulebook;
+  // A page load renders the lists into its HTML from the server's copy; a client-side navigation
+  // (Remix asks for data, not text/html) gets them in its data.
+  const pageLoad = (request.headers.get("accept") ?? "").includes("text/html");
+  const topics = ruleTopicFragments(district.slug, entries, !pageLoad);
+  return { district: { ...district, rulebook: version }, topics, on: dateError ? null : on, dateError, typedOn } satisfies Data;
 }
 
 export default function DistrictRules() {
-  const { district: d, on, dateError, typedOn } = useLoaderData<typeof loader>() as Data;
+  const { district: d, topics, on, dateError, typedOn } = useLoaderData<typeof loader>() as Data;
   const rb = d.rulebook;
   const today = todayIn(d.timeZone);
   const shownDate = on ?? today;
-  const topics = byTopic(rb.entries);
+  // In the browser after a page load, the lists stay as the server rendered them (empty HTML: React keeps them while hydrating).
+  const html = (given: string | undefined, key: string) => ({ __html: given ?? ruleFragments.get(key) ?? "" });
   return (
     <>
       <p className="margin-top-0">
@@ -151,7 +159,7 @@ export default function DistrictRules() {
           <ul className="usa-list tapline-topic-list">
             {topics.map((t) => (
               <li key={t.topic}>
-                <a className="usa-link" href={`#topic-${slugify(t.topic)}`}>
+                <a className="usa-link" href={`#${t.id}`}>
                   {t.topic}
                 </a>
               </li>
@@ -165,67 +173,32 @@ export default function DistrictRules() {
         </nav>
       </section>
 
-      {topics.map((t) => {
-        // A Town Board figure not (yet) set stays in the list: the law leaves it to the Board.
-        const applies = t.entries.filter((e) => e.applies || e.source === "BOARD");
-        const notProvided = t.entries.filter((e) => !e.applies && e.source !== "BOARD");
-        return (
-          <section key={t.topic} aria-labelledby={`topic-${slugify(t.topic)}`} className="tapline-topic">
-            <h2 id={`topic-${slugify(t.topic)}`}>{t.topic}</h2>
-            {t.topic === "Contractors" && (
-              <p>
-                <Link className="usa-link" to={`/contractors/${d.slug}`}>
-                  The list of approved contractors
-                </Link>{" "}
-                ·{" "}
-                <Link className="usa-link" to={`/contractors/apply?district=${d.slug}`}>
-                  Apply to be an approved contractor
-                </Link>
-              </p>
-            )}
-            {applies.length === 0 && <p>This district's law sets none of these.</p>}
-            <ul className="usa-list usa-list--unstyled tapline-rules">
-              {applies.map((e) =>
-                e.kind === "table" ? (
-                  <li key={e.key} className="tapline-rule tapline-rule--table">
-                    {e.note && <p className="tapline-rule__note">{e.note}</p>}
-                    <p className="tapline-rule__note">
-                      <SourceTag entry={e} />
-                      {` ${e.sourceText}.`}
-                    </p>
-                    {(e.rows?.length ?? 0) > FOLD_ROWS ? (
-                      <details className="tapline-details">
-                        <summary>{`${e.label} (${e.section}): ${e.rows!.length} substances and measures`}</summary>
-                        <LimitsTable entry={e} />
-                      </details>
-                    ) : (
-                      <LimitsTable entry={e} />
-                    )}
-                  </li>
-                ) : (
-                  <li key={e.key} className="tapline-rule">
-                    <RuleLine entry={e} />
-                  </li>
-                )
-              )}
-            </ul>
-            {notProvided.length > 0 && (
-              <details className="tapline-details">
-                <summary>
-                  Not provided by this district's law ({notProvided.length})<span className="usa-sr-only">: {t.topic}</span>
-                </summary>
-                <ul className="usa-list usa-list--unstyled tapline-rules">
-                  {notProvided.map((e) => (
-                    <li key={e.key} className="tapline-rule">
-                      <RuleLine entry={e} />
-                    </li>
-                  ))}
-                </ul>
-              </details>
-            )}
-          </section>
-        );
-      })}
+      {topics.map((t) => (
+        <section key={t.topic} aria-labelledby={t.id} className="tapline-topic">
+          <h2 id={t.id}>{t.topic}</h2>
+          {t.topic === "Contractors" && (
+            <p>
+              <Link className="usa-link" to={`/contractors/${d.slug}`}>
+                The list of approved contractors
+              </Link>{" "}
+              ·{" "}
+              <Link className="usa-link" to={`/contractors/apply?district=${d.slug}`}>
+                Apply to be an approved contractor
+              </Link>
+            </p>
+          )}
+          {t.applies === 0 && <p>This district's law sets none of these.</p>}
+          <ul className="usa-list usa-list--unstyled tapline-rules" dangerouslySetInnerHTML={html(t.appliesHtml, t.appliesKey)} suppressHydrationWarning />
+          {t.notProvided > 0 && (
+            <details className="tapline-details">
+              <summary>
+                Not provided by this district's law ({t.notProvided})<span className="usa-sr-only">: {t.topic}</span>
+              </summary>
+              <ul className="usa-list usa-list--unstyled tapline-rules" dangerouslySetInnerHTML={html(t.notProvidedHtml, t.notProvidedKey)} suppressHydrationWarning />
+            </details>
+          )}
+        </section>
+      ))}
 
       <section aria-labelledby="history-heading">
         <h2 id="history-heading">Version history</h2>
