@@ -189,8 +189,10 @@ export function createApp(opts: { ds: DataSource; config: Config; log: Logger; a
     "/graphql",
     express.json({ limit: bodyLimit }),
     (err: any, _req: express.Request, res: express.Response, next: express.NextFunction) => {
-      if (err?.type === "entity.too.large")
+      if (err?.type === "entity.too.large") {
+        lingeringClose(_req, res);
         return res.status(413).json({ errors: [{ message: `The request is larger than ${formatMegabytes(bodyLimit)}.`, extensions: { code: "PAYLOAD_TOO_LARGE" } }] });
+      }
       if (err?.type === "entity.parse.failed")
         return res.status(400).json({ errors: [{ message: "The request body is not valid JSON.", extensions: { code: "BAD_REQUEST" } }] });
       next(err);
@@ -223,3 +225,16 @@ export function createApp(opts: { ds: DataSource; config: Config; log: Logger; a
   return app;
 }
 
+/**
+ * A request refused before its body was read (413): the connection closes after the answer, but
+ * the body still arriving is read and dropped first, for at most 10 seconds, as nginx's
+ * "lingering close" does. Closing with unread bytes makes the kernel reset the connection, and
+ * the client may lose the 413 it was sent.
+ */
+function lingeringClose(req: express.Request, res: express.Response) {
+  res.set("Connection", "close");
+  const timer = setTimeout(() => req.socket.destroy(), 10_000);
+  timer.unref();
+  req.on("end", () => clearTimeout(timer));
+  req.resume();
+}

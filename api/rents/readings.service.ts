@@ -7,6 +7,7 @@ import { dateIn, type CalendarDate } from "../common/dates.js";
 import { badInput, forbidden, notFound } from "../common/errors.js";
 import { isUuid } from "../documents/documents.service.js";
 import type { Page } from "../graphql/page.js";
+import { pageSize } from "../common/paging.js";
 import { actorOf, clean, requireClerk, type Db, type Meta } from "./common.js";
 import {
   COLUMN_NAMES,
@@ -438,7 +439,7 @@ function requireStaff(viewer: Viewer, districtId: string) {
 export async function listImports(db: Db, viewer: Viewer, districtId: string, opts: { first?: number | null; after?: string | null }): Promise<Page<ImportView>> {
   if (!isUuid(districtId)) throw forbidden("Only staff of this district can read its meter readings.");
   requireStaff(viewer, districtId);
-  const first = Math.min(Math.max(opts.first ?? 20, 1), 100);
+  const first = pageSize(opts.first, 20, 100);
   const params: unknown[] = [districtId];
   let where = "i.district_id = $1";
   if (opts.after) {
@@ -469,13 +470,14 @@ export async function getImport(db: Db, viewer: Viewer, id: string): Promise<Imp
 
 /** A meter's reads, newest first (at most the last `first`); NOT_FOUND unless the viewer is its district's staff. */
 export async function meterReadings(db: Db, viewer: Viewer, meterId: string, first?: number | null): Promise<ReadingView[]> {
+  const size = pageSize(first, 40, 200);
   if (!isUuid(meterId)) throw notFound("That meter");
   const [m] = await db.query(`SELECT id, district_id, meter_number FROM service_meter WHERE id = $1`, [meterId]);
   if (!m || !isStaff(viewer, m.district_id)) throw notFound("That meter");
   const rows = await db.query(
     `SELECT r.id, r.meter_id, r.read_on::text AS read_on, r.reading::text AS reading, r.kind, r.consumption_gallons::text AS gallons, r.flags, r.import_id, r.line, r.trued_up_by_id
        FROM meter_reading r WHERE r.meter_id = $1 ORDER BY r.read_on DESC LIMIT $2`,
-    [meterId, Math.min(Math.max(first ?? 40, 1), 200)],
+    [meterId, size],
   );
   return rows.map((r: any) => ({
     id: r.id,

@@ -10,6 +10,8 @@ import { Client, DEMO, errorCode, startTestServer, type GqlResponse, type TestSe
 let srv: TestServer;
 const callers: Record<string, Client> = {};
 let lakeview: string;
+let meterId: string;
+let billRunId: string;
 let haulerOrg: string;
 
 beforeAll(async () => {
@@ -25,12 +27,21 @@ beforeAll(async () => {
     await callers[name].signIn(email);
   }
   lakeview = (await callers.admin.ok(`{ districts { id slug } }`)).districts.find((d: any) => d.slug === "lakeview").id;
+  // A meter on a property of the register, for the list of its reads.
+  const property = (await callers.clerk.ok(`mutation($i: SewerPropertyInput!) { addSewerProperty(input: $i) { id } }`, { i: { districtId: lakeview, taxParcel: "90.1-1-1", streetNumber: "1", street: "Page Lane", zip: "13600", ownerName: "Page Owner", ownerSince: "2020-01-01" } })).addSewerProperty;
+  const account = (await callers.clerk.ok(`mutation($i: OpenServiceAccountInput!) { openServiceAccount(input: $i) { id } }`, { i: { propertyId: property.id, class: "RESIDENTIAL", occupantName: "Page Occupant", openedOn: "2024-01-01" } })).openServiceAccount;
+  meterId = (await callers.clerk.ok(`mutation($i: AddServiceMeterInput!) { addServiceMeter(input: $i) { meters { id } } }`, { i: { accountId: account.id, meterNumber: "PAGE-1", installedOn: "2020-01-01" } })).addServiceMeter.meters[0].id;
+  // A bill run's preview, for the list of its bills (SUL 1203: the Board's figures first).
+  await callers.admin.ok(`mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`, {
+    i: { districtId: lakeview, effectiveDate: "2026-01-01", reason: "Sewer rent schedule 2026", resolutionNumber: "2025-88", resolutionAdoptedOn: "2025-12-15", changes: [{ key: "billing.fixedCostsPerYear", value: 12_000_000 }, { key: "billing.volumeChargePer1000Gallons", value: 650 }] },
+  });
+  billRunId = (await callers.clerk.ok(`mutation($i: PreviewBillRunInput!) { previewBillRun(input: $i) { id } }`, { i: { districtId: lakeview, cycle: "OTHER", periodStart: "2026-01-01" } })).previewBillRun.id;
   haulerOrg = (await callers.applicant.ok(`mutation { createOrganization(input: { name: "Page Size Hauling", kind: "HAULER" }) { id } }`)).createOrganization.id;
 });
 afterAll(() => srv?.close());
 
 /** The largest page of the lists that allow fewer than 200 rows. */
-const MAX: Record<string, number> = { lateralPermitQueue: 100, stationDaySheet: 100, myEmails: 100 };
+const MAX: Record<string, number> = { lateralPermitQueue: 100, stationDaySheet: 100, myEmails: 100, districtSewerExtensions: 100, meterReadingImports: 100 };
 
 type List = { field: string; call: (c: Client, first: number) => Promise<GqlResponse> };
 
@@ -47,6 +58,8 @@ async function lists(): Promise<List[]> {
     if (name === "districtId") return lakeview;
     if (name === "organizationId") return haulerOrg;
     if (name === "view") return "RECEIVED";
+    if (name === "meterId") return meterId;
+    if (name === "runId") return billRunId;
     throw new Error(`list-page-size.test: no value for the required argument ${name}`);
   };
   const out: List[] = [];
