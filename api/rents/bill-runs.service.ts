@@ -303,7 +303,11 @@ async function computeBills(
         const shared = c.shared ? c.reads[0]?.meterId ?? null : null;
         const usersBehind = shared ? (c.reads[0]?.sharedWith ?? 1) : 1;
         const r = huronUserCharge(rb, { days: served.days, periodDays, useCents: useCharge(rb, c.gallons), usersBehindMeter: usersBehind, occupancy: a.occupancy });
-        if (r.task) tasks.push({ key: "billing.minimumCharge", text: `${r.task} Bills carry no minimum until the ADMIN enters it with the Board's resolution.` });
+        // Once per text, not once per account (the list would grow with the run).
+        if (r.task) {
+          const text = `${r.task} Bills carry no minimum until the ADMIN enters it with the Board's resolution.`;
+          if (!tasks.some((t) => t.text === text)) tasks.push({ key: "billing.minimumCharge", text });
+        }
         lines.push(...r.lines);
         if (shared && usersBehind > 1) {
           const m = sharedMeters.get(shared) ?? { propertyId: a.property_id, ownerName: a.owner_name, users: 0, minimums: 0, gallons: c.gallons, agreement: false };
@@ -532,9 +536,13 @@ async function issueBatch(ds: DataSource, viewer: Viewer, runId: string, code: s
               to_char(b.total_cents / 100.0, 'FM999,999,990.00') || '.' || chr(10) || coalesce(b.due_text, '') || chr(10) ||
               'See what it is made of: ' || $3 || '/properties/bills/' || b.id,
               'rents.bill_issued'
-         FROM bill b JOIN sewer_property p ON p.id = b.property_id LEFT JOIN service_account a ON a.id = b.account_id
-         JOIN app_user u ON u.id = CASE WHEN $2 THEN coalesce(p.owner_user_id, a.occupant_user_id) ELSE coalesce(a.occupant_user_id, p.owner_user_id) END
-        WHERE b.id = ANY($1::uuid[])`,
+         FROM unnest($1::uuid[]) AS k(id)
+         -- Keyed lookups per bill of the batch (LIMIT keeps the planner from flattening them into hash joins that read
+         -- every bill, property and account of the district on each batch: the bill table grows with every run).
+         CROSS JOIN LATERAL (SELECT * FROM bill WHERE id = k.id LIMIT 1) b
+         CROSS JOIN LATERAL (SELECT CASE WHEN $2 THEN coalesce(p.owner_user_id, a.occupant_user_id) ELSE coalesce(a.occupant_user_id, p.owner_user_id) END AS user_id
+                               FROM sewer_property p LEFT JOIN service_account a ON a.id = b.account_id WHERE p.id = b.property_id LIMIT 1) who
+         CROSS JOIN LATERAL (SELECT id, email FROM app_user WHERE id = who.user_id LIMIT 1) u`,
       [ids, toOwner, meta.publicUrl],
     );
     await tx.query(`UPDATE bill_run SET issued_count = issued_count + $2 WHERE id = $1`, [runId, issued.length]);
