@@ -8,7 +8,9 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 # --- production dependencies only (tsx is a runtime dependency, so it stays) ---
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
+# patches/: npm's postinstall applies them (patch-package) to the libraries the server runs.
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund \
  && npm cache clean --force
 
@@ -16,6 +18,7 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
