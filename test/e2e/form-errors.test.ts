@@ -489,7 +489,10 @@ describe("every key an API input can report", () => {
     for (const file of FILES) {
       // The route's own GraphQL and that of the server helpers it calls (web/components/*.server.ts).
       let text = source(file);
-      for (const m of text.matchAll(/from "~\/components\/([\w-]+\.server)"/g)) text += fs.readFileSync(path.resolve("web/components", `${m[1]}.ts`), "utf8");
+      for (const m of text.matchAll(/from "~\/components\/([\w-]+\.server)"/g)) {
+        const helper = [".ts", ".tsx"].map((ext) => path.resolve("web/components", `${m[1]}${ext}`)).find((f) => fs.existsSync(f))!;
+        text += fs.readFileSync(helper, "utf8");
+      }
       // An upload's refusal is shown on the route's own file field (the crawl checks it), not under uploadDocument's keys.
       const called = new Set([...text.matchAll(/\bmutation\b[^{`]*\{\s*(\w+)\s*\(/g)].map((m) => m[1]).filter((m) => m !== "uploadDocument"));
       if (!called.size) continue;

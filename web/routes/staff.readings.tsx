@@ -24,7 +24,7 @@ type Import = {
 };
 type ActionData = { error: string; fields: Record<string, string> };
 
-export const LABELS: Record<string, string> = { districtId: "District", file: "Reading file", fileName: "Reading file" };
+export const LABELS: Record<string, string> = { districtId: "District", file: "Reading file", fileName: "Reading file", csv: "Reading file" };
 
 const PATH = "/staff/readings";
 const IMPORT_FIELDS = `id fileName rowsRead rowsImported rowsEstimated rowsRejected enteredByName createdAt`;
@@ -68,7 +68,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   );
   if (!r.ok) {
     if (r.error.code === "UNAUTHENTICATED") throw redirect(`/sign-in?redirectTo=${encodeURIComponent(PATH)}`, { headers: cookieHeaders(r) });
-    return fail(r.error.message, r.error.fields ?? {}, cookieHeaders(r));
+    // What the API says of the file's text (csv) is shown on the file field it came from.
+    const { csv, ...fields } = r.error.fields ?? {};
+    return fail(r.error.message, csv ? { ...fields, file: csv } : fields, cookieHeaders(r));
   }
   return redirect(`${PATH}?districtId=${districtId}&import=${r.data.importMeterReadings.id}#report`, { headers: cookieHeaders(r) });
 }
