@@ -1,3 +1,4 @@
+import type { EntityManager } from "typeorm";
 import type { DataSource } from "typeorm";
 import { isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
@@ -125,18 +126,7 @@ export async function applyForExtension(ds: DataSource, viewer: Viewer, input: A
       districtId: district.id,
       details: { organizationId: input.organizationId, lots: input.lots, designFlowGpd: input.designFlowGpd, documents: docs.length },
     });
-    const operators = await staffOf(tx, district.id, "OPERATOR");
-    await enqueueEmails(
-      tx,
-      operators.map((o) => ({
-        to: o.email,
-        recipientId: o.id,
-        districtId: district.id,
-        kind: "extension.applied",
-        subject: `Sewer extension to review: ${name}`,
-        body: `Hello ${o.display_name},\n\nA developer applied for a sewer extension: ${name}, ${input.lots} lots, ${num(input.designFlowGpd)} gallons per day (${district.citationPrefix} 501).\n\n${district.name}\n`,
-      })),
-    );
+    await emailOperators(tx, district, "extension.applied", `Sewer extension to review: ${name}`, `A developer applied for a sewer extension: ${name}, ${input.lots} lots, ${num(input.designFlowGpd)} gallons per day (${district.citationPrefix} 501).`);
     return getExtension(tx, viewer, id);
   });
 }
@@ -371,18 +361,22 @@ export async function giveConstructionNotice(ds: DataSource, viewer: Viewer, inp
       districtId: e.districtId,
       details: { givenOn: today, startsOn: input.startsOn, replaces: e.constructionStartsOn },
     });
-    const operators = await staffOf(tx, district.id, "OPERATOR");
-    await enqueueEmails(
+    await emailOperators(
       tx,
-      operators.map((o) => ({
-        to: o.email,
-        recipientId: o.id,
-        districtId: district.id,
-        kind: "extension.construction_notice",
-        subject: `Construction starts ${formatDate(input.startsOn)}: ${e.name}`,
-        body: `Hello ${o.display_name},\n\n${e.organizationName} gives notice that construction of the sewer extension ${e.name} starts on ${formatDate(input.startsOn)} (${rb.entry("extension.constructionNoticeDays").section}). Plan the inspections.\n\n${district.name}\n`,
-      })),
+      district,
+      "extension.construction_notice",
+      `Construction starts ${formatDate(input.startsOn)}: ${e.name}`,
+      `${e.organizationName} gives notice that construction of the sewer extension ${e.name} starts on ${formatDate(input.startsOn)} (${rb.entry("extension.constructionNoticeDays").section}). Plan the inspections.`,
     );
     return getExtension(tx, viewer, e.id);
   });
+}
+
+/** An email to each of the district's District Operators, queued in the change's transaction. */
+async function emailOperators(tx: EntityManager, district: { id: string; name: string }, kind: string, subject: string, text: string) {
+  const operators = await staffOf(tx, district.id, "OPERATOR");
+  await enqueueEmails(
+    tx,
+    operators.map((o) => ({ to: o.email, recipientId: o.id, districtId: district.id, kind, subject, body: `Hello ${o.display_name},\n\n${text}\n\n${district.name}\n` })),
+  );
 }

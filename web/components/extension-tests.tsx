@@ -52,3 +52,54 @@ export function TestResults({ sections }: { sections: Section[] }) {
     </>
   );
 }
+
+/** What the developer applied for, as both the developer's and the staff's pages show it (SUL 501, 502 A). */
+export type ExtensionSummaryFields = {
+  organizationName: string;
+  statusLabel: string;
+  decisionReason: string | null;
+  location: string;
+  mapReference: string;
+  lots: number;
+  designFlowGpd: number;
+  documents: { documentId: string; kindLabel: string; filename: string }[];
+};
+
+export function ExtensionSummary({ e, children }: { e: ExtensionSummaryFields; children?: React.ReactNode }) {
+  return (
+    <>
+      <dl>
+        <dt>Developer</dt>
+        <dd>{e.organizationName}</dd>
+        <dt>Status</dt>
+        <dd>{e.statusLabel}</dd>
+        {e.decisionReason && (
+          <>
+            <dt>Why</dt>
+            <dd>{e.decisionReason}</dd>
+          </>
+        )}
+        <dt>Where</dt>
+        <dd>
+          {e.location} ({e.mapReference})
+        </dd>
+        <dt>Lots and design flow</dt>
+        <dd>
+          {e.lots} lots, {e.designFlowGpd.toLocaleString("en-US")} gallons per day
+        </dd>
+        {children}
+      </dl>
+      <h2>Documents</h2>
+      <ul className="usa-list">
+        {e.documents.map((d) => (
+          <li key={d.documentId}>
+            {d.kindLabel}:{" "}
+            <a className="usa-link" href={`/documents/${d.documentId}`}>
+              {d.filename}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
-import { SECTION_FIELDS, TestResults, type Section } from "~/components/extension-tests";
+import { ExtensionSummary, SECTION_FIELDS, TestResults, type Section } from "~/components/extension-tests";
 import { NestedErrorBoundary, SelectField, TextAreaField } from "~/components/fields";
 import { CalendarDate, todayIn } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
@@ -141,45 +141,16 @@ export default function StaffExtension() {
       </p>
       <h1>{e.name}</h1>
       {DONE[params.get("done") ?? ""] && <SuccessAlert>{DONE[params.get("done")!]}</SuccessAlert>}
-      <dl>
-        <dt>Developer</dt>
-        <dd>{e.organizationName}</dd>
-        <dt>Status</dt>
-        <dd>{e.statusLabel}</dd>
-        {e.decisionReason && (
-          <>
-            <dt>Why</dt>
-            <dd>{e.decisionReason}</dd>
-          </>
-        )}
-        <dt>Where</dt>
-        <dd>
-          {e.location} ({e.mapReference})
-        </dd>
-        <dt>Lots and design flow</dt>
-        <dd>
-          {e.lots} lots, {e.designFlowGpd.toLocaleString("en-US")} gallons per day
-        </dd>
-        {e.constructionStartsOn && (
-          <>
-            <dt>Construction starts</dt>
-            <dd>
-              <CalendarDate date={e.constructionStartsOn} />
-            </dd>
-          </>
-        )}
-      </dl>
-      <h2>Documents</h2>
-      <ul className="usa-list">
-        {e.documents.map((d) => (
-          <li key={d.documentId}>
-            {d.kindLabel}:{" "}
-            <a className="usa-link" href={`/documents/${d.documentId}`}>
-              {d.filename}
-            </a>
-          </li>
-        ))}
-      </ul>
+      <ExtensionSummary e={e}>
+          {e.constructionStartsOn && (
+            <>
+              <dt>Construction starts</dt>
+              <dd>
+                <CalendarDate date={e.constructionStartsOn} />
+              </dd>
+            </>
+          )}
+      </ExtensionSummary>
       {e.review && (
         <section aria-labelledby="review-heading">
           <h2 id="review-heading">Review</h2>
