@@ -1,5 +1,5 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useLoaderData, useRouteError, Form } from "@remix-run/react";
+import { Link, Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useLoaderData, useLocation, useRouteError, Form } from "@remix-run/react";
 import { AuthenticityTokenInput, AuthenticityTokenProvider } from "remix-utils/csrf/react";
 import uswdsCss from "./styles/design-system.scss?url";
 import appCss from "./styles/app.css?url";
@@ -36,7 +36,13 @@ export type RootData = {
   viewer: null | { id: string; displayName: string; email: string; demo: boolean; emailVerified: boolean; staffRoles: { role: string; districtId: string }[] };
 };
 
+/** Pages a person is not sent back to after signing in: the sign-in pages themselves, and those whose address carries a one-time token. */
+const NO_RETURN = new Set(["/", "/sign-in", "/sign-up", "/sign-out", "/forgot-password", "/reset-password", "/verify-email"]);
+
 function Header({ viewer }: { viewer: RootData["viewer"] }) {
+  // Signing in (or up) from the header brings the person back to the page they were reading.
+  const location = useLocation();
+  const back = NO_RETURN.has(location.pathname) ? "" : `?redirectTo=${encodeURIComponent(location.pathname + location.search)}`;
   const staff = (viewer?.staffRoles.length ?? 0) > 0;
   return (
     <header className="usa-header usa-header--basic">
@@ -65,8 +71,8 @@ function Header({ viewer }: { viewer: RootData["viewer"] }) {
               </>
             ) : (
               <>
-                <li><Link className="usa-link" to="/sign-in">Sign in</Link></li>
-                <li><Link className="usa-button" to="/sign-up">Create an account</Link></li>
+                <li><Link className="usa-link" to={`/sign-in${back}`}>Sign in</Link></li>
+                <li><Link className="usa-button" to={`/sign-up${back}`}>Create an account</Link></li>
               </>
             )}
           </ul>

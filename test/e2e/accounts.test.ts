@@ -137,6 +137,23 @@ describe("a resident in the browser", () => {
     await page.close();
   });
 
+  it("comes back to the page it was reading after signing in from the header, and from 'Create an account'", async () => {
+    const page = await e.browser.newPage();
+    await page.goto(`${e.srv.url}/rules/huron`);
+    expect(await page.getByRole("link", { name: "Create an account" }).first().getAttribute("href")).toBe(`/sign-up?redirectTo=${encodeURIComponent("/rules/huron")}`);
+    await page.getByRole("navigation", { name: "Primary navigation" }).getByRole("link", { name: "Sign in" }).click();
+    await page.getByLabel("Email address").fill(DEMO.applicant);
+    await page.getByLabel("Password").fill("tapline-demo-2026");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(/\/rules\/huron$/);
+    await page.close();
+    // A page whose address carries a one-time token is not handed on.
+    const reset = await e.browser.newPage();
+    await reset.goto(`${e.srv.url}/reset-password?token=x`);
+    expect(await reset.getByRole("navigation", { name: "Primary navigation" }).getByRole("link", { name: "Sign in" }).getAttribute("href")).toBe("/sign-in");
+    await reset.close();
+  });
+
   it("signs in using the keyboard alone", async () => {
     const page = await e.browser.newPage();
     await page.goto(`${e.srv.url}/sign-in`);
