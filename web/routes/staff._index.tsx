@@ -95,6 +95,26 @@ const DOCKET: Task = {
   label: "Petitions docket",
   text: "Open petitions against orders and fines: decide them or order a show-cause hearing (Sewer Use Law 1104-1109).",
 };
+const FLOW: Task = {
+  to: (d) => `/staff/petitions/flow?districtId=${d.id}`,
+  label: "Metered water not reaching the sewer",
+  text: "Owners' requests under Sewer Use Law 1205: set the percentage charged, direct a flow meter, or reject (where the district's law provides for it).",
+};
+const RENTS: Task = {
+  to: (d) => `/staff/properties?districtId=${d.id}`,
+  label: "Sewer rents",
+  text: "The register of properties and service accounts, meter readings and bill runs (Sewer Use Law Article 12; Huron Article VI).",
+};
+const EXTENSIONS: Task = {
+  to: (d) => `/staff/extensions?districtId=${d.id}`,
+  label: "Sewer extensions",
+  text: "Developers' applications to extend the public sewer: review, capacity, tests before any lateral is connected (Sewer Use Law Article 5).",
+};
+const CARD_PAYMENTS: Task = {
+  to: (d) => `/staff/stripe?districtId=${d.id}`,
+  label: "Card payments",
+  text: "Connect the district's own Stripe account, so card payments reach the Town's bank account.",
+};
 const HEARINGS: Task = { to: (d) => `/staff/hearings?districtId=${d.id}`, label: "Hearings", text: "Show-cause hearings from today on." };
 const DELINQUENCY: Task = {
   to: (d) => `/staff/delinquency?districtId=${d.id}`,
@@ -104,10 +124,10 @@ const DELINQUENCY: Task = {
 
 /** What each role can do in the portal today; later features add their tasks here. */
 const ROLES: Record<string, { what: string; tasks: Task[] }> = {
-  CLERK: { what: "Receives applications, petitions and payments and keeps the district's records.", tasks: [PERMITS, PAYMENTS, DELINQUENCY, CONTRACTORS, HAULERS, OUTBOX, AUDIT] },
-  OPERATOR: { what: "Reviews and inspects work on the sewer system (District Operator or Superintendent).", tasks: [PERMITS, INSPECTIONS, STATION, HAULERS, ENFORCEMENT, SNC, AUDIT] },
+  CLERK: { what: "Receives applications, petitions and payments and keeps the district's records.", tasks: [PERMITS, PAYMENTS, RENTS, DELINQUENCY, CONTRACTORS, HAULERS, OUTBOX, AUDIT] },
+  OPERATOR: { what: "Reviews and inspects work on the sewer system (District Operator or Superintendent).", tasks: [PERMITS, INSPECTIONS, STATION, HAULERS, ENFORCEMENT, FLOW, EXTENSIONS, SNC, AUDIT] },
   BOARD: { what: "Decides petitions and hearings, licenses septage haulers and sets fees.", tasks: [DOCKET, HEARINGS, HAULERS, PERMITS, SNC, AUDIT] },
-  ADMIN: { what: "Keeps the district's rulebook up to date, manages staff accounts and oversees the portal.", tasks: [RULEBOOK, MORATORIA, PERMITS, PEOPLE, PAYMENTS, OUTBOX, AUDIT] },
+  ADMIN: { what: "Keeps the district's rulebook up to date, manages staff accounts and oversees the portal.", tasks: [RULEBOOK, MORATORIA, PERMITS, PEOPLE, PAYMENTS, CARD_PAYMENTS, OUTBOX, AUDIT] },
 };
 
 export default function StaffHome() {
