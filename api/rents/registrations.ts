@@ -3,6 +3,8 @@ import type { Viewer } from "../accounts/viewer.js";
 import { formatDate } from "../common/dates.js";
 import { registerDashboardProvider, type DashboardItem } from "../dashboard/dashboard.js";
 import { addressOf } from "./common.js";
+// The sewer account payable (payments toward a balance) registers itself when its module loads.
+import "./ledger.js";
 
 /** The sewer-rent register on a person's dashboard (imported once, for its effects): their open accounts, as owner of record or occupant, lead to /properties. */
 
