@@ -24,6 +24,7 @@ import { MeterReadings1766800000000 } from "./1766800000000-MeterReadings.js";
 import { DistrictStripeAccounts1766830000000 } from "./1766830000000-DistrictStripeAccounts.js";
 import { SewerExtensions1766840000000 } from "./1766840000000-SewerExtensions.js";
 import { ExtensionLaterals1766840000001 } from "./1766840000001-ExtensionLaterals.js";
+import { OwnerPaying1766860000000 } from "./1766860000000-OwnerPaying.js";
 import { AccountLedger1766850000000 } from "./1766850000000-AccountLedger.js";
 
 /** Every migration, in order. A new migration is added here and reviewed by hand. */

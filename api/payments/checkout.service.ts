@@ -8,6 +8,7 @@ import { audit, type Actor } from "../audit/audit.service.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import type { Config } from "../config.js";
 import { isUuid } from "../documents/documents.service.js";
+import { sha256 } from "../common/tokens.js";
 import { Payment } from "./payment.entity.js";
 import { enqueueCheckoutExpiry } from "./cancellation.service.js";
 import { onAccount, stripeClient } from "./stripe.js";
@@ -33,7 +34,7 @@ export function requirePending(p: Payment) {
 const cancelledError = (p: Pick<Payment, "cancelReason">) =>
   conflict(`This payment was cancelled: ${(p.cancelReason ?? "").replace(/[\s.]+$/, "") || "no reason was given"}. Nothing is due.`);
 
-const testCheckoutUrl = (sessionId: string) => `/payments/test-checkout/${sessionId}`;
+const testCheckoutUrl = (sessionId: string, access?: string | null) => `/payments/test-checkout/${sessionId}${access ? `?access=${encodeURIComponent(access)}` : ""}`;
 
 /** "checkout-<id>", then "checkout-<id>-a2", "-a3" when an expired session has to be replaced. */
 function nextCheckoutKey(paymentId: string, current: string | null): string {
@@ -42,43 +43,77 @@ function nextCheckoutKey(paymentId: string, current: string | null): string {
   return `checkout-${paymentId}-a${m ? Number(m[1]) + 1 : 2}`;
 }
 
-/** starts checkout for a pending payment the viewer owns; returns where to send the browser. A double-clicked Pay returns the same session (idempotency key stored on the payment). */
+/**
+ * Whether the caller is the one who pays this payment: its signed-in payer, or for a quick-pay
+ * payment (no payer) whoever holds its access token (compared by SHA-256; only the hash is stored).
+ * Staff of the district may see a payment, but only its payer pays it.
+ */
+export async function isPayer(db: DataSource | EntityManager, p: Pick<Payment, "id" | "payerId">, viewer: Viewer | null, access?: string | null): Promise<boolean> {
+  if (p.payerId !== null) return !!viewer && p.payerId === viewer.userId;
+  if (!access) return false;
+  const [row] = await db.query(`SELECT 1 FROM payment WHERE id = $1 AND payer_id IS NULL AND access_token_hash = $2`, [p.id, sha256(access)]);
+  return !!row;
+}
+
+/** The pages Stripe (or the test checkout) sends the payer back to; a quick-pay payment's carry its access token. */
+export function returnUrls(publicUrl: string, paymentId: string, access?: string | null): { success: string; cancel: string } {
+  if (access) {
+    const q = `access=${encodeURIComponent(access)}`;
+    return { success: `${publicUrl}/payments/${paymentId}/done?${q}`, cancel: `${publicUrl}/pay?cancelled=1` };
+  }
+  return { success: `${publicUrl}/payments/${paymentId}/done`, cancel: `${publicUrl}/payments/${paymentId}` };
+}
+
+/**
+ * starts checkout for a pending payment the viewer owns (or, for quick pay, whose access token is
+ * given); returns where to send the browser. A double-clicked Pay returns the same session
+ * (idempotency key stored on the payment).
+ */
 export async function startCheckout(
   ds: DataSource,
   config: Config,
-  viewer: Viewer,
+  viewer: Viewer | null,
   paymentId: string,
-  meta: { requestId?: string },
+  meta: { requestId?: string; access?: string | null },
 ): Promise<{ url: string; provider: "stripe" | "test" }> {
   const p = isUuid(paymentId) ? await ds.getRepository(Payment).findOne({ where: { id: paymentId } }) : null;
-  // Staff of the district may see the payment, but only the payer pays it.
-  if (!p || p.payerId !== viewer.userId) throw notFound("That payment");
+  if (!p || !(await isPayer(ds, p, viewer, meta.access))) throw notFound("That payment");
   requirePending(p);
-  const actor: Actor = { userId: viewer.userId, requestId: meta.requestId };
-  if (!config.stripe) return startTestCheckout(ds, actor, p.id);
+  const access = p.payerId === null ? meta.access : null;
+  const actor: Actor = { userId: viewer?.userId ?? null, requestId: meta.requestId };
+  if (!config.stripe) return startTestCheckout(ds, actor, p.id, access);
   // Direct charges on the district's own account: without one able to take charges, counter only.
   const connection = await connectionOf(ds, p.districtId);
   if (!takesCardPayments(config, connection)) throw counterOnlyError((await ds.getRepository(District).findOneByOrFail({ id: p.districtId })).name);
-  return startStripeCheckout(ds, config, actor, p.id, connection!.accountId, 0);
+  return startStripeCheckout(ds, config, actor, p.id, connection!.accountId, 0, access);
 }
 
 /** What the payer reads when the district has no Stripe account of its own able to take card payments. */
 export const counterOnlyError = (districtName: string) =>
   conflict(`${districtName} takes payments at the district office only (cash or check): it has not connected its own card payment account yet.`);
 
-async function startTestCheckout(ds: DataSource, actor: Actor, paymentId: string): Promise<{ url: string; provider: "test" }> {
+async function startTestCheckout(ds: DataSource, actor: Actor, paymentId: string, access?: string | null): Promise<{ url: string; provider: "test" }> {
   return ds.transaction(async (tx) => {
     const p = (await lockPayment(tx, paymentId))!;
     requirePending(p);
-    if (p.provider === "test" && p.providerSessionId) return { url: testCheckoutUrl(p.providerSessionId), provider: "test" as const };
+    if (p.provider === "test" && p.providerSessionId) return { url: testCheckoutUrl(p.providerSessionId, access), provider: "test" as const };
     const sessionId = `test_cs_${randomBytes(16).toString("hex")}`;
     await tx.update(Payment, { id: p.id }, { provider: "test", providerSessionId: sessionId, idempotencyKey: p.idempotencyKey ?? nextCheckoutKey(p.id, null), updatedAt: clock.now() });
     await audit(tx, actor, { action: "payment.checkout_started", entityType: "Payment", entityId: p.id, districtId: p.districtId, details: { provider: "test", sessionId } });
-    return { url: testCheckoutUrl(sessionId), provider: "test" as const };
+    return { url: testCheckoutUrl(sessionId, access), provider: "test" as const };
   });
 }
 
-async function startStripeCheckout(ds: DataSource, config: Config, actor: Actor, paymentId: string, accountId: string, attempt: number): Promise<{ url: string; provider: "stripe" }> {
+async function startStripeCheckout(
+  ds: DataSource,
+  config: Config,
+  actor: Actor,
+  paymentId: string,
+  accountId: string,
+  attempt: number,
+  access?: string | null,
+): Promise<{ url: string; provider: "stripe" }> {
+  const urls = returnUrls(config.publicUrl, paymentId, access);
   const stripe = stripeClient(config);
   // 1. Store the idempotency key (and the account the session is made on) before calling Stripe,
   // so every click uses the same one.
@@ -102,14 +137,14 @@ async function startStripeCheckout(ds: DataSource, config: Config, actor: Actor,
       if (now.status === "CANCELLED") throw cancelledError(now);
       return { url: existing.url, provider: "stripe" };
     }
-    if (existing.status === "complete") return { url: `${config.publicUrl}/payments/${paymentId}/done`, provider: "stripe" };
+    if (existing.status === "complete") return { url: urls.success, provider: "stripe" };
     if (attempt > 0) throw new Error(`Stripe checkout session ${state.sessionId} is ${existing.status} right after being made`);
     // Expired (Stripe sessions last 24 hours): forget it and make a new one under a new key.
     await ds.transaction(async (tx) => {
       const p = (await lockPayment(tx, paymentId))!;
       await forgetExpiredSession(tx, p, state.sessionId!, actor, { noticedBy: "startCheckout" });
     });
-    return startStripeCheckout(ds, config, actor, paymentId, accountId, attempt + 1);
+    return startStripeCheckout(ds, config, actor, paymentId, accountId, attempt + 1, access);
   }
 
   // 3. Create it. The same key returns the same session, however many clicks race here.
@@ -124,8 +159,8 @@ async function startStripeCheckout(ds: DataSource, config: Config, actor: Actor,
       client_reference_id: p.id,
       metadata: { paymentId: p.id },
       payment_intent_data: { metadata: { paymentId: p.id } },
-      success_url: `${config.publicUrl}/payments/${p.id}/done`,
-      cancel_url: `${config.publicUrl}/payments/${p.id}`,
+      success_url: urls.success,
+      cancel_url: urls.cancel,
     },
     onAccount(state.account, { idempotencyKey: state.key }),
   );
@@ -327,11 +362,11 @@ export async function recordProviderEvent(
   return rows.length > 0;
 }
 
-/** The built-in test checkout's session, for its payer, only while Stripe is not configured. */
-export async function testCheckoutSession(ds: DataSource, config: Config, viewer: Viewer, sessionId: string): Promise<Payment> {
+/** The built-in test checkout's session, for its payer (or a quick-pay payment's access token), only while Stripe is not configured. */
+export async function testCheckoutSession(ds: DataSource, config: Config, viewer: Viewer | null, sessionId: string, access?: string | null): Promise<Payment> {
   if (config.stripe) throw forbidden("The test checkout is off: this portal takes real card payments through Stripe.");
   const p = await ds.getRepository(Payment).findOne({ where: { providerSessionId: String(sessionId), provider: "test" } });
-  if (!p || p.payerId !== viewer.userId) throw notFound("That checkout");
+  if (!p || !(await isPayer(ds, p, viewer, access))) throw notFound("That checkout");
   return p;
 }
 
@@ -343,12 +378,12 @@ export async function testCheckoutSession(ds: DataSource, config: Config, viewer
 export async function completeTestCheckout(
   ds: DataSource,
   config: Config,
-  viewer: Viewer,
+  viewer: Viewer | null,
   sessionId: string,
   outcome: string,
-  meta: { requestId?: string; log?: Logger },
+  meta: { requestId?: string; log?: Logger; access?: string | null },
 ): Promise<Payment> {
-  const p = await testCheckoutSession(ds, config, viewer, sessionId);
+  const p = await testCheckoutSession(ds, config, viewer, sessionId, meta.access);
   if (outcome !== "PAY" && outcome !== "CANCEL") throw badInput({ outcome: 'Use "PAY" or "CANCEL".' });
   if (outcome === "PAY") {
     if (p.status === "CANCELLED") throw cancelledError(p);
@@ -360,7 +395,7 @@ export async function completeTestCheckout(
         amountTotal: p.amountCents,
         currency: p.currency,
         paymentIntent: null,
-        actor: { userId: viewer.userId, requestId: meta.requestId },
+        actor: { userId: viewer?.userId ?? null, requestId: meta.requestId },
         publicUrl: config.publicUrl,
         log: meta.log,
       }),

@@ -2,7 +2,6 @@ import { clock } from "../common/clock.js";
 import type { Logger } from "pino";
 import Stripe from "stripe";
 import type { DataSource, EntityManager } from "typeorm";
-import { User } from "../accounts/user.entity.js";
 import { hasRole, isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
@@ -17,7 +16,7 @@ import { type PayableHandler, titleKey, linesOwedBack } from "./payables.js";
 import { refundsFor } from "./lists.service.js";
 import { onAccount, stripeClient } from "./stripe.js";
 import { lockPayment, requirePending } from "./checkout.service.js";
-import { nextReceiptNumber, markPaid, formatReceiptDate } from "./receipts.js";
+import { nextReceiptNumber, markPaid, formatReceiptDate, receiptRecipient } from "./receipts.js";
 
 /** The Clerk's counter: payments made in cash or by check, and refunds of what is owed back. */
 
@@ -176,16 +175,17 @@ export async function refundPayment(
         details: { refundId: saved.id, amountCents, lineCodes: codes, method, providerRefundId, receiptNumber },
       },
     );
-    const payer = await tx.findOneOrFail(User, { where: { id: p.payerId } });
+    const payer = await receiptRecipient(tx, p);
     const lines = p.lines.filter((l) => codes.includes(l.code));
-    await enqueueEmail(tx, {
+    if (payer)
+      await enqueueEmail(tx, {
       to: payer.email,
       recipientId: payer.id,
       districtId: p.districtId,
       kind: "payment.refund",
       subject: `Refund ${receiptNumber}: ${formatCents(amountCents)} from ${district.name}`,
       body: [
-        `Hello ${payer.displayName},`,
+        payer.greeting,
         "",
         `${district.name} is returning ${formatCents(amountCents)} of payment ${p.receiptNumber}.`,
         "",

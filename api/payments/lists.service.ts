@@ -3,6 +3,7 @@ import { hasRole, isStaff, type Viewer } from "../accounts/viewer.js";
 import { badInput, forbidden, notFound } from "../common/errors.js";
 import { decodeCursor, encodeCursor, isInstant, pageSize } from "../common/paging.js";
 import { isUuid } from "../documents/documents.service.js";
+import { sha256 } from "../common/tokens.js";
 import { PAYMENT_STATUSES, Payment, Refund, type PaymentStatus } from "./payment.entity.js";
 import { cancelPendingPayments } from "./cancellation.service.js";
 
@@ -31,12 +32,26 @@ export async function isPaid(ds: DataSource | EntityManager, payableType: string
   return row.received > 0 && row.pending === 0;
 }
 
-const canRead = (viewer: Viewer, p: Payment) => p.payerId === viewer.userId || isStaff(viewer, p.districtId);
+const canRead = (viewer: Viewer, p: Payment) => (p.payerId !== null && p.payerId === viewer.userId) || isStaff(viewer, p.districtId);
 
 /** The payment, for its payer or staff of its district; NOT_FOUND for anyone else. */
 export async function getPayment(ds: DataSource, viewer: Viewer, id: string): Promise<Payment> {
   const p = isUuid(id) ? await ds.getRepository(Payment).findOne({ where: { id } }) : null;
   if (!p || !canRead(viewer, p)) throw notFound("That payment");
+  return p;
+}
+
+/**
+ * A quick-pay payment (no signed-in payer) for whoever holds its access token, the token of the
+ * return address: this payment only, and nothing else. A wrong token, a payment with a payer and
+ * no payment at all look the same (NOT_FOUND).
+ */
+export async function paymentByAccess(ds: DataSource, id: string, access: string): Promise<Payment> {
+  const p =
+    isUuid(id) && typeof access === "string" && access.length >= 20 && access.length <= 200
+      ? await ds.getRepository(Payment).createQueryBuilder("p").where("p.id = :id AND p.payer_id IS NULL AND p.access_token_hash = :h", { id, h: sha256(access) }).getOne()
+      : null;
+  if (!p) throw notFound("That payment");
   return p;
 }
 

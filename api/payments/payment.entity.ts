@@ -19,7 +19,12 @@ export const refundDue = (p: Pick<Payment, "cancelledAt" | "paidAt" | "refundedC
 export class Payment {
   @PrimaryGeneratedColumn("uuid") id: string;
   @Column("uuid", { name: "district_id" }) districtId: string;
-  @Column("uuid", { name: "payer_id" }) payerId: string;
+  /** null for a quick-pay payment (no sign-in): the one who started it reaches it by its access token */
+  @Column("uuid", { name: "payer_id", nullable: true }) payerId: string | null;
+  /** quick pay: SHA-256 of the unguessable token in the return URL; the token itself is never stored */
+  @Column("text", { name: "access_token_hash", nullable: true, select: false }) accessTokenHash: string | null;
+  /** quick pay: where the receipt is emailed, if the payer gave an address */
+  @Column("text", { name: "receipt_email", nullable: true }) receiptEmail: string | null;
   @Column("text", { name: "payable_type" }) payableType: string;
   @Column("uuid", { name: "payable_id" }) payableId: string;
   @Column("text") status: PaymentStatus;

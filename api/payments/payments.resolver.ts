@@ -43,7 +43,7 @@ export class PaymentType {
   @Field(() => String, { nullable: true, description: "stripe, test (the built-in test checkout) or counter" }) provider: string | null;
   @Field(() => String) payableType: string;
   @Field(() => ID) payableId: string;
-  @Field(() => ID) payerId: string;
+  @Field(() => ID, { nullable: true, description: "Who pays it; null for quick pay (paid without signing in)" }) payerId: string | null;
   @Field(() => ID) districtId: string;
   @Field(() => ID, { description: "The rulebook version the amounts came from" }) rulebookVersionId: string;
   @Field(() => Date) createdAt: Date;
@@ -285,9 +285,15 @@ export class PaymentsResolver {
     return (await ctx.loaders.district.load(p.districtId))!;
   }
 
-  @FieldResolver(() => String, { description: "The payer's name" })
+  @FieldResolver(() => String, { description: 'The payer\'s name; "Quick pay" for a payment made without signing in' })
   async payerName(@Root() p: Payment, @Ctx() ctx: Context): Promise<string> {
+    if (p.payerId === null) return "Quick pay";
     return (await ctx.loaders.user.load(p.payerId))?.displayName ?? "";
+  }
+
+  @FieldResolver(() => Boolean, { description: "Paid through quick pay, without signing in (no payer)" })
+  quickPay(@Root() p: Payment): boolean {
+    return p.payerId === null;
   }
 
   @FieldResolver(() => Boolean, { description: "Money arrived after the payment was cancelled and is not yet all returned: the Clerk refunds it" })

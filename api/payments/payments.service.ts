@@ -18,9 +18,9 @@ export { registerPayable, payableHandler, payableTitles, titleKey, linesOwedBack
 export type { PayableHandler } from "./payables.js";
 export { createPayment } from "./creation.service.js";
 export { cancelPendingPayments, EXPIRE_CHECKOUT_JOB, configurePaymentJobs } from "./cancellation.service.js";
-export { paymentsFor, isPaid, getPayment, myPayments, REFUND_DUE, districtPayments, refundsFor } from "./lists.service.js";
+export { paymentsFor, isPaid, getPayment, paymentByAccess, myPayments, REFUND_DUE, districtPayments, refundsFor } from "./lists.service.js";
 export { stripeClient, paymentProviderMode } from "./stripe.js";
-export { startCheckout, settleCheckout, expireCheckout, recordProviderEvent, testCheckoutSession, completeTestCheckout } from "./checkout.service.js";
+export { startCheckout, settleCheckout, expireCheckout, recordProviderEvent, testCheckoutSession, completeTestCheckout, isPayer, returnUrls, counterOnlyError } from "./checkout.service.js";
 export type { SettleInput, SettleOutcome } from "./checkout.service.js";
 export { receiptPrefix, formatReceiptDate, describeMethod, receiptLine } from "./receipts.js";
 export { recordCounterPayment, refundPayment } from "./clerk.service.js";

@@ -130,11 +130,24 @@ export function describeMethod(p: Pick<Payment, "method" | "provider" | "checkNu
 /** One receipt line: "Inspection and administration fee, residential (Sewer Use Law 1212): $150.00". */
 export const receiptLine = (l: PaymentLine) => `${l.label} (${l.section}): ${formatCents(l.amountCents)}${l.refundable ? " (refundable deposit)" : ""}`;
 
+/**
+ * Who a payment's receipts and refunds are emailed to: its signed-in payer, or for quick pay (no
+ * payer) the address given when paying, if any; null when there is no one to email.
+ */
+export async function receiptRecipient(tx: EntityManager, p: Pick<Payment, "payerId" | "receiptEmail">): Promise<{ email: string; id: string | null; greeting: string } | null> {
+  if (p.payerId) {
+    const payer = await tx.findOneOrFail(User, { where: { id: p.payerId } });
+    return { email: payer.email, id: payer.id, greeting: `Hello ${payer.displayName},` };
+  }
+  return p.receiptEmail ? { email: p.receiptEmail, id: null, greeting: "Hello," } : null;
+}
+
 async function enqueueReceiptEmail(tx: EntityManager, p: Payment, district: District, publicUrl?: string): Promise<void> {
-  const payer = await tx.findOneOrFail(User, { where: { id: p.payerId } });
+  const payer = await receiptRecipient(tx, p);
+  if (!payer) return;
   const title = await payableHandler(p.payableType).title(p.payableId, tx);
   const body = [
-    `Hello ${payer.displayName},`,
+    payer.greeting,
     "",
     `${district.name} received your payment. This is your receipt.`,
     "",
@@ -151,7 +164,8 @@ async function enqueueReceiptEmail(tx: EntityManager, p: Payment, district: Dist
     "",
     `${district.name}`,
     `${district.address}`,
-    ...(publicUrl ? ["", `Print the receipt: ${publicUrl}/payments/${p.id}/receipt`] : []),
+    // A quick-pay receipt's page needs the token of the payer's return address, which is not kept: this email is the receipt.
+    ...(publicUrl && p.payerId ? ["", `Print the receipt: ${publicUrl}/payments/${p.id}/receipt`] : []),
     "",
   ].join("\n");
   await enqueueEmail(tx, {
