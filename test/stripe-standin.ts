@@ -17,6 +17,14 @@ import { connectAccountByOperator } from "../api/payments/connect.service.js";
  *   POST /v1/accounts                      create a connected account (Stripe Connect)
  *   GET  /v1/accounts/:id                  retrieve one
  *   POST /v1/account_links                 an onboarding link for one
+ *   POST /v1/customers                     create a customer (autopay: on the district's account)
+ *   GET  /v1/customers/:id                 retrieve one
+ *   GET  /v1/setup_intents/:id             a setup-mode session's SetupIntent, once completed
+ *   GET  /v1/payment_methods/:id           a saved card (brand, last 4)
+ *   POST /v1/payment_methods/:id/detach    remove a saved card from its customer
+ *   POST /v1/payment_intents               charge a saved card (off_session, confirm=true)
+ *   POST /v1/payment_intents/:id/confirm   confirm one made without confirm
+ *   GET  /v1/payment_intents/:id           retrieve one
  *   GET  /c/pay/:id                        a trivial stand-in of Stripe's hosted checkout page
  *
  * Like Stripe, a call with the `Stripe-Account` header runs on that connected account: sessions
@@ -37,14 +45,23 @@ export type StandIn = {
   refunds: Map<string, any>;
   /** connected accounts, by id */
   accounts: Map<string, any>;
+  customers: Map<string, any>;
+  setupIntents: Map<string, any>;
+  paymentMethods: Map<string, any>;
+  paymentIntents: Map<string, any>;
+  /** a saved card declines from now on (Stripe's card_declined, or another decline code), or is accepted again with null */
+  declineCard(paymentMethodId: string, declineCode?: string | null): void;
   /** the connected account each session, payment intent and refund belongs to (null: the platform's own) */
   accountOf: Map<string, string | null>;
   /** an account that exists already (one the operator connects): charges enabled unless told otherwise */
   addAccount(opts?: { chargesEnabled?: boolean }): any;
   /** the account's owner finishes Stripe's onboarding: it takes charges and payouts */
   finishOnboarding(accountId: string): any;
-  /** the payer finishes paying on Stripe's page: the session is complete and paid */
-  complete(sessionId: string): any;
+  /**
+   * The payer finishes Stripe's page: a payment session is complete and paid; a setup-mode session
+   * is complete with a SetupIntent whose card (Visa 4242 unless told) is saved to the session's customer.
+   */
+  complete(sessionId: string, card?: { brand?: string; last4?: string; expMonth?: number; expYear?: number }): any;
   /** a Stripe-shaped event around a copy of the object (as the webhook would carry it); with `account` when the object is a connected account's */
   event(type: string, session: any, overrides?: Record<string, unknown>): any;
   close(): Promise<void>;
@@ -74,6 +91,11 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
   const refunds = new Map<string, any>();
   const accounts = new Map<string, any>();
   const accountOf = new Map<string, string | null>();
+  const customers = new Map<string, any>();
+  const setupIntents = new Map<string, any>();
+  const paymentMethods = new Map<string, any>();
+  const paymentIntents = new Map<string, any>();
+  const declines = new Map<string, string>();
   const replies = new Map<string, { status: number; body: any }>();
   let checkoutBase = "https://checkout.stripe.test"; // the stand-in's own address once listening, with hostedCheckout
 
@@ -99,6 +121,20 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
     return a;
   };
 
+  /** Charges the intent's card: succeeded, or a card error (402) carrying the intent, as Stripe answers a decline. */
+  function confirmIntent(pi: any): { status: number; body: any } {
+    const code = pi.payment_method ? declines.get(pi.payment_method) : "card_declined";
+    if (code) {
+      pi.status = "requires_payment_method";
+      pi.last_payment_error = { type: "card_error", code: "card_declined", decline_code: code, message: code === "insufficient_funds" ? "Your card has insufficient funds." : "Your card was declined." };
+      return { status: 402, body: { error: { ...pi.last_payment_error, payment_intent: pi } } };
+    }
+    pi.status = "succeeded";
+    pi.amount_received = pi.amount;
+    pi.latest_charge = id("ch");
+    return { status: 200, body: pi };
+  }
+
   function route(method: string, path: string, params: Record<string, any>, account: string | null, keyless: boolean): { status: number; body: any } {
     if (account && !accounts.has(account))
       return { status: 403, body: { error: { type: "invalid_request_error", code: "account_invalid", message: `The provided key does not have access to account '${account}'.` } } };
@@ -120,6 +156,7 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
     }
     if (method === "POST" && path === "/v1/checkout/sessions") {
       const lineItems = (params.line_items ?? []) as any[];
+      if (params.customer && (!mine(params.customer) || !customers.has(params.customer))) return error(404, `No such customer: '${params.customer}'`);
       const amount = lineItems.reduce((s, li) => s + Number(li.price_data.unit_amount) * Number(li.quantity ?? 1), 0);
       const sid = id("cs_test");
       const session = {
@@ -127,9 +164,11 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
         object: "checkout.session",
         mode: params.mode,
         status: "open",
-        payment_status: "unpaid",
-        amount_total: amount,
-        currency: lineItems[0]?.price_data?.currency ?? "usd",
+        payment_status: params.mode === "setup" ? "no_payment_required" : "unpaid",
+        amount_total: params.mode === "setup" ? null : amount,
+        currency: params.mode === "setup" ? (params.currency ?? null) : (lineItems[0]?.price_data?.currency ?? "usd"),
+        customer: params.customer ?? null,
+        setup_intent: null as string | null,
         client_reference_id: params.client_reference_id ?? null,
         metadata: params.metadata ?? {},
         success_url: params.success_url,
@@ -158,6 +197,61 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
       s.status = "expired";
       s.url = null;
       return { status: 200, body: s };
+    }
+    if (method === "POST" && path === "/v1/customers") {
+      const c = { id: id("cus"), object: "customer", email: params.email ?? null, name: params.name ?? null, metadata: params.metadata ?? {}, created: Math.floor(Date.now() / 1000) };
+      customers.set(c.id, c);
+      accountOf.set(c.id, account);
+      return { status: 200, body: c };
+    }
+    m = /^\/v1\/(customers|setup_intents|payment_methods|payment_intents)\/([^/]+)$/.exec(path);
+    if (method === "GET" && m) {
+      const store = { customers, setup_intents: setupIntents, payment_methods: paymentMethods, payment_intents: paymentIntents }[m[1]]!;
+      const o = mine(m[2]) ? store.get(m[2]) : undefined;
+      return o ? { status: 200, body: o } : error(404, `No such ${m[1].replace(/s$/, "")}: '${m[2]}'`);
+    }
+    m = /^\/v1\/payment_methods\/([^/]+)\/detach$/.exec(path);
+    if (method === "POST" && m) {
+      const pm = mine(m[1]) ? paymentMethods.get(m[1]) : undefined;
+      if (!pm) return error(404, `No such PaymentMethod: '${m[1]}'`);
+      if (!pm.customer) return error(400, `The payment method you provided is not attached to a customer so detachment is impossible.`, "payment_method_unexpected_state");
+      pm.customer = null;
+      return { status: 200, body: pm };
+    }
+    if (method === "POST" && path === "/v1/payment_intents") {
+      const pm = params.payment_method ? (mine(params.payment_method) ? paymentMethods.get(params.payment_method) : undefined) : undefined;
+      if (params.payment_method && !pm) return error(404, `No such PaymentMethod: '${params.payment_method}'`);
+      if (params.customer && (!mine(params.customer) || !customers.has(params.customer))) return error(404, `No such customer: '${params.customer}'`);
+      if (pm && pm.customer !== (params.customer ?? null))
+        return error(400, `The provided PaymentMethod was previously used with a PaymentIntent without Customer attachment, shared with a connected account without Customer attachment, or was detached from a Customer.`, "payment_method_unexpected_state");
+      const pi = {
+        id: id("pi"),
+        object: "payment_intent",
+        amount: Number(params.amount),
+        amount_received: 0,
+        currency: params.currency ?? "usd",
+        customer: params.customer ?? null,
+        payment_method: params.payment_method ?? null,
+        description: params.description ?? null,
+        metadata: params.metadata ?? {},
+        status: "requires_confirmation",
+        last_payment_error: null as any,
+        latest_charge: null as string | null,
+        livemode: false,
+        created: Math.floor(Date.now() / 1000),
+        off_session_sent: params.off_session ?? null,
+      };
+      paymentIntents.set(pi.id, pi);
+      accountOf.set(pi.id, account);
+      return String(params.confirm) === "true" ? confirmIntent(pi) : { status: 200, body: pi };
+    }
+    m = /^\/v1\/payment_intents\/([^/]+)\/confirm$/.exec(path);
+    if (method === "POST" && m) {
+      const pi = mine(m[1]) ? paymentIntents.get(m[1]) : undefined;
+      if (!pi) return error(404, `No such payment_intent: '${m[1]}'`);
+      if (pi.status !== "requires_confirmation" && pi.status !== "requires_payment_method")
+        return error(400, `This PaymentIntent's status is ${pi.status}; it cannot be confirmed.`, "payment_intent_unexpected_state");
+      return confirmIntent(pi);
     }
     if (method === "POST" && path === "/v1/refunds") {
       if (!accountOf.has(params.payment_intent) || !mine(params.payment_intent)) return error(404, `No such payment_intent: '${params.payment_intent}'`);
@@ -225,6 +319,14 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
     refunds,
     accounts,
     accountOf,
+    customers,
+    setupIntents,
+    paymentMethods,
+    paymentIntents,
+    declineCard(paymentMethodId, declineCode = "card_declined") {
+      if (declineCode) declines.set(paymentMethodId, declineCode);
+      else declines.delete(paymentMethodId);
+    },
     addAccount(opts = {}) {
       return newAccount({}, opts.chargesEnabled ?? true);
     },
@@ -234,9 +336,27 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
       Object.assign(a, { charges_enabled: true, details_submitted: true, payouts_enabled: true });
       return a;
     },
-    complete(sessionId) {
+    complete(sessionId, card = {}) {
       const s = sessions.get(sessionId);
       if (!s) throw new Error(`no session ${sessionId}`);
+      const account = accountOf.get(sessionId) ?? null;
+      if (s.mode === "setup") {
+        const pm = {
+          id: id("pm"),
+          object: "payment_method",
+          type: "card",
+          customer: s.customer,
+          card: { brand: card.brand ?? "visa", last4: card.last4 ?? "4242", exp_month: card.expMonth ?? 12, exp_year: card.expYear ?? 2030, country: "US" },
+          created: Math.floor(Date.now() / 1000),
+        };
+        paymentMethods.set(pm.id, pm);
+        accountOf.set(pm.id, account);
+        const si = { id: id("seti"), object: "setup_intent", status: "succeeded", customer: s.customer, payment_method: pm.id, usage: "off_session", metadata: s.metadata, created: pm.created };
+        setupIntents.set(si.id, si);
+        accountOf.set(si.id, account);
+        Object.assign(s, { status: "complete", setup_intent: si.id, url: null });
+        return s;
+      }
       s.status = "complete";
       s.payment_status = "paid";
       s.payment_intent ??= id("pi");
@@ -245,6 +365,7 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
       return s;
     },
     event(type, session, overrides = {}) {
+      // (any object: a checkout session, a payment intent, an account)
       const account = session?.object === "account" ? session.id : (accountOf.get(session?.id) ?? null);
       return {
         id: id("evt"),

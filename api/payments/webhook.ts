@@ -27,6 +27,21 @@ export function signatureTooFarAhead(header: string, nowMs = Date.now(), toleran
   return !Number.isFinite(t) || t - Math.floor(nowMs / 1000) > tolerance;
 }
 
+/**
+ * Another feature's Stripe events (autopay: its payment intents, its setup-mode sessions): the
+ * handler answers its outcome, or null when the event is not its own. It deduplicates what it
+ * applies (recordProviderEvent) and reaches only records made on the event's `account`.
+ */
+export type StripeEventHandler = (ds: DataSource, config: Config, log: Logger, event: Stripe.Event) => Promise<string | null>;
+const eventHandlers: StripeEventHandler[] = [];
+export function registerStripeEventHandler(handler: StripeEventHandler): void {
+  if (!eventHandlers.includes(handler)) eventHandlers.push(handler);
+}
+
+/** This server's configuration, for jobs that call Stripe (autopay's charges): set when the webhook is registered. */
+const serverConfigs = new WeakMap<DataSource, Config>();
+export const stripeConfigOf = (ds: DataSource): Config | null => serverConfigs.get(ds) ?? null;
+
 /** Session events that mean the money is in: card payments complete at once, others later. */
 const PAID_EVENTS = new Set(["checkout.session.completed", "checkout.session.async_payment_succeeded"]);
 
@@ -42,8 +57,12 @@ export async function handleStripeEvent(
   config: Config,
   log: Logger,
   event: Stripe.Event,
-): Promise<SettleOutcome | "ignored" | "duplicate_event" | "checkout_expired" | "unchanged" | "account_updated"> {
+): Promise<SettleOutcome | "ignored" | "duplicate_event" | "checkout_expired" | "unchanged" | "account_updated" | (string & {})> {
   const account = event.account ?? null;
+  for (const handle of eventHandlers) {
+    const outcome = await handle(ds, config, log, event);
+    if (outcome) return outcome;
+  }
   if (event.type === "account.updated" && account) {
     const a = event.data.object as Stripe.Account;
     if (a.object === "account" && a.id === account)
@@ -112,6 +131,7 @@ export function registerStripeWebhook(app: express.Express, opts: { ds: DataSour
   const { ds, config, log } = opts;
   // The job that closes a cancelled payment's checkout calls Stripe with this server's keys.
   configurePaymentJobs(ds, config);
+  serverConfigs.set(ds, config);
   app.post("/webhooks/stripe", express.raw({ type: "application/json", limit: "512kb" }), async (req, res) => {
     res.set("Cache-Control", "no-store");
     if (!config.stripe) return res.status(404).type("text/plain").send("Stripe is not configured on this portal.");
