@@ -77,6 +77,14 @@ export const RULEBOOK_KEYS = {
 
   // Septic systems
   "septic.pumpingIntervalYears": { kind: "integer", topic: "Septic systems" }, // years; SUL 407; Huron II-3
+  "septic.systemsAllowed": { kind: "boolean", topic: "Septic systems" }, // SUL 401; Huron II-3 (none in the district)
+  "septic.twoBuildingsOneTankProhibited": { kind: "boolean", topic: "Septic systems" }, // SUL 402; Huron II-3
+  "septic.constructionPermitRequired": { kind: "boolean", topic: "Septic systems" }, // SUL 403, 404; Huron II-3
+  "septic.designProfessionalRequired": { kind: "boolean", topic: "Septic systems" }, // SUL 403; Huron II-3
+  "septic.constructionPermitFee": { kind: "money", topic: "Septic systems" }, // cents; SUL 403 (board; Article 12 states none); Huron II-3
+  "septic.nuisanceRepairDays": { kind: "days", topic: "Septic systems" }, // calendar days from receipt of the notice; SUL 405; Huron II-3
+  "septic.connectionOnSewerRequired": { kind: "boolean", topic: "Septic systems" }, // SUL 408; Huron II-4
+  "septic.abandonmentStepsPrescribed": { kind: "boolean", topic: "Septic systems" }, // SUL 408; Huron II-3
 
   // Trucked and hauled waste
   "hauler.licensingEnabled": { kind: "boolean", topic: "Trucked and hauled waste" }, // SUL 801; Huron IV-8

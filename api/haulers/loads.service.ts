@@ -13,6 +13,7 @@ import { HaulerLicense, HaulerLoad, HaulerPermission, HaulerVehicle, SOURCE_KIND
 import { DAY_NAMES, SOURCE_KIND_LABELS, describeSchedule, dumpingFeeCents, hhmm, insideSchedule, licenseStanding, loadBookingReadiness, permissionStanding, wallClock, type Standing } from "./rules.js";
 import { LOAD_PAYABLE, type Meta, actorOf, adjustmentCents, clean, getLicense, getLoad, getPermission, loadDistrict, longText, part364Opts, peopleOf, requireRole, staffOf, tell } from "./common.js";
 import { formatDateTime } from "../common/format.js";
+import { pumpOutFromLoad } from "../septic/septic.service.js";
 
 /** Loads: booking with the dumping fee, the Operator's approval or refusal, cancellation, the gallons received (SUL 801, 803, 804, 1208). */
 
@@ -311,6 +312,8 @@ export async function recordReceived(ds: DataSource, viewer: Viewer, input: { id
     const district = await loadDistrict(tx, load.districtId);
     Object.assign(load, { status: "RECEIVED", measuredGallons: g, receivedAt: clock.now(), receivedById: viewer.userId, updatedAt: clock.now() });
     await tx.save(load);
+    // A licensed load from a registered septic system's address is its pump-out (SUL 407; api/septic).
+    await pumpOutFromLoad(tx, load);
     const adj = adjustmentCents(load);
     await audit(tx, actorOf(viewer, meta.requestId), {
       action: "hauler.load_received",

@@ -1,0 +1,227 @@
+import type { DataSource, EntityManager } from "typeorm";
+import { isStaff, type Viewer } from "../accounts/viewer.js";
+import { audit, type Actor } from "../audit/audit.service.js";
+import { dateIn, type CalendarDate } from "../common/dates.js";
+import { badInput, conflict, notFound } from "../common/errors.js";
+import { formatDate } from "../common/format.js";
+import { rulebookById, rulebookOn, type Rulebook } from "../districts/districts.service.js";
+import { isUuid } from "../documents/documents.service.js";
+import { actorOf, clean, dateField, emailPeople, link, loadDistrict, ownerOf, requireOperator, requireStaffOf, throwIfAny, type Db, type Meta } from "./common.js";
+import { ORDER_STEPS, TANK_DISPOSITIONS, orderComplete, orderSteps, stepDone, type OrderStep } from "./rules.js";
+
+/**
+ * When a public sewer reaches a property with a septic system (SUL 408; Huron II-3, II-4): the
+ * District Operator's connection order, then each step recorded (the lateral permit, the pump-out
+ * by a licensed hauler, the tank filled or removed, the old connection plugged; in Huron the
+ * system out of use); the order closes when every step is recorded and the system is no longer in use.
+ */
+
+export type OrderRow = {
+  id: string;
+  districtId: string;
+  systemId: string;
+  address: string;
+  ownerUserId: string | null;
+  reason: string;
+  issuedOn: CalendarDate;
+  status: "OPEN" | "CLOSED";
+  lateralPermitId: string | null;
+  lateralPermitNumber: string | null;
+  pumpOutId: string | null;
+  pumpedOn: CalendarDate | null;
+  tankDisposition: "FILLED" | "REMOVED" | null;
+  tankDispositionOn: CalendarDate | null;
+  fillMaterial: string | null;
+  pluggedOn: CalendarDate | null;
+  discontinuedOn: CalendarDate | null;
+  closedOn: CalendarDate | null;
+  rulebookVersionId: string;
+};
+
+const ORDER_COLUMNS = `o.id, o.district_id AS "districtId", o.system_id AS "systemId",
+  trim(coalesce(p.street_number || ' ', '') || p.street || coalesce(', ' || p.city, '') || ' ' || p.zip) AS address, p.owner_user_id AS "ownerUserId",
+  o.reason, to_char(o.issued_on, 'YYYY-MM-DD') AS "issuedOn", o.status, o.lateral_permit_id AS "lateralPermitId", lp.permit_number AS "lateralPermitNumber",
+  o.pump_out_id AS "pumpOutId", to_char(po.pumped_on, 'YYYY-MM-DD') AS "pumpedOn", o.tank_disposition AS "tankDisposition",
+  to_char(o.tank_disposition_on, 'YYYY-MM-DD') AS "tankDispositionOn", o.fill_material AS "fillMaterial", to_char(o.plugged_on, 'YYYY-MM-DD') AS "pluggedOn",
+  to_char(o.discontinued_on, 'YYYY-MM-DD') AS "discontinuedOn", to_char(o.closed_on, 'YYYY-MM-DD') AS "closedOn", o.rulebook_version_id AS "rulebookVersionId"`;
+const ORDER_FROM = `septic_connection_order o JOIN septic_system s ON s.id = o.system_id JOIN sewer_property p ON p.id = s.property_id
+  LEFT JOIN lateral_permit lp ON lp.id = o.lateral_permit_id LEFT JOIN septic_pump_out po ON po.id = o.pump_out_id`;
+
+export async function getOrder(db: Db, viewer: Viewer, id: string, lock = false): Promise<OrderRow> {
+  if (!isUuid(id)) throw notFound("That connection order");
+  const [row] = await db.query(`SELECT ${ORDER_COLUMNS} FROM ${ORDER_FROM} WHERE o.id = $1${lock ? " FOR UPDATE OF o" : ""}`, [id]);
+  if (!row || !(isStaff(viewer, row.districtId) || (row.ownerUserId && row.ownerUserId === viewer.userId))) throw notFound("That connection order");
+  return row;
+}
+
+/** The orders of these systems, newest first (one query). */
+export async function ordersOf(db: Db, systemIds: readonly string[]): Promise<OrderRow[]> {
+  if (!systemIds.length) return [];
+  return db.query(`SELECT ${ORDER_COLUMNS} FROM ${ORDER_FROM} WHERE o.system_id = ANY($1::uuid[]) ORDER BY o.issued_on DESC, o.id DESC`, [systemIds]);
+}
+
+/** The district's open orders, oldest first (one query, index septic_connection_order_district). */
+export async function districtOrders(ds: DataSource, viewer: Viewer, districtId: string): Promise<OrderRow[]> {
+  requireStaffOf(viewer, districtId);
+  return ds.query(`SELECT ${ORDER_COLUMNS} FROM ${ORDER_FROM} WHERE o.district_id = $1 AND o.status = 'OPEN' ORDER BY o.issued_on, o.id LIMIT 500`, [districtId]);
+}
+
+/** The section of a lateral (building sewer) permit application in the district's law, for the step's citation. */
+export const lateralSection = (rb: Rulebook) => rb.entry("lateral.plansRequired").section.split(",")[0];
+
+export const stepsOf = (rb: Rulebook, o: OrderRow) => orderSteps(rb, lateralSection(rb)).map((s) => ({ ...s, done: stepDone(s.step, o) }));
+
+/**
+ * The District Operator orders the properties of these systems connected to the public sewer that
+ * now reaches them (SUL 408; Huron II-4). One order per system in use without an open one; the
+ * owner of record is emailed the steps.
+ */
+export async function issueOrders(ds: DataSource, viewer: Viewer, input: { systemIds: string[]; reason: string }, meta: Meta): Promise<OrderRow[]> {
+  const ids = [...new Set(input.systemIds ?? [])];
+  const fields: Record<string, string> = {};
+  const reason = clean(input.reason);
+  if (!reason || reason.length > 2000) fields.reason = "Say which public sewer now reaches the property (up to 2,000 characters).";
+  if (!ids.length || ids.length > 200 || !ids.every(isUuid)) fields.systemIds = "Choose the systems (up to 200) whose properties the public sewer now reaches.";
+  throwIfAny(fields);
+  return ds.transaction(async (tx) => {
+    const systems: { id: string; district_id: string; status: string; open: boolean }[] = await tx.query(
+      `SELECT s.id, s.district_id, s.status, EXISTS (SELECT 1 FROM septic_connection_order o WHERE o.system_id = s.id AND o.status = 'OPEN') AS open
+         FROM septic_system s WHERE s.id = ANY($1::uuid[]) ORDER BY s.id FOR UPDATE`,
+      [ids],
+    );
+    const visible = systems.filter((s) => isStaff(viewer, s.district_id));
+    if (visible.length !== ids.length) throw badInput({ systemIds: "Choose septic systems of the register." });
+    const districtId = visible[0].district_id;
+    if (visible.some((s) => s.district_id !== districtId)) throw badInput({ systemIds: "Choose systems of one district at a time." });
+    requireOperator(viewer, districtId, "order a property connected to the public sewer");
+    if (visible.some((s) => s.status !== "IN_USE")) throw conflict("A system no longer in use needs no order.", { systemIds: "A system no longer in use needs no order." });
+    if (visible.some((s) => s.open)) throw conflict("A system already has an open connection order.", { systemIds: "A system already has an open connection order." });
+    const district = await loadDistrict(tx, districtId);
+    const rb = await rulebookOn(tx, district);
+    const connect = rb.entry("septic.connectionOnSewerRequired");
+    if (!connect.value) throw conflict(`The district's law does not require a connection when a public sewer arrives (${connect.section}).`);
+    const today = dateIn(district.timeZone);
+    const created: { id: string; system_id: string }[] = await tx.query(
+      `INSERT INTO septic_connection_order (district_id, system_id, reason, issued_on, issued_by_id, rulebook_version_id)
+       SELECT $1, unnest($2::uuid[]), $3, $4, $5, $6 RETURNING id, system_id`,
+      [districtId, ids, reason, today, viewer.userId, rb.version.id],
+    );
+    for (const c of created)
+      await audit(tx, actorOf(viewer, meta.requestId), { action: "septic.connection_ordered", entityType: "SepticConnectionOrder", entityId: c.id, districtId, reason, details: { systemId: c.system_id, issuedOn: today } });
+    // A pump-out already recorded today counts for its order.
+    const todays: { id: string; system_id: string }[] = await tx.query(`SELECT id, system_id FROM septic_pump_out WHERE system_id = ANY($1::uuid[]) AND pumped_on >= $2`, [ids, today]);
+    await attachPumpOuts(tx, actorOf(viewer, meta.requestId), todays.map((p) => ({ systemId: p.system_id, pumpOutId: p.id, pumpedOn: today })));
+    const orders = await ordersOf(tx, ids);
+    const steps = orderSteps(rb, lateralSection(rb));
+    for (const o of orders) {
+      await emailPeople(
+        tx,
+        await ownerOf(tx, o.ownerUserId),
+        district,
+        "septic.connection_ordered",
+        `Connect ${o.address} to the public sewer`,
+        `A public sewer now reaches ${o.address}: ${reason}\n\nThe ${district.lawName} requires a direct connection to it (${connect.section}). What is to be done, each recorded by the ${district.operatorTitle}:\n` +
+          steps.map((s, i) => `${i + 1}. ${s.label} (${s.section})`).join("\n") +
+          `\n\nSee the order: ${link(meta, "/septic")}`,
+      );
+    }
+    return orders;
+  });
+}
+
+/**
+ * For the pump-out records: a pump-out on or after the day an open order was issued is its
+ * "cleaned of septage by a licensed hauler" (SUL 408); the order closes if that was the last step.
+ */
+export async function attachPumpOuts(tx: EntityManager, actor: Actor, pumpOuts: { systemId: string; pumpOutId: string; pumpedOn: CalendarDate }[]): Promise<void> {
+  if (!pumpOuts.length) return;
+  const attached: { id: string }[] = await tx.query(
+    `UPDATE septic_connection_order o SET pump_out_id = x.pump_out_id
+       FROM unnest($1::uuid[], $2::uuid[], $3::date[]) AS x(system_id, pump_out_id, pumped_on)
+      WHERE o.system_id = x.system_id AND o.status = 'OPEN' AND o.pump_out_id IS NULL AND o.issued_on <= x.pumped_on RETURNING o.id`,
+    [pumpOuts.map((p) => p.systemId), pumpOuts.map((p) => p.pumpOutId), pumpOuts.map((p) => p.pumpedOn)],
+  );
+  for (const a of attached) await closeIfComplete(tx, actor, a.id, { step: "PUMPED" });
+}
+
+export type StepInput = { orderId: string; step: string; lateralPermitId?: string | null; disposition?: string | null; fillMaterial?: string | null; on?: string | null };
+
+/** The District Operator records a step of the order (SUL 408; Huron II-3, II-4); the pump-out comes from a licensed hauler's load (linkSepticPumpOut). */
+export async function recordStep(ds: DataSource, viewer: Viewer, input: StepInput, meta: Meta): Promise<OrderRow> {
+  return ds.transaction(async (tx) => {
+    const o = await getOrder(tx, viewer, input.orderId, true);
+    requireOperator(viewer, o.districtId, "record the steps of a connection order");
+    if (o.status !== "OPEN") throw conflict("The order is closed.");
+    const rb = await rulebookById(tx, o.rulebookVersionId);
+    const district = await loadDistrict(tx, o.districtId);
+    const today = dateIn(district.timeZone);
+    const step = input.step as OrderStep;
+    const steps = orderSteps(rb, lateralSection(rb));
+    const fields: Record<string, string> = {};
+    if (!ORDER_STEPS.includes(step) || !steps.some((s) => s.step === step)) {
+      fields.step = `Choose a step of this order: ${steps.map((s) => s.label.toLowerCase()).join("; ")}.`;
+      throwIfAny(fields);
+    }
+    if (step === "PUMPED")
+      throw badInput({ step: `The pump-out is recorded from the licensed hauler's load (${steps.find((s) => s.step === "PUMPED")!.section}): it counts as soon as the load is received, or the ${district.operatorTitle} links the load on the system's page.` });
+    if (stepDone(step, o)) throw conflict("That step is already recorded.");
+    const on = dateField(fields, "on", input.on, { max: today }) ?? today;
+    if (on < o.issuedOn && !fields.on) fields.on = "The date cannot be before the order was issued.";
+    let details: Record<string, unknown> = { step, on };
+    if (step === "LATERAL_PERMIT") {
+      const [lp] = isUuid(input.lateralPermitId ?? "")
+        ? await tx.query(
+            `SELECT lp.id, lp.district_id, lp.status, lp.tax_parcel, sp.tax_parcel AS property_parcel
+               FROM lateral_permit lp, septic_system s JOIN sewer_property sp ON sp.id = s.property_id WHERE lp.id = $1 AND s.id = $2`,
+            [input.lateralPermitId, o.systemId],
+          )
+        : [];
+      if (!lp || lp.district_id !== o.districtId || ["DRAFT", "WITHDRAWN"].includes(lp.status)) fields.lateralPermitId = "Choose a lateral permit application of this district that was submitted.";
+      else if ((lp.tax_parcel ?? "").trim().toLowerCase() !== String(lp.property_parcel).trim().toLowerCase()) fields.lateralPermitId = "That lateral permit is for another tax parcel.";
+      throwIfAny(fields);
+      await tx.query(`UPDATE septic_connection_order SET lateral_permit_id = $2 WHERE id = $1`, [o.id, lp.id]);
+      details = { step, lateralPermitId: lp.id };
+    } else if (step === "FILLED_OR_REMOVED") {
+      const disposition = input.disposition as (typeof TANK_DISPOSITIONS)[number];
+      if (!TANK_DISPOSITIONS.includes(disposition)) fields.disposition = "Say whether the tank was filled or removed.";
+      const material = clean(input.fillMaterial);
+      if (disposition === "FILLED" && !material) fields.fillMaterial = `Say what it was filled with: clean sand, bank-run gravel or dirt (${steps.find((s) => s.step === step)!.section}).`;
+      if (material && material.length > 200) fields.fillMaterial = "Use at most 200 characters.";
+      if (!o.pumpOutId) fields.disposition = `The tank is filled or removed once it has been cleaned of septage by a licensed hauler (${steps.find((s) => s.step === step)!.section}).`;
+      throwIfAny(fields);
+      await tx.query(`UPDATE septic_connection_order SET tank_disposition = $2, tank_disposition_on = $3, fill_material = $4 WHERE id = $1`, [o.id, disposition, on, disposition === "FILLED" ? material : null]);
+      details = { step, disposition, on, fillMaterial: material };
+    } else if (step === "PLUGGED") {
+      throwIfAny(fields);
+      await tx.query(`UPDATE septic_connection_order SET plugged_on = $2 WHERE id = $1`, [o.id, on]);
+    } else {
+      throwIfAny(fields);
+      await tx.query(`UPDATE septic_connection_order SET discontinued_on = $2 WHERE id = $1`, [o.id, on]);
+    }
+    await audit(tx, actorOf(viewer, meta.requestId), { action: "septic.connection_step", entityType: "SepticConnectionOrder", entityId: o.id, districtId: o.districtId, details });
+    await closeIfComplete(tx, actorOf(viewer, meta.requestId), o.id, { step }, meta);
+    return getOrder(tx, viewer, o.id);
+  });
+}
+
+/** Closes the order when every step is recorded, and takes the system out of use (its pump-out clock stops). */
+async function closeIfComplete(tx: EntityManager, actor: Actor, orderId: string, why: { step: OrderStep }, meta: Meta = {}) {
+  const [o]: OrderRow[] = await tx.query(`SELECT ${ORDER_COLUMNS} FROM ${ORDER_FROM} WHERE o.id = $1`, [orderId]);
+  if (!o || o.status !== "OPEN") return;
+  const rb = await rulebookById(tx, o.rulebookVersionId);
+  if (!orderComplete(rb, o)) return;
+  const district = await loadDistrict(tx, o.districtId);
+  const today = dateIn(district.timeZone);
+  await tx.query(`UPDATE septic_connection_order SET status = 'CLOSED', closed_on = $2 WHERE id = $1`, [o.id, today]);
+  await tx.query(`UPDATE septic_system SET status = 'ABANDONED', abandoned_on = $2, pump_due_on = NULL, updated_at = now() WHERE id = $1`, [o.systemId, today]);
+  await audit(tx, actor, { action: "septic.connection_order_closed", entityType: "SepticConnectionOrder", entityId: o.id, districtId: o.districtId, details: { lastStep: why.step, closedOn: today, systemId: o.systemId } });
+  await emailPeople(
+    tx,
+    await ownerOf(tx, o.ownerUserId),
+    district,
+    "septic.connection_order_closed",
+    `Connection order closed: ${o.address}`,
+    `Every step of the order to connect ${o.address} to the public sewer is recorded, and the old system is out of use as of ${formatDate(today)} (${rb.entry("septic.connectionOnSewerRequired").section}).` +
+      (meta.publicUrl ? `\n\nSee it: ${link(meta, "/septic")}` : ""),
+  );
+}
