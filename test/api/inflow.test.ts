@@ -1,0 +1,285 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addCalendarDays, dateIn } from "../../api/common/dates.js";
+import { Client, DEMO, errorCode, signedInAs, startTestServer, type TestServer } from "../harness.js";
+
+// Issue 17, inflow (SUL 701-705; Huron III-8): the Tax Assessor's sales open inspections (703),
+// requests ahead of closing, findings with the 100 feet of 702, the disconnection order, the
+// re-inspection and the certificate anyone can verify, the 704 enforcement action, access.
+
+const TZ = "America/New_York";
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+const NONE = "00000000-0000-0000-0000-000000000000";
+const today = () => dateIn(TZ);
+
+const INSPECTION = `id number origin status statusLabel taxParcel address soldOn closingOn orderDeadline dueOn daysLeft certificateNumber certificateIssuedOn certificateBasis certificateDocumentId ownerName buyerName canInspect
+  parties { name role closingOn }
+  visits { visitNumber visitedOn stormSewerFeet naturalDrainageAdequate disconnectionRequired outcome orderDeadline photos { documentId filename }
+    sources { id kind kindLabel state enforceable enforcementActionId enforcementNumber } }`;
+const GET = `query($id: ID!) { inflowInspection(id: $id) { ${INSPECTION} } }`;
+const LIST = `query($d: ID!, $s: String) { districtInflowInspections(districtId: $d, status: $s) { items { id number status taxParcel dueOn daysLeft } nextCursor } }`;
+const IMPORT = `mutation($i: ImportInflowSalesInput!) { importInflowSales(input: $i) { id rowsRead rowsImported inspectionsOpened errors { line reason } } }`;
+const SALE = `mutation($i: RecordInflowSaleInput!) { recordInflowSale(input: $i) { saleId inspectionId } }`;
+const REQUEST = `mutation($i: RequestInflowInspectionInput!) { requestInflowInspection(input: $i) { ${INSPECTION} } }`;
+const OPEN = `mutation($i: OpenInflowInspectionInput!) { openInflowInspection(input: $i) { id number status } }`;
+const VISIT = `mutation($i: RecordInflowVisitInput!) { recordInflowVisit(input: $i) { ${INSPECTION} } }`;
+const ENFORCE = `mutation($i: OpenInflowEnforcementInput!) { openInflowEnforcement(input: $i) { actionId number } }`;
+const VERIFY = `query($n: String!) { inflowCertificate(number: $n) { number districtName address taxParcel issuedOn inspectedOn result section laterFindingOn } }`;
+const ADD = `mutation($i: SewerPropertyInput!) { addSewerProperty(input: $i) { id } }`;
+
+let srv: TestServer;
+let lakeview: string;
+let huron: string;
+let operator: Client;
+let clerk: Client;
+let board: Client;
+let admin: Client;
+let huronOperator: Client;
+let owner: Client;
+let attorney: Client;
+let stranger: Client;
+const anon = () => new Client(srv.url);
+
+beforeAll(async () => {
+  srv = await startTestServer();
+  const d = await new Client(srv.url).ok(`{ l: district(slug: "lakeview") { id } h: district(slug: "huron") { id } }`);
+  [lakeview, huron] = [d.l.id, d.h.id];
+  [operator, clerk, board, admin, huronOperator] = await Promise.all(
+    [DEMO.lakeviewOperator, DEMO.lakeviewClerk, DEMO.lakeviewBoard, DEMO.lakeviewAdmin, DEMO.huronOperator].map((e) => signedInAs(srv.url, e)),
+  );
+  owner = new Client(srv.url);
+  await owner.signUp("owner@maple.example.com", "Olive Owner");
+  attorney = new Client(srv.url);
+  await attorney.signUp("counsel@closings.example.com", "Ada Attorney");
+  stranger = new Client(srv.url);
+  await stranger.signUp("stranger@elsewhere.example.com", "Sam Stranger");
+  const hclerk = await signedInAs(srv.url, DEMO.huronClerk);
+  const add = (c: Client, districtId: string, taxParcel: string, street: string, ownerEmail?: string) =>
+    c.ok(ADD, { i: { districtId, taxParcel, streetNumber: "12", street, zip: "13600", ownerName: "Olive Owner", ...(ownerEmail ? { ownerEmail } : {}) } });
+  await add(clerk, lakeview, "101.1-1-1", "Maple Street", "owner@maple.example.com");
+  await add(clerk, lakeview, "101.1-1-2", "Maple Street");
+  await add(clerk, lakeview, "101.1-1-3", "Birch Lane");
+  await add(clerk, lakeview, "101.1-1-4", "Cedar Court");
+  await add(hclerk, huron, "7.2-3-4", "Bay Shore Road");
+});
+afterAll(() => srv?.close());
+
+let maple: string; // the inspection the assessor's file opened on 101.1-1-1
+let certificate: string;
+let sumpSourceId: string;
+
+describe("the Tax Assessor's sales (SUL 703)", () => {
+  it("a CSV of sales: good rows open inspections, each bad row is reported with its line (unknown parcel, bad date, future, no buyer, duplicate)", async () => {
+    const csv = [
+      "Parcel,Sale Date,Buyer",
+      "101.1-1-1,11/20/2026,Bea Buyer",
+      "999.9-9-9,11/21/2026,Nobody Known",
+      "101.1-1-2,2026-02-30,Carl Buyer",
+      `101.1-1-2,${addCalendarDays(today(), 1)},Carl Buyer`,
+      "101.1-1-3,2026-11-22,",
+      "101.1-1-2,2026-11-23,Dee Buyer",
+      "101.1-1-2,2026-11-23,Dee Buyer",
+    ].join("\n");
+    const r = (await operator.ok(IMPORT, { i: { districtId: lakeview, fileName: "assessor-november.csv", csv } })).importInflowSales;
+    expect(r).toMatchObject({ rowsRead: 7, rowsImported: 2, inspectionsOpened: 2 });
+    expect(r.errors.map((e: any) => e.line)).toEqual([3, 4, 5, 6, 8]);
+    expect(r.errors[0].reason).toMatch(/Unknown parcel "999.9-9-9"/);
+    expect(r.errors[1].reason).toMatch(/not a date/);
+    expect(r.errors[2].reason).toMatch(/in the future/);
+    expect(r.errors[3].reason).toMatch(/buyer is missing/);
+    expect(r.errors[4].reason).toMatch(/already on line 7/);
+    // The same file again opens nothing twice.
+    const again = (await operator.ok(IMPORT, { i: { districtId: lakeview, fileName: "again.csv", csv: csv.split("\n").slice(0, 2).join("\n") } })).importInflowSales;
+    expect(again).toMatchObject({ rowsImported: 0, inspectionsOpened: 0 });
+    expect(again.errors[0].reason).toMatch(/already recorded/);
+    const list = (await operator.ok(LIST, { d: lakeview })).districtInflowInspections.items;
+    expect(list.map((i: any) => i.taxParcel).sort()).toEqual(["101.1-1-1", "101.1-1-2"]);
+    maple = list.find((i: any) => i.taxParcel === "101.1-1-1").id;
+    const got = (await operator.ok(GET, { id: maple })).inflowInspection;
+    expect(got).toMatchObject({ origin: "SALE", status: "OPEN", soldOn: "2026-11-20", buyerName: "Bea Buyer", ownerName: "Olive Owner" });
+    // The owner of record, in the portal, is told.
+    const mail = (await owner.ok(`{ myEmails { subject bodyText } }`)).myEmails;
+    expect(mail.map((m: any) => m.subject)).toContain("Inflow inspection of 12 Maple Street");
+  });
+
+  it("a file that cannot be read, and a header without the columns, are refused on the file", async () => {
+    const r = await operator.gql(IMPORT, { i: { districtId: lakeview, fileName: "x.csv", csv: "Owner,Town\nX,Y" } });
+    expect(errorCode(r)).toBe("BAD_USER_INPUT");
+    expect(r.errors![0].extensions!.fields).toMatchObject({ file: expect.stringMatching(/tax parcel, the sale date and the buyer/) });
+  });
+
+  it("one sale by hand: unknown parcel is refused on the parcel field", async () => {
+    const r = await operator.gql(SALE, { i: { districtId: lakeview, taxParcel: "nope", soldOn: "2026-11-01", buyerName: "X" } });
+    expect(r.errors![0].extensions!.fields).toMatchObject({ taxParcel: expect.stringMatching(/Unknown parcel/) });
+    const ok = (await operator.ok(SALE, { i: { districtId: lakeview, taxParcel: "101.1-1-4", soldOn: "2026-11-05", buyerName: "Eve Buyer" } })).recordInflowSale;
+    expect(ok.inspectionId).toBeTruthy();
+  });
+
+  it("Huron's law has no inspection at sale: the sale, the import and a request are refused naming III-8", async () => {
+    const r = await huronOperator.gql(SALE, { i: { districtId: huron, taxParcel: "7.2-3-4", soldOn: "2026-11-01", buyerName: "X" } });
+    expect(errorCode(r)).toBe("CONFLICT");
+    expect(r.errors![0].message).toMatch(/no inspection when a property is sold.*Huron III-8/);
+    const imp = await huronOperator.gql(IMPORT, { i: { districtId: huron, fileName: "x.csv", csv: "parcel,sale date,buyer\n7.2-3-4,2026-11-01,X" } });
+    expect(errorCode(imp)).toBe("CONFLICT");
+    const req = await attorney.gql(REQUEST, { i: { districtId: huron, taxParcel: "7.2-3-4", role: "ATTORNEY" } });
+    expect(errorCode(req)).toBe("CONFLICT");
+  });
+});
+
+describe("requests ahead of closing", () => {
+  it("an attorney asks: no fee, no payment; it joins the inspection under way and the attorney follows it", async () => {
+    const closing = addCalendarDays(today(), 20);
+    const r = (await attorney.ok(REQUEST, { i: { districtId: lakeview, taxParcel: "101.1-1-1", role: "ATTORNEY", closingOn: closing } })).requestInflowInspection;
+    expect(r.id).toBe(maple);
+    expect(r).toMatchObject({ closingOn: closing, dueOn: closing, daysLeft: 20, parties: [], ownerName: null, buyerName: null, canInspect: false });
+    const staffView = (await operator.ok(GET, { id: maple })).inflowInspection;
+    expect(staffView.parties).toEqual([{ name: "Ada Attorney", role: "ATTORNEY", closingOn: closing }]);
+    const mine = await attorney.ok(`{ myInflowInspections { id } }`);
+    expect(mine.myInflowInspections.map((i: any) => i.id)).toContain(maple);
+  });
+  it("an unknown parcel and a role not given are refused at their fields", async () => {
+    const r = await attorney.gql(REQUEST, { i: { districtId: lakeview, taxParcel: "zzz", role: "NEIGHBOUR" } });
+    expect(r.errors![0].extensions!.fields).toMatchObject({ taxParcel: expect.stringMatching(/No property/), role: expect.any(String) });
+  });
+  it("the rules say the request is free and name the figures", async () => {
+    const r = (await anon().ok(`{ inflowRules { districtName inspectsAtSale stormSewerWithinFeet surchargeFactor surchargeMaxFactor requestFree saleSection } }`)).inflowRules;
+    const l = r.find((x: any) => x.districtName.includes("Lakeview"));
+    expect(l).toMatchObject({ inspectsAtSale: true, stormSewerWithinFeet: 100, surchargeFactor: null, surchargeMaxFactor: 5, requestFree: true, saleSection: "Sewer Use Law 703" });
+    expect(r.find((x: any) => x.districtName.includes("Huron"))).toMatchObject({ inspectsAtSale: false, stormSewerWithinFeet: null, surchargeMaxFactor: null });
+  });
+});
+
+describe("findings, the order, the re-inspection, the certificate and the public check", () => {
+  it("a sump pump connected with a storm sewer at 100 feet: a disconnection order with the Operator's date; without the date it is refused at the field", async () => {
+    const base = { inspectionId: maple, visitedOn: today(), stormSewerFeet: 100, naturalDrainageAdequate: false, sources: [{ kind: "SUMP_PUMP", location: "basement", state: "CONNECTED" }] };
+    const missing = await operator.gql(VISIT, { i: base });
+    expect(missing.errors![0].extensions!.fields).toMatchObject({ orderDeadline: expect.stringMatching(/you set it/) });
+    const by = addCalendarDays(today(), 30);
+    const r = (await operator.ok(VISIT, { i: { ...base, orderDeadline: by, photos: [{ filename: "sump.png", contentBase64: PNG }] } })).recordInflowVisit;
+    expect(r).toMatchObject({ status: "ORDERED", orderDeadline: by, dueOn: by, daysLeft: 30, certificateNumber: null });
+    expect(r.visits[0]).toMatchObject({ outcome: "ORDERED", disconnectionRequired: true, stormSewerFeet: 100 });
+    expect(r.visits[0].sources[0]).toMatchObject({ kind: "SUMP_PUMP", state: "CONNECTED", enforceable: false });
+    // The photo is a document the owner and the attorney can read, and a stranger cannot.
+    const photo = r.visits[0].photos[0].documentId;
+    expect((await fetch(`${srv.url}/documents/${photo}`, { headers: { cookie: owner.cookieHeader } })).status).toBe(200);
+    expect((await fetch(`${srv.url}/documents/${photo}`, { headers: { cookie: attorney.cookieHeader } })).status).toBe(200);
+    expect((await fetch(`${srv.url}/documents/${photo}`, { headers: { cookie: stranger.cookieHeader } })).status).toBe(404);
+  });
+
+  it("at 101 feet with no natural drainage a connected source does not stop the pass (702 does not require it)", async () => {
+    const [other] = (await operator.ok(LIST, { d: lakeview, s: "OPEN" })).districtInflowInspections.items.filter((i: any) => i.taxParcel === "101.1-1-2");
+    const r = (await operator.ok(VISIT, { i: { inspectionId: other.id, visitedOn: today(), stormSewerFeet: 101, naturalDrainageAdequate: false, sources: [{ kind: "ROOF_LEADER", state: "CONNECTED" }] } })).recordInflowVisit;
+    expect(r.status).toBe("PASSED");
+    expect(r.certificateBasis).toMatch(/not required/);
+    expect(r.certificateNumber).toMatch(/^LKV-IC-\d{4}-\d{5}$/);
+  });
+
+  it("the re-inspection finds it disconnected: passes, the certificate is issued (PDF), anyone verifies it by number", async () => {
+    const r = (await operator.ok(VISIT, { i: { inspectionId: maple, visitedOn: today(), stormSewerFeet: 100, naturalDrainageAdequate: false, sources: [{ kind: "SUMP_PUMP", location: "basement", state: "DISCONNECTED" }] } })).recordInflowVisit;
+    expect(r).toMatchObject({ status: "PASSED", certificateIssuedOn: today() });
+    expect(r.visits.map((v: any) => v.outcome)).toEqual(["ORDERED", "PASSED"]);
+    certificate = r.certificateNumber;
+    const pdf = await fetch(`${srv.url}/documents/${r.certificateDocumentId}`, { headers: { cookie: owner.cookieHeader } });
+    expect(pdf.status).toBe(200);
+    expect((await pdf.arrayBuffer()).byteLength).toBeGreaterThan(500);
+    const check = (await anon().ok(VERIFY, { n: certificate.toLowerCase() })).inflowCertificate;
+    expect(check).toMatchObject({ number: certificate, taxParcel: "101.1-1-1", issuedOn: today(), inspectedOn: today(), section: "Sewer Use Law 703", laterFindingOn: null });
+    expect(check.address).toMatch(/12 Maple Street/);
+    expect(JSON.stringify(check)).not.toMatch(/Olive|Bea Buyer|Ada/);
+    expect((await anon().ok(VERIFY, { n: "LKV-IC-1999-99999" })).inflowCertificate).toBeNull();
+    // The certificate is no one else's to read.
+    expect((await fetch(`${srv.url}/documents/${r.certificateDocumentId}`, { headers: { cookie: stranger.cookieHeader } })).status).toBe(404);
+    // A passed inspection takes no more findings.
+    const more = await operator.gql(VISIT, { i: { inspectionId: maple, visitedOn: today(), naturalDrainageAdequate: false, sources: [] } });
+    expect(errorCode(more)).toBe("CONFLICT");
+  });
+
+  it("704: a later inspection finds the sump pump reconnected; the Operator opens an enforcement action from the finding, once", async () => {
+    // Reconnected only where a disconnection was recorded: another property has none.
+    const cedar = (await operator.ok(OPEN, { i: { districtId: lakeview, taxParcel: "101.1-1-3" } })).openInflowInspection;
+    const refused = await operator.gql(VISIT, { i: { inspectionId: cedar.id, visitedOn: today(), naturalDrainageAdequate: false, sources: [{ kind: "SUMP_PUMP", state: "RECONNECTED" }] } });
+    expect(refused.errors![0].extensions!.fields).toMatchObject({ "sources.0.state": expect.stringMatching(/No earlier inspection/) });
+
+    const later = (await operator.ok(OPEN, { i: { districtId: lakeview, taxParcel: "101.1-1-1" } })).openInflowInspection;
+    const r = (
+      await operator.ok(VISIT, {
+        i: { inspectionId: later.id, visitedOn: today(), stormSewerFeet: 100, naturalDrainageAdequate: false, sources: [{ kind: "SUMP_PUMP", state: "RECONNECTED" }], orderDeadline: addCalendarDays(today(), 14) },
+      })
+    ).recordInflowVisit;
+    expect(r.status).toBe("ORDERED");
+    const src = r.visits[0].sources[0];
+    expect(src).toMatchObject({ state: "RECONNECTED", enforceable: true });
+    sumpSourceId = src.id;
+    // Not the Clerk, not another district's Operator.
+    expect(errorCode(await clerk.gql(ENFORCE, { i: { sourceId: sumpSourceId } }))).toBe("FORBIDDEN");
+    expect(errorCode(await huronOperator.gql(ENFORCE, { i: { sourceId: sumpSourceId } }))).toBe("NOT_FOUND");
+    const a = (await operator.ok(ENFORCE, { i: { sourceId: sumpSourceId } })).openInflowEnforcement;
+    expect(a.number).toMatch(/^LKV-EA-/);
+    const action = (await owner.ok(`query($id: ID!) { enforcementAction(id: $id) { kind violation subjectLabel } }`, { id: a.actionId })).enforcementAction;
+    expect(action.kind).toBe("NOTICE_OF_VIOLATION");
+    expect(action.violation).toMatch(/reconnected .* wilful violation \(Sewer Use Law 704\)/);
+    const again = await operator.gql(ENFORCE, { i: { sourceId: sumpSourceId } });
+    expect(errorCode(again)).toBe("CONFLICT");
+    const shown = (await operator.ok(GET, { id: later.id })).inflowInspection.visits[0].sources[0];
+    expect(shown).toMatchObject({ enforcementNumber: a.number, enforceable: false });
+    // The certificate's public check says a later inspection found inflow connected.
+    expect((await anon().ok(VERIFY, { n: certificate })).inflowCertificate.laterFindingOn).toBe(today());
+    // A connected (not reconnected) source is answered by the order, not enforcement, under the SUL.
+    const plain = (await operator.ok(VISIT, { i: { inspectionId: cedar.id, visitedOn: today(), stormSewerFeet: 10, naturalDrainageAdequate: false, sources: [{ kind: "CATCH_BASIN", state: "CONNECTED" }], orderDeadline: addCalendarDays(today(), 10) } })).recordInflowVisit;
+    expect(errorCode(await operator.gql(ENFORCE, { i: { sourceId: plain.visits[0].sources[0].id } }))).toBe("CONFLICT");
+  });
+
+  it("Huron: the Superintendent's finding of a connection is a violation of III-8, no certificate; the written notice is served from it", async () => {
+    const i = (await huronOperator.ok(OPEN, { i: { districtId: huron, taxParcel: "7.2-3-4" } })).openInflowInspection;
+    const r = (await huronOperator.ok(VISIT, { i: { inspectionId: i.id, visitedOn: today(), naturalDrainageAdequate: false, sources: [{ kind: "ROOF_LEADER", location: "front", state: "CONNECTED" }] } })).recordInflowVisit;
+    expect(r).toMatchObject({ status: "VIOLATION", certificateNumber: null });
+    expect(r.visits[0].sources[0].enforceable).toBe(true);
+    const a = await huronOperator.gql(ENFORCE, { i: { sourceId: r.visits[0].sources[0].id, respondentEmail: "owner@maple.example.com", correctBy: addCalendarDays(today(), 30) } });
+    expect(a.errors).toBeUndefined();
+    const action = (await owner.ok(`query($id: ID!) { enforcementAction(id: $id) { kind violation } }`, { id: a.data.openInflowEnforcement.actionId })).enforcementAction;
+    expect(action.violation).toMatch(/Huron III-8/);
+  });
+});
+
+describe("access, operation by operation", () => {
+  it("signed out: every operation but the rules and the certificate check asks to sign in", async () => {
+    const c = anon();
+    expect(errorCode(await c.gql(GET, { id: maple }))).toBe("UNAUTHENTICATED");
+    expect(errorCode(await c.gql(`{ myInflowInspections { id } }`))).toBe("UNAUTHENTICATED");
+    expect(errorCode(await c.gql(LIST, { d: lakeview }))).toBe("UNAUTHENTICATED");
+    expect(errorCode(await c.gql(REQUEST, { i: { districtId: lakeview, taxParcel: "101.1-1-1", role: "BUYER" } }))).toBe("UNAUTHENTICATED");
+    expect(errorCode(await c.gql(IMPORT, { i: { districtId: lakeview, fileName: "x", csv: "x" } }))).toBe("UNAUTHENTICATED");
+  });
+  it("a stranger: NOT_FOUND on the record, FORBIDDEN on staff operations, an empty list of their own", async () => {
+    expect(errorCode(await stranger.gql(GET, { id: maple }))).toBe("NOT_FOUND");
+    expect(errorCode(await stranger.gql(GET, { id: NONE }))).toBe("NOT_FOUND");
+    expect((await stranger.ok(`{ myInflowInspections { id } }`)).myInflowInspections).toEqual([]);
+    expect(errorCode(await stranger.gql(LIST, { d: lakeview }))).toBe("FORBIDDEN");
+    expect(errorCode(await stranger.gql(SALE, { i: { districtId: lakeview, taxParcel: "101.1-1-1", soldOn: "2026-11-01", buyerName: "X" } }))).toBe("FORBIDDEN");
+    expect(errorCode(await stranger.gql(VISIT, { i: { inspectionId: maple, visitedOn: today(), naturalDrainageAdequate: false, sources: [] } }))).toBe("FORBIDDEN");
+    expect(errorCode(await stranger.gql(ENFORCE, { i: { sourceId: sumpSourceId } }))).toBe("FORBIDDEN");
+  });
+  it("the owner of record reads the inspection of their property, without the staff's fields, and cannot record", async () => {
+    const r = (await owner.ok(GET, { id: maple })).inflowInspection;
+    expect(r).toMatchObject({ number: expect.any(String), ownerName: null, parties: [], canInspect: false });
+    expect((await owner.ok(`{ myInflowInspections { id } }`)).myInflowInspections.length).toBeGreaterThanOrEqual(2);
+  });
+  it("another district's staff: FORBIDDEN on the list, NOT_FOUND on the record and the import; its Operator cannot record here", async () => {
+    expect(errorCode(await huronOperator.gql(LIST, { d: lakeview }))).toBe("FORBIDDEN");
+    expect(errorCode(await huronOperator.gql(GET, { id: maple }))).toBe("NOT_FOUND");
+    expect(errorCode(await huronOperator.gql(SALE, { i: { districtId: lakeview, taxParcel: "101.1-1-1", soldOn: "2026-11-01", buyerName: "X" } }))).toBe("FORBIDDEN");
+  });
+  it("the district's Clerk, Board and ADMIN read the list and records; only the District Operator enters sales and findings", async () => {
+    for (const c of [clerk, board, admin]) {
+      expect((await c.ok(LIST, { d: lakeview })).districtInflowInspections.items.length).toBeGreaterThan(0);
+      expect((await c.ok(GET, { id: maple })).inflowInspection.canInspect).toBe(false);
+      expect(errorCode(await c.gql(SALE, { i: { districtId: lakeview, taxParcel: "101.1-1-1", soldOn: "2026-10-01", buyerName: "X" } }))).toBe("FORBIDDEN");
+      expect(errorCode(await c.gql(OPEN, { i: { districtId: lakeview, taxParcel: "101.1-1-4" } }))).toBe("FORBIDDEN");
+    }
+    expect((await operator.ok(GET, { id: maple })).inflowInspection.canInspect).toBe(true);
+  });
+  it("every change is audited", async () => {
+    const a = await admin.ok(`query($d: ID!) { auditLog(filter: { districtId: $d, first: 200 }) { entries { action } } }`, { d: lakeview });
+    const actions = new Set(a.auditLog.entries.map((x: any) => x.action));
+    for (const k of ["inflow.sales_imported", "inflow.sale_recorded", "inflow.inspection_joined", "inflow.visit_ordered", "inflow.visit_passed", "inflow.inspection_opened", "inflow.enforcement_opened"]) expect(actions).toContain(k);
+  });
+});
