@@ -258,6 +258,9 @@ export const RULEBOOK_KEYS = {
   "extension.forceMain.minTestHours": { kind: "number", topic: "Sewer extensions" }, // hours; SUL 506 B; Huron: none
   "extension.forceMain.maxLeakageGallonsPerInchMile": { kind: "number", topic: "Sewer extensions" }, // gallons per day per mile per inch of nominal diameter; SUL 506 B; Huron: none
   "extension.forceMain.maxTestSectionFeet": { kind: "number", topic: "Sewer extensions" }, // feet; SUL 506 B; Huron: none
+  "extension.asBuiltCopies": { kind: "number", topic: "Sewer extensions" }, // copies; SUL 507; Huron: none
+  "extension.guaranteeYears": { kind: "number", topic: "Sewer extensions" }, // years; SUL 507; Huron: none
+  "extension.guaranteeReminderDays": { kind: "days", topic: "Sewer extensions" }, // board practice, before the 507 guarantee ends; Huron: none
 } as const satisfies Record<string, { kind: RuleKind; topic: Topic }>;
 
 export type RulebookKey = keyof typeof RULEBOOK_KEYS;

@@ -1,17 +1,16 @@
-import type { EntityManager } from "typeorm";
-import type { DataSource } from "typeorm";
+import { In, type DataSource, type EntityManager } from "typeorm";
 import { isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { dateIn, isCalendarDate } from "../common/dates.js";
 import { formatDate } from "../common/format.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { decodeCursor, encodeCursor, isInstant, pageSize } from "../common/paging.js";
-import type { District } from "../districts/district.entity.js";
-import { rulebookById } from "../districts/districts.service.js";
+import { District as DistrictEntity, type District } from "../districts/district.entity.js";
+import { rulebookById, type Rulebook } from "../districts/districts.service.js";
 import { allOwnedBy, isUuid } from "../documents/documents.service.js";
 import { enqueueEmails } from "../outbox/outbox.service.js";
 import { staffOf } from "../staff/staff-of.js";
-import { capacityOn, type CapacityRow } from "./capacity.service.js";
+import { capacityForApplications, type CapacityRow } from "./capacity.service.js";
 import {
   DOCUMENT_KINDS,
   EXTENSION_COLUMNS,
@@ -61,7 +60,7 @@ const MAX_DOCUMENTS = 50;
 
 function documentProblems(docs: ExtensionDocumentInput[], fields: Record<string, string>) {
   if (docs.length > MAX_DOCUMENTS) fields.documents = `Attach at most ${MAX_DOCUMENTS} documents.`;
-  if (docs.some((d) => !DOCUMENT_KINDS.includes(d.kind as ExtensionDocumentKind) || !isUuid(d.documentId))) fields.documents = "Say what each document is: plans, specifications, calculations, the State's approval or pipe test results.";
+  if (docs.some((d) => !DOCUMENT_KINDS.includes(d.kind as ExtensionDocumentKind) || !isUuid(d.documentId))) fields.documents = "Say what each document is: plans, specifications, calculations, the State's approval, pipe test results or the as-built drawings.";
 }
 
 /** A member of a developer organization applies for its sewer extension (SUL 501, 502 A and C, 503 A). */
@@ -192,7 +191,7 @@ export async function districtExtensions(
   if (!isStaff(viewer, input.districtId)) throw forbidden("You are not staff of that district.");
   const first = pageSize(input.first, 25, 100);
   const status = clean(input.status);
-  if (status && !EXTENSION_STATUSES.includes(status as ExtensionStatus)) throw badInput({ status: "Choose under review, approved or denied." });
+  if (status && !EXTENSION_STATUSES.includes(status as ExtensionStatus)) throw badInput({ status: "Choose under review, approved, denied or accepted by the Town." });
   const cursor = decodeCursor(input.after, isInstant);
   const rows: (ExtensionRow & { cursorAt: string })[] = await ds.query(
     `SELECT ${EXTENSION_COLUMNS}, to_char(e.submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "cursorAt"
@@ -225,14 +224,35 @@ const capacityText = (what: string, c: CapacityRow, flow: number) =>
   `${what} ${c.name}: design capacity ${num(c.designGpd)} gallons per day, present use ${num(c.presentUseGpd)}, committed by the Town Board ${num(c.committedGpd)}, ` +
   `${num(Math.max(0, c.leftGpd))} left${c.leftGpd < 0 ? ` (over by ${num(-c.leftGpd)})` : ""}; this extension ${num(flow)}`;
 
-/** The review checklist with the capacity check, on the day asked (the district's today unless given): the same figures the decision uses. */
+/** The review checklist with the capacity check, on the district's today: the same figures the decision uses. */
 export async function reviewOf(db: Db, e: ExtensionRow, district: District, checklist = e.checklist): Promise<Review> {
-  const rb = await rulebookById(db, e.rulebookVersionId);
-  const today = dateIn(district.timeZone);
-  const cap = await capacityOn(db, [e.receivingSegmentId, e.plantId], today, e.id);
-  const segment = cap.get(e.receivingSegmentId)!;
-  const plant = cap.get(e.plantId)!;
-  const docs = await documentsOf(db, [e.id]);
+  return (await reviewsOf(db, [{ ...e, checklist }], new Map([[district.id, district]])))[0];
+}
+
+/**
+ * The reviews of many applications in a fixed number of queries whatever their number (the staff's
+ * list): districts not given are read in one query, the ledger figures in one, the documents in one;
+ * rulebook versions are cached by id.
+ */
+export async function reviewsOf(db: Db, rows: readonly ExtensionRow[], districts: Map<string, District> = new Map()): Promise<Review[]> {
+  if (!rows.length) return [];
+  const missing = [...new Set(rows.map((r) => r.districtId))].filter((id) => !districts.has(id));
+  if (missing.length) for (const d of await db.getRepository(DistrictEntity).find({ where: { id: In(missing) } })) districts.set(d.id, d);
+  const today = new Map([...districts.values()].map((d) => [d.id, dateIn(d.timeZone)]));
+  const [cap, docs] = await Promise.all([
+    capacityForApplications(db, rows.flatMap((e) => [e.receivingSegmentId, e.plantId].map((lineId) => ({ extensionId: e.id, lineId, day: today.get(e.districtId)! })))),
+    documentsOf(db, rows.map((e) => e.id)),
+  ]);
+  const out: Review[] = [];
+  for (const e of rows) {
+    const rb = await rulebookById(db, e.rulebookVersionId);
+    out.push(reviewFrom(e, districts.get(e.districtId)!, rb, cap.get(`${e.id}:${e.receivingSegmentId}`)!, cap.get(`${e.id}:${e.plantId}`)!, docs.filter((d) => d.extensionId === e.id)));
+  }
+  return out;
+}
+
+function reviewFrom(e: ExtensionRow, district: District, rb: Rulebook, segment: CapacityRow, plant: CapacityRow, docs: ExtensionDocumentRow[]): Review {
+  const checklist = e.checklist;
   const has = (k: ExtensionDocumentKind) => docs.some((d) => d.kind === k);
   const s501 = `${district.citationPrefix} 501`;
   const [diameter, material] = materialsCriteria(rb, { sewerType: e.sewerType, diameterInches: e.pipeDiameterInches, pvc: e.pipePvc });

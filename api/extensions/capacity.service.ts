@@ -258,3 +258,20 @@ export async function extensionDistricts(ds: DataSource): Promise<ExtensionDistr
   }
   return out;
 }
+
+/**
+ * The figures of `capacityOn` for many applications at once (one query): for each (application,
+ * ledger line, day) asked, the line's figures on that day without the commitments made to that
+ * application. Keyed `${extensionId}:${lineId}`.
+ */
+export async function capacityForApplications(db: Db, asks: { extensionId: string; lineId: string; day: CalendarDate }[]): Promise<Map<string, CapacityRow>> {
+  if (!asks.length) return new Map();
+  const rows: (CapacityRow & { extensionId: string })[] = await db.query(
+    `SELECT a.ext AS "extensionId", s.id, s.district_id AS "districtId", s.kind, s.name, s.design_capacity_gpd AS "designGpd", s.present_use_gpd AS "presentUseGpd", s.updated_at AS "updatedAt",
+            coalesce((SELECT sum(c.flow_gpd) FROM capacity_commitment c WHERE c.capacity_id = s.id AND ${inForceOn("a.day")}
+                        AND c.extension_id IS DISTINCT FROM a.ext), 0)::int AS "committedGpd"
+       FROM unnest($1::uuid[], $2::uuid[], $3::date[]) AS a(ext, line, day) JOIN sewer_capacity s ON s.id = a.line`,
+    [asks.map((a) => a.extensionId), asks.map((a) => a.lineId), asks.map((a) => a.day)],
+  );
+  return new Map(rows.map(({ extensionId, ...r }) => [`${extensionId}:${r.id}`, { ...r, leftGpd: capacityLeft(r) }]));
+}

@@ -19,11 +19,11 @@ export const clean = (s: string | null | undefined): string | null => {
 /** The rows an UPDATE ... RETURNING changed (TypeORM answers [rows, count] for an UPDATE). */
 export const updated = (r: unknown): number => (Array.isArray(r) && Array.isArray(r[0]) ? r[0].length : 0);
 
-export const EXTENSION_STATUSES = ["SUBMITTED", "APPROVED", "DENIED"] as const;
+export const EXTENSION_STATUSES = ["SUBMITTED", "APPROVED", "DENIED", "ACCEPTED"] as const;
 export type ExtensionStatus = (typeof EXTENSION_STATUSES)[number];
-export const STATUS_LABELS: Record<ExtensionStatus, string> = { SUBMITTED: "Under review", APPROVED: "Approved", DENIED: "Denied" };
+export const STATUS_LABELS: Record<ExtensionStatus, string> = { SUBMITTED: "Under review", APPROVED: "Approved", DENIED: "Denied", ACCEPTED: "Accepted by the Town" };
 
-export const DOCUMENT_KINDS = ["PLANS", "SPECIFICATIONS", "CALCULATIONS", "STATE_APPROVAL", "PIPE_TEST_RESULTS"] as const;
+export const DOCUMENT_KINDS = ["PLANS", "SPECIFICATIONS", "CALCULATIONS", "STATE_APPROVAL", "PIPE_TEST_RESULTS", "AS_BUILT"] as const;
 export type ExtensionDocumentKind = (typeof DOCUMENT_KINDS)[number];
 export const DOCUMENT_KIND_LABELS: Record<ExtensionDocumentKind, string> = {
   PLANS: "Plans",
@@ -31,6 +31,7 @@ export const DOCUMENT_KIND_LABELS: Record<ExtensionDocumentKind, string> = {
   CALCULATIONS: "Design calculations",
   STATE_APPROVAL: "State approval (Health Department, NYSDEC)",
   PIPE_TEST_RESULTS: "Manufacturer's pipe test results",
+  AS_BUILT: "As-built drawings",
 };
 
 export type CapacityFigures = { designGpd: number; presentUseGpd: number; committedGpd: number };
@@ -66,6 +67,21 @@ export type ExtensionRow = {
   noticeGivenOn: string | null;
   noticeGivenAt: Date | null;
   constructionStartsOn: string | null;
+  /** 507: the copies of the as-built drawings filed with the District Operator, when approved */
+  asBuiltCopies: number | null;
+  asBuiltApprovedAt: Date | null;
+  finalApprovedAt: Date | null;
+  acceptedOn: string | null;
+  acceptanceResolutionNumber: string | null;
+  guaranteeEndsOn: string | null;
+  securityKind: "SURETY_BOND" | "OTHER" | null;
+  suretyName: string | null;
+  bondNumber: string | null;
+  securityAmountCents: number | null;
+  securityExpiresOn: string | null;
+  securityDescription: string | null;
+  /** the district's citation of its law, "Sewer Use Law" */
+  citationPrefix: string;
 };
 
 export const EXTENSION_COLUMNS = `e.id, e.district_id AS "districtId", e.organization_id AS "organizationId", o.name AS "organizationName",
@@ -75,8 +91,13 @@ export const EXTENSION_COLUMNS = `e.id, e.district_id AS "districtId", e.organiz
   e.rulebook_version_id AS "rulebookVersionId", e.submitted_at AS "submittedAt", e.checklist, e.review_notes AS "reviewNotes",
   e.decided_at AS "decidedAt", e.decided_by_id AS "decidedById", e.decision_reason AS "decisionReason", e.capacity_at_decision AS "capacityAtDecision",
   to_char(e.notice_given_on, 'YYYY-MM-DD') AS "noticeGivenOn", e.notice_given_at AS "noticeGivenAt",
-  to_char(e.construction_starts_on, 'YYYY-MM-DD') AS "constructionStartsOn"`;
-export const EXTENSION_FROM = `sewer_extension e JOIN organization o ON o.id = e.organization_id`;
+  to_char(e.construction_starts_on, 'YYYY-MM-DD') AS "constructionStartsOn",
+  e.as_built_copies AS "asBuiltCopies", e.as_built_approved_at AS "asBuiltApprovedAt", e.final_approved_at AS "finalApprovedAt",
+  to_char(e.accepted_on, 'YYYY-MM-DD') AS "acceptedOn", e.acceptance_resolution_number AS "acceptanceResolutionNumber",
+  to_char(e.guarantee_ends_on, 'YYYY-MM-DD') AS "guaranteeEndsOn", e.security_kind AS "securityKind", e.surety_name AS "suretyName",
+  e.bond_number AS "bondNumber", e.security_amount_cents::float8 AS "securityAmountCents", to_char(e.security_expires_on, 'YYYY-MM-DD') AS "securityExpiresOn",
+  e.security_description AS "securityDescription", dd.citation_prefix AS "citationPrefix"`;
+export const EXTENSION_FROM = `sewer_extension e JOIN organization o ON o.id = e.organization_id JOIN district dd ON dd.id = e.district_id`;
 
 /** Members of the developer organization see its applications; the district's staff see the district's. */
 export async function mayView(db: Db, viewer: Viewer, e: Pick<ExtensionRow, "organizationId" | "districtId">): Promise<boolean> {

@@ -1,18 +1,16 @@
-import DataLoader from "dataloader";
 import { Arg, Ctx, Field, FieldResolver, Float, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root } from "type-graphql";
 import { isStaff } from "../accounts/viewer.js";
 import { unauthenticated } from "../common/errors.js";
 import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
 import { PageOf } from "../graphql/page.js";
-import { groupBy, perRequest } from "../industrial/loaders.js";
 import type { CapacityRow, CommitmentRow, LedgerLine } from "./capacity.service.js";
 import { DOCUMENT_KIND_LABELS, STATUS_LABELS, type ExtensionRow } from "./common.js";
 import * as extensions from "./extensions.service.js";
-import { REQUIRED_FIELDS, TEST_KIND_LABELS, earliestStart, type TestKind } from "./rules.js";
-import { dateIn } from "../common/dates.js";
-import { rulebookOn } from "../districts/districts.service.js";
+import { REQUIRED_FIELDS, TEST_KIND_LABELS, type TestKind } from "./rules.js";
 import type { AttemptRow, SectionRow } from "./tests.service.js";
+import { rows, reviewLoader, startLoader } from "./loaders.js";
+import { SewerExtensionWorksResolver } from "./works.resolver.js";
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -132,6 +130,18 @@ export class ExtensionType {
   @Field(() => String, { nullable: true }) decisionReason: string | null;
   @Field(() => String, { nullable: true, description: "YYYY-MM-DD, the day notice of construction was given (SUL 502 A)" }) noticeGivenOn: string | null;
   @Field(() => String, { nullable: true, description: "YYYY-MM-DD" }) constructionStartsOn: string | null;
+  @Field(() => Int, { nullable: true, description: "Paper copies of the as-built drawings filed, once the District Operator approved them (SUL 507)" }) asBuiltCopies: number | null;
+  @Field(() => Date, { nullable: true, description: "When the District Operator approved the as-built drawings (SUL 507)" }) asBuiltApprovedAt: Date | null;
+  @Field(() => Date, { nullable: true, description: "The District Operator's final approval and acceptance; the Town Board's concurrence follows (SUL 507)" }) finalApprovedAt: Date | null;
+  @Field(() => String, { nullable: true, description: "YYYY-MM-DD: the Town Board's concurrence; the sewer is the Town's from this day (SUL 507)" }) acceptedOn: string | null;
+  @Field(() => String, { nullable: true }) acceptanceResolutionNumber: string | null;
+  @Field(() => String, { nullable: true, description: "YYYY-MM-DD, the guarantee's last day (SUL 507)" }) guaranteeEndsOn: string | null;
+  @Field(() => String, { nullable: true, description: "SURETY_BOND or OTHER (security the Town Board approved)" }) securityKind: string | null;
+  @Field(() => String, { nullable: true }) suretyName: string | null;
+  @Field(() => String, { nullable: true }) bondNumber: string | null;
+  @Field(() => Float, { nullable: true, description: "Cents" }) securityAmountCents: number | null;
+  @Field(() => String, { nullable: true, description: "YYYY-MM-DD" }) securityExpiresOn: string | null;
+  @Field(() => String, { nullable: true }) securityDescription: string | null;
 }
 
 @ObjectType("SewerExtensionLateral", { description: "A building lateral permit recorded on the extension; connected only after the tests pass (SUL 502 A)", simpleResolvers: true })
@@ -272,7 +282,8 @@ export class RecordTestInput {
 @InputType("LinkLateralToSewerExtensionInput")
 export class LinkLateralInput {
   @Field(() => ID) extensionId: string;
-  @Field(() => ID) lateralPermitId: string;
+  @Field(() => ID, { nullable: true, description: "The lateral permit, or give its permit number" }) lateralPermitId?: string | null;
+  @Field(() => String, { nullable: true, description: "The lateral permit's number, e.g. LKV-LP-2027-0001" }) permitNumber?: string | null;
 }
 
 @ObjectType("ExtensionTestFields", { description: "The figures a kind of test is judged from", simpleResolvers: true })
@@ -285,12 +296,7 @@ export class TestFieldsType {
 // ---------------------------------------------------------------------------------------------
 // Loaders: one query per kind of related row, whatever the number of applications in a response
 
-const rows = perRequest((ctx: Context) => ({
-  documents: new DataLoader(async (ids: readonly string[]) => groupBy(await extensions.documentsOf(ctx.ds, ids), (r) => r.extensionId, ids)),
-  sections: new DataLoader(async (ids: readonly string[]) => groupBy(await extensions.sectionsOf(ctx.ds, ids), (r) => r.extensionId, ids)),
-  attempts: new DataLoader(async (ids: readonly string[]) => groupBy(await extensions.attemptsOf(ctx.ds, ids), (r) => r.extensionId, ids)),
-  laterals: new DataLoader(async (ids: readonly string[]) => groupBy(await extensions.lateralsOf(ctx.ds, ids), (r) => r.extensionId, ids)),
-}));
+
 
 const OUTCOME_LABELS: Record<string, string> = { PASSED: "Passed", FAILED: "Failed", NOT_JUDGED: "Not judged" };
 
@@ -310,7 +316,7 @@ const viewerOf = (ctx: Context) => {
 // Resolver
 
 @Resolver(() => ExtensionType)
-export class SewerExtensionsResolver {
+export class SewerExtensionsResolver extends SewerExtensionWorksResolver {
   @FieldResolver(() => String, { description: "The status in words" })
   statusLabel(@Root() e: ExtensionRow): string {
     return STATUS_LABELS[e.status];
@@ -339,8 +345,7 @@ export class SewerExtensionsResolver {
   @FieldResolver(() => String, { nullable: true, description: "YYYY-MM-DD: the first day construction may start with notice given today (SUL 502 A); approved applications only" })
   async earliestConstructionStart(@Root() e: ExtensionRow, @Ctx() ctx: Context): Promise<string | null> {
     if (e.status !== "APPROVED") return null;
-    const district = await extensions.loadDistrict(ctx.ds, e.districtId);
-    return earliestStart(await rulebookOn(ctx.ds, district), dateIn(district.timeZone)).date;
+    return startLoader(ctx).load(e.districtId);
   }
 
   @FieldResolver(() => [LinkedLateralType], { description: "Lateral permits recorded on the extension" })
@@ -351,7 +356,7 @@ export class SewerExtensionsResolver {
   @FieldResolver(() => ReviewType, { nullable: true, description: "The review checklist and capacity check; the district's staff only" })
   async review(@Root() e: ExtensionRow, @Ctx() ctx: Context): Promise<ReviewType | null> {
     if (!isStaff(ctx.viewer, e.districtId)) return null;
-    return extensions.reviewOf(ctx.ds, e, await extensions.loadDistrict(ctx.ds, e.districtId));
+    return reviewLoader(ctx).load(e);
   }
 
   @Query(() => ExtensionType, { description: "A sewer extension: the developer's members and the district's staff" })

@@ -24,13 +24,29 @@ export async function lateralsOf(db: Db, extensionIds: readonly string[]): Promi
 }
 
 /** The Operator records that a lateral permit of the district connects to the extension's sewer (before its connection is accepted). */
-export async function linkLateral(ds: DataSource, viewer: Viewer, input: { extensionId: string; lateralPermitId: string }, requestId?: string): Promise<LinkedLateral[]> {
+export async function linkLateral(
+  ds: DataSource,
+  viewer: Viewer,
+  input: { extensionId: string; lateralPermitId?: string | null; permitNumber?: string | null },
+  requestId?: string,
+): Promise<LinkedLateral[]> {
   return ds.transaction(async (tx) => {
     const e = await getExtension(tx, viewer, input.extensionId, true);
     requireOperator(viewer, e.districtId);
     requireStatus(e, ["APPROVED"], "Laterals are recorded on an approved extension");
-    const [p] = isUuid(input.lateralPermitId) ? await tx.query(`SELECT status, district_id AS "districtId" FROM lateral_permit WHERE id = $1 FOR UPDATE`, [input.lateralPermitId]) : [];
-    if (!p || p.districtId !== e.districtId || p.status === "DRAFT") throw badInput({ lateralPermitId: "Choose a lateral permit application of this district." });
+    // By id (API) or by the permit number the Operator reads off the permit (the portal's form).
+    const number = (input.permitNumber ?? "").trim();
+    const field = input.lateralPermitId ? "lateralPermitId" : "permitNumber";
+    const [p] = input.lateralPermitId
+      ? isUuid(input.lateralPermitId)
+        ? await tx.query(`SELECT id, status, district_id AS "districtId" FROM lateral_permit WHERE id = $1 FOR UPDATE`, [input.lateralPermitId])
+        : []
+      : number && number.length <= 60
+        ? await tx.query(`SELECT id, status, district_id AS "districtId" FROM lateral_permit WHERE district_id = $1 AND permit_number = $2 FOR UPDATE`, [e.districtId, number])
+        : [];
+    if (!p || p.districtId !== e.districtId || p.status === "DRAFT")
+      throw badInput({ [field]: field === "permitNumber" ? "No issued lateral permit of this district has that number." : "Choose a lateral permit application of this district." });
+    input = { ...input, lateralPermitId: p.id };
     if (p.status === "CONNECTED" || p.status === "CLOSED") throw conflict("That lateral's connection is already accepted.");
     const [taken] = await tx.query(`SELECT extension_id AS "extensionId" FROM sewer_extension_lateral WHERE lateral_permit_id = $1`, [input.lateralPermitId]);
     if (taken) throw conflict(taken.extensionId === e.id ? "That lateral is already recorded on this extension." : "That lateral is recorded on another extension.");

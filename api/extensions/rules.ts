@@ -1,4 +1,4 @@
-import { addCalendarDays, type CalendarDate } from "../common/dates.js";
+import { addCalendarDays, termLastDay, type CalendarDate } from "../common/dates.js";
 import { formatDate } from "../common/format.js";
 import type { Rulebook } from "../districts/districts.service.js";
 import type { RulebookKey } from "../districts/rulebook-keys.js";
@@ -391,4 +391,36 @@ export function noticeProblem(rb: Rulebook, givenOn: CalendarDate, startOn: Cale
   return startOn < e.date
     ? `The District Operator must be told ${e.days} days before construction starts (${e.section}): a notice given on ${formatDate(givenOn)} allows a start on ${formatDate(e.date)} or later.`
     : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Acceptance and the guarantee (507)
+
+/** The as-built drawings' problem, or null: the law's copies filed (four, SUL 507). */
+export function asBuiltProblem(rb: Rulebook, copiesFiled: number): string | null {
+  const copies = rb.require("extension.asBuiltCopies");
+  return copiesFiled < copies.value ? `${num(copies.value)} copies of the as-built drawings are filed with the District Operator before the sewer is accepted (${copies.section}); ${num(copiesFiled)} filed.` : null;
+}
+
+/**
+ * The last day of the guarantee (SUL 507: "for one (1) year" after the Town's acceptance): the
+ * year counted as a licence's term is (termLastDay), the day of acceptance being its first day.
+ */
+export function guaranteeLastDay(rb: Rulebook, acceptedOn: CalendarDate): { date: CalendarDate; years: number; section: string } {
+  const years = rb.require("extension.guaranteeYears");
+  return { date: termLastDay(acceptedOn, Math.round(years.value * 12)), years: years.value, section: years.section };
+}
+
+/** What the District Operator's final acceptance waits for (SUL 502 A, 507), in words; empty when nothing. */
+export function acceptanceProblems(
+  prefix: string,
+  s: { testsProblem: string | null; asBuiltApproved: boolean; inspections: { conforms: boolean }[]; unpaidCharges: string[] },
+): string[] {
+  const out: string[] = [];
+  if (s.testsProblem) out.push(s.testsProblem);
+  if (!s.asBuiltApproved) out.push(`The as-built drawings are not yet approved (${prefix} 507).`);
+  if (!s.inspections.length) out.push(`No construction inspection has been recorded (${prefix} 502 A).`);
+  else if (!s.inspections[s.inspections.length - 1].conforms) out.push(`The latest inspection found work not in accordance with the approved plans and specifications (${prefix} 502 A).`);
+  for (const c of s.unpaidCharges) out.push(`${c} set by the Town Board ${c.endsWith("s") ? "are" : "is"} not paid (${prefix} 502 A).`);
+  return out;
 }

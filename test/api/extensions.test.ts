@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addCalendarDays, dateIn } from "../../api/common/dates.js";
-import { Client, DEMO, errorCode, signedInAs, startTestServer, type TestServer } from "../harness.js";
+import { addCalendarDays, dateIn, formatDate, termLastDay } from "../../api/common/dates.js";
+import { sendGuaranteeReminders } from "../../api/extensions/acceptance.service.js";
+import { Client, DEMO, countStatements, errorCode, signedInAs, startTestServer, type TestServer } from "../harness.js";
 
 // Issue 16: sewer extensions built by developers (SUL Article 5): application, capacity (501), the
 // Operator's decision, the 30 days' notice (502 A), tests with every attempt kept (505), access, Huron.
@@ -264,5 +265,180 @@ describe("Huron", () => {
     expect(errorCode(r)).toBe("CONFLICT");
     expect(r.errors![0].message).toBe("Town of Huron Sewer District No. 1's law has no procedure for new sewers or sewer extensions built by developers (Huron Article III).");
     expect(errorCode(await huronOperator.gql(CAPACITY, { i: { districtId: huron, kind: "PLANT", name: "Huron plant", designGpd: 1000, presentUseGpd: 0 } }))).toBe("CONFLICT");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Issue 16, second slice: the Board's charges (502 A), inspections (502 A), as-built drawings,
+// acceptance and the guarantee (507), the public record (1301-1303), batched lists.
+
+const WORKS = `id status acceptedOn acceptanceResolutionNumber guaranteeEndsOn securityKind suretyName bondNumber securityAmountCents securityExpiresOn asBuiltCopies
+  finalApprovedAt constructionProblems acceptanceProblems charges { kind label amount amountCents resolutionNumber paid paymentId paymentStatus }
+  inspections { inspectedOn conforms findings excavationRequired } guaranteeClaims { noticedOn defect }`;
+const WORKS_GET = `query($id: ID!) { sewerExtension(id: $id) { ${WORKS} } }`;
+const CHARGE = `mutation($i: SetSewerExtensionChargeInput!) { setSewerExtensionCharge(input: $i) { kind amount paid paymentId paymentStatus } }`;
+const INSPECT = `mutation($i: RecordExtensionInspectionInput!) { recordExtensionInspection(input: $i) { inspectedOn conforms findings } }`;
+const AS_BUILT = `mutation($i: ApproveAsBuiltDrawingsInput!) { approveAsBuiltDrawings(input: $i) { asBuiltCopies } }`;
+const FINAL = `mutation($id: ID!) { giveSewerExtensionFinalApproval(extensionId: $id) { finalApprovedAt } }`;
+const ACCEPT = `mutation($i: RecordTownBoardAcceptanceInput!) { recordTownBoardAcceptance(input: $i) { ${WORKS} } }`;
+const CLAIM = `mutation($i: RecordGuaranteeClaimInput!) { recordGuaranteeClaim(input: $i) { noticedOn defect } }`;
+const PUBLIC = `query($s: String!) { sewerExtensionPublicRecord(districtSlug: $s) { districtName provided section procedure { text section }
+  committedByLine { lineName lineKind committedGpd } commitments { lineName committedTo flowGpd resolutionNumber inForce }
+  charges { extensionName kind amount resolutionNumber } accepted { name developer acceptedOn resolutionNumber guaranteeEndsOn } } }`;
+
+describe("the Town Board's charges (502 A)", () => {
+  it("none until the Board sets them: no line, nothing to pay, construction waits for no fee", async () => {
+    const { sewerExtension: e } = await developer.ok(WORKS_GET, { id: approvedId });
+    expect(e.charges).toEqual([]);
+    expect(e.constructionProblems).toEqual([]);
+    expect(e.acceptanceProblems.join(" ")).not.toMatch(/not paid/);
+  });
+
+  it("only the ADMIN enters the Board's resolution; the developer's payment opens with the section cited; once per kind", async () => {
+    const i = { extensionId: approvedId, kind: "INSPECTION_FEES", amountCents: 120_000, resolutionNumber: "2026-77", resolutionAdoptedOn: today() };
+    for (const c of [developer, operator, clerk]) expect(errorCode(await c.gql(CHARGE, { i }))).toBe("FORBIDDEN");
+    expect(errorCode(await huronOperator.gql(CHARGE, { i }))).toBe("FORBIDDEN");
+    const future = await admin.gql(CHARGE, { i: { ...i, resolutionAdoptedOn: addCalendarDays(today(), 1) } });
+    expect(future.errors![0].extensions!.fields).toEqual({ resolutionAdoptedOn: "The resolution's date cannot be after today." });
+    const { setSewerExtensionCharge: c } = await admin.ok(CHARGE, { i });
+    expect(c).toMatchObject({ kind: "INSPECTION_FEES", amount: "$1,200.00", paid: false, paymentStatus: "PENDING" });
+    const { payment } = await developer.ok(`query($id: ID!) { payment(id: $id) { amountCents lines { code label section amountCents } } }`, { id: c.paymentId });
+    expect(payment).toMatchObject({ amountCents: 120000, lines: [{ code: "inspection-fees", label: "Inspection fees, Town Board resolution 2026-77", section: "Sewer Use Law 502 A", amountCents: 120000 }] });
+    expect(errorCode(await admin.gql(CHARGE, { i }))).toBe("CONFLICT");
+    const { sewerExtension: e } = await developer.ok(WORKS_GET, { id: approvedId });
+    expect(e.constructionProblems).toEqual(["The inspection fees are paid before construction starts (Sewer Use Law 502 A)."]);
+    const [mail] = await srv.running.ds.query(`SELECT subject FROM outbox_email WHERE kind = 'extension.charge_set' ORDER BY created_at DESC LIMIT 1`);
+    expect(mail.subject).toBe("Inspection fees to pay: Meadowbrook Estates, section 1");
+  });
+});
+
+describe("periodic inspections without notice (502 A)", () => {
+  it("the Operator records findings; the Town Board gets them; only the Operator, only of its district", async () => {
+    const i = { extensionId: approvedId, inspectedOn: today(), conforms: false, findings: "Bedding at MH-2 not per detail 4; backfilled before inspection.", excavationRequired: true };
+    for (const c of [developer, clerk, admin]) expect(errorCode(await c.gql(INSPECT, { i }))).toBe("FORBIDDEN");
+    expect(errorCode(await huronOperator.gql(INSPECT, { i }))).toBe("NOT_FOUND");
+    expect((await operator.gql(INSPECT, { i: { ...i, inspectedOn: addCalendarDays(today(), 1) } })).errors![0].extensions!.fields).toEqual({
+      inspectedOn: "An inspection is recorded once made: the day cannot be after today.",
+    });
+    await operator.ok(INSPECT, { i });
+    const [board] = await srv.running.ds.query(`SELECT subject, body_text AS body FROM outbox_email WHERE kind = 'extension.inspection_report' ORDER BY created_at DESC LIMIT 1`);
+    expect(board.subject).toBe("Inspection findings, sewer extension Meadowbrook Estates, section 1");
+    expect(board.body).toContain("NOT proceeding in accordance with the approved plans and specifications");
+    expect(board.body).toContain("Excavation is required");
+    const { sewerExtension: e } = await developer.ok(WORKS_GET, { id: approvedId });
+    expect(e.inspections).toEqual([expect.objectContaining({ conforms: false, excavationRequired: true })]);
+    expect(e.acceptanceProblems).toContain("The latest inspection found work not in accordance with the approved plans and specifications (Sewer Use Law 502 A).");
+    await operator.ok(INSPECT, { i: { ...i, conforms: true, findings: "Bedding corrected and re-inspected.", excavationRequired: false } });
+  });
+});
+
+describe("as-built drawings, acceptance and the guarantee (507)", () => {
+  it("the as-built drawings: filed by the developer, approved with 4 copies (3 refused)", async () => {
+    expect(errorCode(await operator.gql(AS_BUILT, { i: { extensionId: approvedId, copiesFiled: 4 } }))).toBe("CONFLICT");
+    const { uploadDocument } = await developer.ok(`mutation($i: UploadDocumentInput!) { uploadDocument(input: $i) { id } }`, { i: { filename: "as-built.pdf", contentBase64: PDF } });
+    await developer.ok(`mutation($i: AttachSewerExtensionDocumentsInput!) { attachSewerExtensionDocuments(input: $i) { id } }`, { i: { id: approvedId, documents: [{ documentId: uploadDocument.id, kind: "AS_BUILT" }] } });
+    const three = await operator.gql(AS_BUILT, { i: { extensionId: approvedId, copiesFiled: 3 } });
+    expect(three.errors![0].extensions!.fields).toEqual({ copiesFiled: "4 copies of the as-built drawings are filed with the District Operator before the sewer is accepted (Sewer Use Law 507); 3 filed." });
+    expect(errorCode(await developer.gql(AS_BUILT, { i: { extensionId: approvedId, copiesFiled: 4 } }))).toBe("FORBIDDEN");
+    expect((await operator.ok(AS_BUILT, { i: { extensionId: approvedId, copiesFiled: 4 } })).approveAsBuiltDrawings.asBuiltCopies).toBe(4);
+  });
+
+  it("final approval waits for the Board's charges to be paid, then goes to the Board", async () => {
+    const refused = await operator.gql(FINAL, { id: approvedId });
+    expect(errorCode(refused)).toBe("CONFLICT");
+    expect(refused.errors![0].message).toBe("Not yet: Inspection fees set by the Town Board are not paid (Sewer Use Law 502 A).");
+    const { sewerExtension: e } = await operator.ok(WORKS_GET, { id: approvedId });
+    await clerk.ok(`mutation($i: RecordCounterPaymentInput!) { recordCounterPayment(input: $i) { status } }`, { i: { paymentId: e.charges[0].paymentId, method: "cash" } });
+    const { sewerExtension: paid } = await developer.ok(WORKS_GET, { id: approvedId });
+    expect(paid.charges[0]).toMatchObject({ paid: true, paymentStatus: "PAID" });
+    expect(paid.constructionProblems).toEqual([]);
+    expect(paid.acceptanceProblems).toEqual([]);
+    expect(errorCode(await admin.gql(FINAL, { id: approvedId }))).toBe("FORBIDDEN");
+    expect((await operator.ok(FINAL, { id: approvedId })).giveSewerExtensionFinalApproval.finalApprovedAt).toBeTruthy();
+    const [mail] = await srv.running.ds.query(`SELECT subject FROM outbox_email WHERE kind = 'extension.awaiting_board' ORDER BY created_at DESC LIMIT 1`);
+    expect(mail.subject).toBe("Sewer extension for the Town Board's acceptance: Meadowbrook Estates, section 1");
+  });
+
+  it("the Board's concurrence: a bond ending a day before the guarantee's last day is refused; on that day accepted; the sewer is the Town's", async () => {
+    const lastDay = termLastDay(today(), 12);
+    const i = { extensionId: approvedId, resolutionNumber: "2026-90", acceptedOn: today(), securityKind: "SURETY_BOND", suretyName: "Hudson Surety Co.", bondNumber: "HS-55120", amountCents: 5_000_000 };
+    expect(errorCode(await operator.gql(ACCEPT, { i: { ...i, expiresOn: lastDay } }))).toBe("FORBIDDEN");
+    const short = await admin.gql(ACCEPT, { i: { ...i, expiresOn: addCalendarDays(lastDay, -1) } });
+    expect(short.errors![0].extensions!.fields).toEqual({ expiresOn: `The security must last the whole guarantee, through ${formatDate(lastDay)} (Sewer Use Law 507).` });
+    const missing = await admin.gql(ACCEPT, { i: { ...i, suretyName: "", bondNumber: null } });
+    expect(Object.keys(missing.errors![0].extensions!.fields!)).toEqual(["suretyName", "bondNumber", "expiresOn"]);
+    const { recordTownBoardAcceptance: e } = await admin.ok(ACCEPT, { i: { ...i, expiresOn: lastDay } });
+    expect(e).toMatchObject({ status: "ACCEPTED", acceptedOn: today(), guaranteeEndsOn: lastDay, securityKind: "SURETY_BOND", bondNumber: "HS-55120", securityAmountCents: 5000000, securityExpiresOn: lastDay });
+    expect(errorCode(await admin.gql(ACCEPT, { i: { ...i, expiresOn: lastDay } }))).toBe("CONFLICT");
+    const [mail] = await srv.running.ds.query(`SELECT body_text AS body FROM outbox_email WHERE kind = 'extension.accepted' ORDER BY created_at DESC LIMIT 1`);
+    expect(mail.body).toContain(`runs through ${formatDate(lastDay)}`);
+  });
+
+  it("a claim while the guarantee runs, its last day included; the day after refused", async () => {
+    const defect = "Joint leaking at MH-2, infiltration visible.";
+    expect(errorCode(await developer.gql(CLAIM, { i: { extensionId: approvedId, noticedOn: today(), defect } }))).toBe("FORBIDDEN");
+    expect((await operator.gql(CLAIM, { i: { extensionId: approvedId, noticedOn: addCalendarDays(today(), -1), defect } })).errors![0].extensions!.fields!.noticedOn).toMatch(/^The guarantee runs from the Town's acceptance/);
+    await operator.ok(CLAIM, { i: { extensionId: approvedId, noticedOn: today(), defect } });
+    // As if a year had passed: the guarantee's last day was yesterday.
+    const ds = srv.running.ds;
+    const yesterday = addCalendarDays(today(), -1);
+    const saved = (await ds.query(`SELECT to_char(accepted_on, 'YYYY-MM-DD') AS a, to_char(guarantee_ends_on, 'YYYY-MM-DD') AS g FROM sewer_extension WHERE id = $1`, [approvedId]))[0];
+    await ds.query(`UPDATE sewer_extension SET accepted_on = $2, guarantee_ends_on = $3 WHERE id = $1`, [approvedId, addCalendarDays(yesterday, -365), yesterday]);
+    await operator.ok(CLAIM, { i: { extensionId: approvedId, noticedOn: yesterday, defect } });
+    const late = await operator.gql(CLAIM, { i: { extensionId: approvedId, noticedOn: today(), defect } });
+    expect(late.errors![0].extensions!.fields).toEqual({ noticedOn: `The guarantee ended on ${formatDate(yesterday)} (Sewer Use Law 507).` });
+    await ds.query(`UPDATE sewer_extension SET accepted_on = $2, guarantee_ends_on = $3 WHERE id = $1`, [approvedId, saved.a, saved.g]);
+    expect((await developer.ok(WORKS_GET, { id: approvedId })).sewerExtension.guaranteeClaims).toHaveLength(2);
+  });
+
+  it("the reminder comes 30 days before the guarantee ends, not 31, and once", async () => {
+    const ds = srv.running.ds;
+    const [{ g }] = await ds.query(`SELECT to_char(guarantee_ends_on, 'YYYY-MM-DD') AS g FROM sewer_extension WHERE id = $1`, [approvedId]);
+    expect(await sendGuaranteeReminders(ds, addCalendarDays(g, -31))).toBe(0);
+    expect(await sendGuaranteeReminders(ds, addCalendarDays(g, -30))).toBe(1);
+    expect(await sendGuaranteeReminders(ds, addCalendarDays(g, -29))).toBe(0);
+    const mails = await ds.query(`SELECT to_address AS "to", body_text AS body FROM outbox_email WHERE kind = 'extension.guarantee_reminder' ORDER BY to_address`);
+    expect(mails.map((m: { to: string }) => m.to)).toContain("dev@meadowbrook.example.com");
+    expect(mails[0].body).toContain(`ends on ${formatDate(g)}, in 30 days (Sewer Use Law 507)`);
+  });
+});
+
+describe("what the public sees (1301-1303)", () => {
+  it("signed out: the procedure with the law's figures, the Board's commitments, charges and acceptances; not the applications under review", async () => {
+    const { sewerExtensionPublicRecord: r } = await new Client(srv.url).ok(PUBLIC, { s: "lakeview" });
+    expect(r.provided).toBe(true);
+    expect(r.procedure.map((p: { text: string }) => p.text).join(" ")).toContain("told 30 days before construction starts");
+    expect(r.procedure.map((p: { text: string }) => p.text).join(" ")).toContain("4 copies of the as-built drawings");
+    expect(r.committedByLine).toEqual([{ lineName: "Harbor Road trunk", lineKind: "SEGMENT", committedGpd: 35000 }]);
+    expect(r.commitments).toEqual([{ lineName: "Harbor Road trunk", committedTo: "Harbor Heights subdivision", flowGpd: 35000, resolutionNumber: "2026-41", inForce: true }]);
+    expect(r.charges).toEqual([{ extensionName: "Meadowbrook Estates, section 1", kind: "INSPECTION_FEES", amount: "$1,200.00", resolutionNumber: "2026-77" }]);
+    expect(r.accepted).toEqual([{ name: "Meadowbrook Estates, section 1", developer: "Meadowbrook Homes LLC", acceptedOn: today(), resolutionNumber: "2026-90", guaranteeEndsOn: termLastDay(today(), 12) }]);
+    expect(JSON.stringify(r)).not.toContain("section 2");
+    const { sewerExtensionPublicRecord: h } = await new Client(srv.url).ok(PUBLIC, { s: "huron" });
+    expect(h).toMatchObject({ provided: false, section: "Huron Article III", procedure: [], accepted: [] });
+  });
+});
+
+describe("forms' API and lists", () => {
+  it("a lateral is linked by its permit number; an unknown number is refused at its field", async () => {
+    const LINK = `mutation($i: LinkLateralToSewerExtensionInput!) { linkLateralToSewerExtension(input: $i) { id } }`;
+    const { applyForSewerExtension: x } = await developer.ok(APPLY, { i: application({ name: "Meadowbrook Estates, section 3", designFlowGpd: 100 }) });
+    await operator.ok(DECIDE, { i: { id: x.id, decision: "APPROVE", confirmed: ["licensedDesigner", "futureFlows"] } });
+    const r = await operator.gql(LINK, { i: { extensionId: x.id, permitNumber: "LKV-LP-NOPE" } });
+    expect(r.errors![0].extensions!.fields).toEqual({ permitNumber: "No issued lateral permit of this district has that number." });
+    const taken = await operator.gql(LINK, { i: { extensionId: x.id, permitNumber: "LKV-LP-EXT-0001" } });
+    expect(taken.errors![0].message).toBe("That lateral is recorded on another extension.");
+  });
+
+  it("the staff's list with reviews, starts, charges and inspections: the same statements for 2 applications as for 4", async () => {
+    const LIST = `query($d: ID!) { districtSewerExtensions(districtId: $d, first: 50) { items { id earliestConstructionStart constructionProblems acceptanceProblems
+      review { hasCapacity items { key met } } charges { amount } inspections { findings } guaranteeClaims { defect } sections { passed } laterals { status } documents { kind } } } }`;
+    const ds = srv.running.ds;
+    const before = await clerk.ok(LIST, { d: lakeview });
+    const n1 = await countStatements(ds, () => clerk.ok(LIST, { d: lakeview }));
+    for (const name of ["section 4", "section 5"]) await developer.ok(APPLY, { i: application({ name: `Meadowbrook Estates, ${name}`, designFlowGpd: 100 }) });
+    const after = await clerk.ok(LIST, { d: lakeview });
+    expect(after.districtSewerExtensions.items.length).toBe(before.districtSewerExtensions.items.length + 2);
+    expect(await countStatements(ds, () => clerk.ok(LIST, { d: lakeview }))).toBe(n1);
   });
 });
