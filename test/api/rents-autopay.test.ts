@@ -98,7 +98,7 @@ async function deliver(event: unknown, secret = CONNECT_SECRET): Promise<Respons
 
 beforeAll(async () => {
   stripe = await startStripeStandIn();
-  srv = await startTestServer({ env: { STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: PLATFORM_SECRET, STRIPE_CONNECT_WEBHOOK_SECRET: CONNECT_SECRET, STRIPE_API_BASE: stripe.url } });
+  srv = await startTestServer({ portal: "vite", env: { STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: PLATFORM_SECRET, STRIPE_CONNECT_WEBHOOK_SECRET: CONNECT_SECRET, STRIPE_API_BASE: stripe.url } });
   ({ lakeview, huron } = await new Client(srv.url).ok(`{ lakeview: district(slug: "lakeview") { id } huron: district(slug: "huron") { id } }`));
   [clerk, huronClerk] = await Promise.all([DEMO.lakeviewClerk, DEMO.huronClerk].map((e) => signedInAs(srv.url, e)));
   owner = new Client(srv.url);
@@ -107,7 +107,7 @@ beforeAll(async () => {
   await stranger.signUp("autopay-stranger@example.com", "Sam Stranger");
   acct = await connectDistrictAccount(stripe, srv, "lakeview");
   home = await property(clerk, lakeview.id, "autopay-owner@example.com");
-});
+}, 120_000);
 afterAll(async () => {
   resetClock();
   await srv?.close();
@@ -327,5 +327,57 @@ describe("who may see and change autopay, operation by operation", () => {
     expect((await owner.ok(GET, { a })).serviceAccountAutopay.canManage).toBe(true);
     expect(errorCode(await owner.gql(TEST_CARD, { i: { accountId: a } }))).toBe("FORBIDDEN");
     expect(errorCode(await owner.gql(GET, { a: "not-a-uuid" }))).toBe("NOT_FOUND");
+  });
+});
+
+const get = async (c: Client, path: string) => {
+  const res = await fetch(`${srv.url}${path}`, { headers: { cookie: c.cookieHeader }, redirect: "manual" });
+  return { status: res.status, html: await res.text(), cookies: res.headers.getSetCookie().map((x) => x.split(";")[0]) };
+};
+/** Presses a button of the page at `path` as a browser without JavaScript would (its CSRF token and cookie). */
+async function press(c: Client, path: string, intent: string) {
+  const page = await get(c, path);
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)?.[1];
+  expect(csrf, `a form on ${path}`).toBeTruthy();
+  const res = await fetch(`${srv.url}${path}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: [c.cookieHeader, ...page.cookies].join("; "), origin: srv.url },
+    body: new URLSearchParams({ csrf: csrf!, intent }).toString(),
+  });
+  return { status: res.status, location: res.headers.get("location"), html: await res.text() };
+}
+const text = (html: string) => html.replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/&#x27;|&#39;/g, "'").replace(/\s+/g, " ");
+
+describe("the autopay page, without JavaScript", () => {
+  it("the owner saves a card on Stripe's page and comes back to it on; turns it off; staff read it; a district without an account says so", async () => {
+    resetClock();
+    const p = await property(clerk, lakeview.id, "autopay-owner@example.com");
+    const path = `/properties/autopay/${p.accountId}`;
+    expect(text((await get(owner, "/properties")).html)).toContain("Autopay");
+    expect((await get(owner, "/properties")).html).toContain(`href="${path}"`);
+    const first = await get(owner, path);
+    expect(first.status).toBe(200);
+    expect(text(first.html)).toContain(`Autopay for sewer account ${p.accountNumber}`);
+    expect(text(first.html)).toContain("No card is saved for this account.");
+    const go = await press(owner, path, "setup");
+    expect(go.status).toBe(302);
+    expect(go.location).toMatch(/^https:\/\/checkout\.stripe\.test\/c\/pay\/cs_test_/);
+    stripe.complete(go.location!.split("/").pop()!);
+    const back = text((await get(owner, `${path}?setup=done`)).html);
+    expect(back).toContain("Visa ending 4242, expires 12/2030. Autopay is on");
+    const off = await press(owner, path, "off");
+    expect(off.status).toBe(200);
+    expect(text(off.html)).toContain("Autopay is off. Your card stays saved.");
+    expect(text((await get(owner, path)).html)).toContain("Turn autopay on");
+    // The district's Clerk reads it; a stranger gets a 404.
+    expect(text((await get(clerk, path)).html)).toContain("Only the person billed for this account manages its autopay.");
+    expect((await get(stranger, path)).status).toBe(404);
+    // Huron has connected an account above; a district with none says so (the account's page, no button).
+    await db().query(`UPDATE district_stripe_account SET charges_enabled = false WHERE district_id = $1`, [huron.id]);
+    const h = await property(huronClerk, huron.id, "autopay-owner@example.com");
+    const page = text((await get(owner, `/properties/autopay/${h.accountId}`)).html);
+    expect(page).toContain("Town of Huron Sewer District No. 1 offers no autopay");
+    expect(page).not.toContain("Save a card for autopay");
   });
 });

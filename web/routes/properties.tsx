@@ -78,6 +78,11 @@ export default function MyProperties() {
                       <th scope="row" data-label="Account">
                         {a.accountNumber}
                         <span className="display-block">{a.classLabel}</span>
+                        {!a.closedOn && (
+                          <Link className="usa-link display-block" to={`/properties/autopay/${a.id}`}>
+                            Autopay
+                          </Link>
+                        )}
                       </th>
                       <td data-label="Occupant">{a.occupantName}</td>
                       <td data-label="Served">
