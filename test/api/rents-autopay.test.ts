@@ -381,3 +381,47 @@ describe("the autopay page, without JavaScript", () => {
     expect(page).not.toContain("Save a card for autopay");
   });
 });
+
+describe("without Stripe keys (test mode): the labelled test card", () => {
+  let stripeServer: TestServer;
+  beforeAll(async () => {
+    resetClock();
+    stripeServer = srv;
+    srv = await startTestServer();
+    ({ lakeview } = await new Client(srv.url).ok(`{ lakeview: district(slug: "lakeview") { id } }`));
+    clerk = await signedInAs(srv.url, DEMO.lakeviewClerk);
+    owner = new Client(srv.url);
+    ownerId = await owner.signUp("autopay-owner@example.com", "Ada Owner");
+  }, 120_000);
+  afterAll(async () => {
+    await srv.close();
+    srv = stripeServer;
+  });
+
+  it("autopay is offered with a test card, labelled; its charges are test payments; a declining test card shows the retry", async () => {
+    const p = await property(clerk, lakeview.id, "autopay-owner@example.com");
+    const a = p.accountId;
+    expect((await owner.ok(GET, { a })).serviceAccountAutopay).toMatchObject({ offered: true, provider: "test", card: null });
+    expect(errorCode(await owner.gql(START, { a }))).toBe("CONFLICT");
+    const saved = (await owner.ok(TEST_CARD, { i: { accountId: a } })).saveTestAutopayCard;
+    expect(saved).toMatchObject({ enabled: true, card: { test: true, last4: "4242", label: "Test card ending 4242 (no real card: no money moves)" } });
+    const before = stripe.requests.length;
+    const bill = await issueBill(lakeview.id, p, "2027-01-20", 7_500);
+    await runJobOn("2027-01-20");
+    const [pay] = await paymentsOf(a);
+    expect(pay).toMatchObject({ status: "PAID", provider: "test", method: "card", amount_cents: 7_500, payer_id: ownerId, stripe_account_id: null });
+    expect(await chargeRow(bill.id)).toMatchObject({ status: "SUCCEEDED", payment_id: pay.id });
+    const [receipt] = (await db().query(`SELECT body_text FROM outbox_email WHERE kind = 'payment.receipt' AND recipient_id = $1`, [ownerId])) as any[];
+    expect(receipt.body_text).toContain("Paid by card in the test checkout (no real money moved)");
+    expect((await emails("rents.autopay_charged"))[0].body_text).toContain("Test card ending 4242 (no real card: no money moves)");
+
+    await owner.ok(TEST_CARD, { i: { accountId: a, declines: true } });
+    const next = await issueBill(lakeview.id, p, "2027-02-20", 7_500);
+    await runJobOn("2027-02-20");
+    expect(await chargeRow(next.id)).toMatchObject({ status: "RETRY", attempts: 1, outcome: "the test card declines (as a real card may)" });
+    await runJobOn(addCalendarDays("2027-02-20", AUTOPAY_RETRY_DAYS));
+    expect(await chargeRow(next.id)).toMatchObject({ status: "LEFT_TO_PAY", attempts: 2 });
+    expect(await emails("rents.autopay_left_to_pay")).toHaveLength(1);
+    expect(stripe.requests.length).toBe(before);
+  });
+});
