@@ -15,6 +15,7 @@ import { CHARGE_PAYABLE, type Meta, actorOf, type Db, text, loadDistrict, todayI
 import { findRespondent } from "./actions.service.js";
 import { cancelPendingPayment } from "./petitions.service.js";
 import { formatDate } from "../common/format.js";
+import { sewerLevyRows } from "../rents/ledger.reports.js";
 
 /** Charges: fines and delinquent sewer charges billed, paid online, their statements with penalty and interest (SUL 1118; Huron VI-3), and the tax-levy list (Huron VI-4). */
 
@@ -160,7 +161,9 @@ export async function districtCharges(ds: DataSource, viewer: Viewer, f: { distr
 /**
  * The tax-levy report (SUL 1118: charges delinquent at least 60 days as of October 1, reported by
  * November 1; Huron VI-4: unpaid rents and penalties may go on the levy). As of the most recent
- * rulebook date on or before today, or a date the Clerk chooses.
+ * rulebook date on or before today, or a date the Clerk chooses. Its input is the charges billed
+ * here and the district's issued sewer bills (api/rents/ledger.reports.ts sewerLevyRows: owner of
+ * record, tax parcel, address, what of the bill, penalty and interest is unpaid).
  */
 export async function taxLevyReport(ds: DataSource, viewer: Viewer, input: { districtId: string; asOf?: string | null }) {
   const district = await loadDistrict(ds, input.districtId);
@@ -176,6 +179,8 @@ export async function taxLevyReport(ds: DataSource, viewer: Viewer, input: { dis
   }
   const rows = await ds.getRepository(Charge).createQueryBuilder("c").where("c.district_id = :d AND c.status = 'OPEN' AND c.billed_on <= :asOf", { d: district.id, asOf }).orderBy("c.respondent_name").addOrderBy("c.billed_on").getMany();
   const items = (await withStatements(ds, rows, asOf)).filter((r) => onTaxLevy(rb, r.statement));
+  // The district's delinquent sewer bills (issue 14), with what of each bill, penalty and interest is unpaid today.
+  const sewerBills = await sewerLevyRows(ds, district, rb, asOf);
   const header = ["Charge", "Billed on", "Owner or user", "Tax parcel", "Property", "Description", "Original bill", "Penalty", "Interest", "Total", "Days delinquent", "Section"];
   const money = (n: number) => (n / 100).toFixed(2);
   const part = (s: Statement, code: string) => s.lines.find((l) => l.code === code)?.amountCents ?? 0;
@@ -183,6 +188,11 @@ export async function taxLevyReport(ds: DataSource, viewer: Viewer, input: { dis
     header.map(csvCell).join(","),
     ...items.map(({ charge: c, statement: s }) =>
       [c.number, c.billedOn, c.respondentName, c.taxParcel, c.propertyAddress, c.label, money(c.amountCents), money(part(s, "penalty")), money(part(s, "interest")), money(s.totalCents), s.daysDelinquent, rb.entry("billing.taxLevyEnabled").section]
+        .map(csvCell)
+        .join(","),
+    ),
+    ...sewerBills.map((b) =>
+      [b.number, b.billedOn, b.ownerName, b.taxParcel, b.address, `Sewer rent, account ${b.accountNumber}`, money(b.originalCents), money(b.penaltyCents), money(b.interestCents), money(b.totalCents), b.daysDelinquent, rb.entry("billing.taxLevyEnabled").section]
         .map(csvCell)
         .join(","),
     ),
@@ -195,6 +205,7 @@ export async function taxLevyReport(ds: DataSource, viewer: Viewer, input: { dis
     reportDue: typeof due === "string" ? dateInYear(due, +asOf.slice(0, 4)) : null,
     section: rb.entry("billing.taxLevyEnabled").section,
     items,
+    sewerBills,
     csv: `${csv}\r\n`,
   };
 }

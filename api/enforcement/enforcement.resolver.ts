@@ -15,6 +15,7 @@ import { EnforcementAction, ShowCauseHearing } from "./enforcement.entity.js";
 import * as svc from "./enforcement.service.js";
 import { ACTION_STATUS_LABELS, DECISION_LABELS, KINDS, PETITION_STATUS_LABELS, PETITION_TO_LABELS, RELIEF_LABELS, fineLimits, finality, kindProvided, petitionable, sectionFor, type Statement } from "./rules.js";
 import { hearingIcs } from "./ics.js";
+import { TaxLevySewerBillType } from "../rents/ledger.resolver.js";
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -248,6 +249,7 @@ export class TaxLevyReportType {
   @Field(() => String, { nullable: true, description: "Report to the Board and Assessor by" }) reportDue: string | null;
   @Field(() => String) section: string;
   @Field(() => [ChargeType]) items: ChargeType[];
+  @Field(() => [TaxLevySewerBillType], { description: "The district's delinquent sewer bills (issue 14)" }) sewerBills: TaxLevySewerBillType[];
   @Field(() => String, { description: "The report as CSV (RFC 4180)" }) csv: string;
 }
 
