@@ -1,6 +1,7 @@
 import DataLoader from "dataloader";
 import { Arg, Ctx, Field, FieldResolver, Float, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root } from "type-graphql";
 import { isStaff } from "../accounts/viewer.js";
+import { dateIn } from "../common/dates.js";
 import { unauthenticated } from "../common/errors.js";
 import { District } from "../districts/district.entity.js";
 import { rulebookOn } from "../districts/districts.service.js";
@@ -274,6 +275,11 @@ export class InflowResolver {
   @FieldResolver(() => Int, { nullable: true, description: "Calendar days left to dueOn in the district's zone (negative when past)" })
   daysLeft(@Root() i: InspectionRow): number | null {
     return inflow.daysLeftOf(i);
+  }
+
+  @FieldResolver(() => String, { description: "YYYY-MM-DD: today in the district's zone (a form's default day)" })
+  today(@Root() i: InspectionRow): string {
+    return dateIn(i.timeZone);
   }
 
   @FieldResolver(() => String, { nullable: true, description: "The owner of record; the district's staff only" })

@@ -1,4 +1,10 @@
+import type { DataSource } from "typeorm";
+import type { Viewer } from "../accounts/viewer.js";
+import { daysLeft } from "../common/dates.js";
+import { registerDashboardProvider, type DashboardItem } from "../dashboard/dashboard.js";
 import { registerDocumentAccess } from "../documents/documents.service.js";
+import { STATUS_LABELS } from "./common.js";
+import { dueOn, myInspections } from "./inspections.service.js";
 
 /** Inflow plugs into documents here (imported once, for its effects). */
 
@@ -13,4 +19,25 @@ registerDocumentAccess(async (ds, viewer, doc) => {
     [doc.id, districts, viewer.userId],
   );
   return rows.length > 0;
+});
+
+// The inspections of a person's properties and those they asked for, on their dashboard (one query).
+registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<DashboardItem[]> => {
+  const rows = await myInspections(ds, viewer);
+  return rows
+    .filter((i) => i.status === "OPEN" || i.status === "ORDERED" || i.certificateNumber)
+    .slice(0, 20)
+    .map((i) => {
+      const due = dueOn(i);
+      return {
+        kind: "InflowInspection",
+        id: i.id,
+        title: `Inflow inspection ${i.number}: ${i.address}`,
+        status: STATUS_LABELS[i.status],
+        nextStep: i.status === "ORDERED" ? "Disconnect the inflow sources found; then the property is inspected again" : i.status === "OPEN" ? "The inspector visits the property" : null,
+        dueDate: due,
+        daysLeft: due ? daysLeft(due, i.timeZone) : null,
+        href: `/inflow/${i.id}`,
+      };
+    });
 });
