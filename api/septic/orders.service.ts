@@ -60,6 +60,18 @@ export async function ordersOf(db: Db, systemIds: readonly string[]): Promise<Or
   return db.query(`SELECT ${ORDER_COLUMNS} FROM ${ORDER_FROM} WHERE o.system_id = ANY($1::uuid[]) ORDER BY o.issued_on DESC, o.id DESC`, [systemIds]);
 }
 
+/** Lateral permit applications of the district for each order's tax parcel, submitted and not withdrawn, for the Operator to choose from (one query). */
+export async function lateralCandidatesOf(db: Db, orderIds: readonly string[]): Promise<{ orderId: string; id: string; permitNumber: string | null; status: string }[]> {
+  if (!orderIds.length) return [];
+  return db.query(
+    `SELECT o.id AS "orderId", lp.id, lp.permit_number AS "permitNumber", lp.status
+       FROM septic_connection_order o JOIN septic_system s ON s.id = o.system_id JOIN sewer_property p ON p.id = s.property_id
+       JOIN lateral_permit lp ON lp.district_id = o.district_id AND lower(lp.tax_parcel) = lower(p.tax_parcel)
+      WHERE o.id = ANY($1::uuid[]) AND lp.status NOT IN ('DRAFT', 'WITHDRAWN') ORDER BY lp.created_at DESC`,
+    [orderIds],
+  );
+}
+
 /** The district's open orders, oldest first (one query, index septic_connection_order_district). */
 export async function districtOrders(ds: DataSource, viewer: Viewer, districtId: string): Promise<OrderRow[]> {
   requireStaffOf(viewer, districtId);

@@ -1,5 +1,6 @@
 import DataLoader from "dataloader";
 import { Arg, Ctx, Field, FieldResolver, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root } from "type-graphql";
+import { isStaff } from "../accounts/viewer.js";
 import { dateIn, daysBetween } from "../common/dates.js";
 import { unauthenticated } from "../common/errors.js";
 import { District } from "../districts/district.entity.js";
@@ -69,6 +70,22 @@ export class NoticeType {
   @Field(() => String, { nullable: true }) correctedOn: string | null;
   @Field(() => String, { nullable: true }) correctionNote: string | null;
   @Field(() => ID, { nullable: true }) enforcementActionId: string | null;
+}
+
+@ObjectType("SepticRecentLoad", { description: "A licensed hauler's load received at the district's station, not yet this system's pump-out", simpleResolvers: true })
+export class RecentLoadType {
+  @Field(() => ID) id: string;
+  @Field(() => String) sourceAddress: string;
+  @Field(() => String, { description: "YYYY-MM-DD" }) receivedOn: string;
+  @Field(() => String) haulerName: string;
+  @Field(() => Int, { nullable: true }) gallons: number | null;
+}
+
+@ObjectType("SepticLateralCandidate", { description: "A lateral permit application of the district for the order's tax parcel", simpleResolvers: true })
+export class LateralCandidateType {
+  @Field(() => ID) id: string;
+  @Field(() => String, { nullable: true }) permitNumber: string | null;
+  @Field(() => String) status: string;
 }
 
 @ObjectType("SepticConnectionStep", { description: "A step of a connection order (SUL 408; Huron II-3, II-4)", simpleResolvers: true })
@@ -169,6 +186,7 @@ export class SepticDistrictType {
   @Field(() => Int, { description: "The Board's construction permit fee in cents; 0 where none is set" }) permitFeeCents: number;
   @Field(() => String) permitFeeSection: string;
   @Field(() => Int, { nullable: true }) pumpingIntervalYears: number | null;
+  @Field(() => String) pumpingSection: string;
   @Field(() => Int, { nullable: true }) nuisanceRepairDays: number | null;
   @Field(() => Int, { description: "How many days ahead owners are reminded of a pump-out (the district's practice)" }) pumpOutReminderDays: number;
   @Field(() => Int, { description: "How many days before a notice's last day the owner is reminded" }) nuisanceReminderDays: number;
@@ -274,6 +292,7 @@ const rows = perRequest((ctx: Context) => ({
   pumpOuts: new DataLoader(async (ids: readonly string[]) => groupBy(await septic.pumpOutsOf(ctx.ds, ids), (r) => r.systemId, ids)),
   notices: new DataLoader(async (ids: readonly string[]) => groupBy(await septic.noticesOf(ctx.ds, ids), (r) => r.systemId, ids)),
   orders: new DataLoader(async (ids: readonly string[]) => groupBy(await septic.ordersOf(ctx.ds, ids), (r) => r.systemId, ids)),
+  laterals: new DataLoader(async (ids: readonly string[]) => groupBy(await septic.lateralCandidatesOf(ctx.ds, ids), (r) => r.orderId, ids)),
   documents: new DataLoader(async (ids: readonly string[]) => groupBy(await septic.permitDocumentsOf(ctx.ds, ids), (r) => r.permitId, ids)),
   inspections: new DataLoader(async (ids: readonly string[]) => groupBy(await septic.inspectionsOf(ctx.ds, ids), (r) => r.permitId, ids)),
   districts: new DataLoader(async (ids: readonly string[]) => {
@@ -327,6 +346,11 @@ export class SepticSystemsResolver {
     if (s.status !== "IN_USE") return { state: "NOT_REQUIRED", dueOn: null, daysLeft: null, text: `Out of use since ${s.abandonedOn}.`, section: rb.entry("septic.pumpingIntervalYears").section };
     return pumpStanding(rb, s.pumpDueOn, s.lastPumpedOn, s.installedOn, today);
   }
+  @FieldResolver(() => [RecentLoadType], { nullable: true, description: "The district's staff only: licensed loads received in the last 90 days, to link one the address match missed" })
+  async recentLoads(@Root() s: SystemRow, @Ctx() ctx: Context): Promise<RecentLoadType[] | null> {
+    if (!isStaff(ctx.viewer, s.districtId)) return null;
+    return septic.recentLoadsFor(ctx.ds, s, (await rows(ctx).districts.load(s.districtId)).district.timeZone);
+  }
   @FieldResolver(() => [PumpOutType]) async pumpOuts(@Root() s: SystemRow, @Ctx() ctx: Context) {
     return rows(ctx).pumpOuts.load(s.id);
   }
@@ -379,6 +403,7 @@ export class SepticSystemsResolver {
           permitFeeCents: fee?.cents ?? 0,
           permitFeeSection: rb.entry("septic.constructionPermitFee").section,
           pumpingIntervalYears: num("septic.pumpingIntervalYears"),
+          pumpingSection: rb.entry("septic.pumpingIntervalYears").section,
           nuisanceRepairDays: num("septic.nuisanceRepairDays"),
           pumpOutReminderDays: PUMP_OUT_REMINDER_DAYS,
           nuisanceReminderDays: NUISANCE_REMINDER_DAYS,
@@ -447,6 +472,11 @@ export class SepticNoticesResolver {
 export class SepticOrdersResolver {
   @FieldResolver(() => String) statusLabel(@Root() o: OrderRow) {
     return STATUS_LABELS[o.status];
+  }
+  @FieldResolver(() => [LateralCandidateType], { nullable: true, description: "The district's staff only: lateral permit applications for the property's tax parcel" })
+  async lateralCandidates(@Root() o: OrderRow, @Ctx() ctx: Context): Promise<LateralCandidateType[] | null> {
+    if (!isStaff(ctx.viewer, o.districtId)) return null;
+    return (await rows(ctx).laterals.load(o.id)).map(({ orderId: _o, ...c }) => c);
   }
   @FieldResolver(() => [StepType], { description: "The steps the law asks for, in the order the work goes, and which are recorded" })
   async steps(@Root() o: OrderRow, @Ctx() ctx: Context): Promise<StepType[]> {

@@ -145,6 +145,22 @@ export async function pumpOutsOf(db: Db, systemIds: readonly string[]): Promise<
   );
 }
 
+export type RecentLoad = { id: string; sourceAddress: string; receivedOn: CalendarDate; haulerName: string; gallons: number | null };
+/**
+ * For the Operator's page of a system: licensed loads received at the district's station in the last
+ * 90 days that are not yet this system's pump-outs, newest first (one query, at most 50).
+ */
+export async function recentLoadsFor(db: Db, s: { id: string; districtId: string }, timeZone: string): Promise<RecentLoad[]> {
+  const rows: { id: string; source_address: string; received_at: Date; name: string; measured_gallons: number | null }[] = await db.query(
+    `SELECT l.id, l.source_address, l.received_at, o.name, l.measured_gallons FROM hauler_load l JOIN organization o ON o.id = l.organization_id
+      WHERE l.district_id = $1 AND l.status = 'RECEIVED' AND l.license_id IS NOT NULL AND l.received_at > now() - interval '90 days'
+        AND NOT EXISTS (SELECT 1 FROM septic_pump_out po WHERE po.system_id = $2 AND po.hauler_load_id = l.id)
+      ORDER BY l.received_at DESC LIMIT 50`,
+    [s.districtId, s.id],
+  );
+  return rows.map((r) => ({ id: r.id, sourceAddress: r.source_address, receivedOn: dateIn(timeZone, r.received_at), haulerName: r.name, gallons: r.measured_gallons }));
+}
+
 /** Source kinds of a load that can be a septic tank's or cesspool's septage (a cesspool is booked as OTHER). */
 const SEPTIC_SOURCE_KINDS = ["RESIDENTIAL_SEPTIC_TANK", "OTHER"];
 

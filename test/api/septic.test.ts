@@ -55,7 +55,7 @@ let licence: { id: string; vehicleId: string };
 let parcel = 0;
 
 beforeAll(async () => {
-  srv = await startTestServer();
+  srv = await startTestServer({ portal: "vite" });
   await loadDemoHaulerScene(srv.running.ds, srv.config);
   const d = await new Client(srv.url).ok(`{ l: district(slug: "lakeview") { id } h: district(slug: "huron") { id } }`);
   [lakeview, huron] = [d.l.id, d.h.id];
@@ -71,7 +71,7 @@ beforeAll(async () => {
   const { myOrganizations } = await hauler.ok(`{ myOrganizations { organization { id } } }`);
   const { haulerLicenses } = await hauler.ok(`query($o: ID!) { haulerLicenses(organizationId: $o) { id vehicles { id } } }`, { o: myOrganizations[0].organization.id });
   licence = { id: haulerLicenses[0].id, vehicleId: haulerLicenses[0].vehicles[0].id };
-});
+}, 120_000);
 afterAll(() => srv?.close());
 
 async function property(c: Client, districtId: string, streetNumber: string, street: string, ownerEmail: string | null = "septic-owner@example.org"): Promise<string> {
@@ -340,10 +340,10 @@ describe("when the sewer arrives (SUL 408)", () => {
     await operator.ok(STEP, { i: { orderId: order.id, step: "LATERAL_PERMIT", lateralPermitId: lateralId } });
     // Not filled before it is cleaned of septage.
     const early = await operator.gql(STEP, { i: { orderId: order.id, step: "FILLED_OR_REMOVED", disposition: "FILLED", fillMaterial: "Clean sand" } });
-    expect(early.errors![0].extensions!.fields.disposition).toBe("The tank is filled or removed once it has been cleaned of septage by a licensed hauler (Sewer Use Law 408).");
+    expect(early.errors![0].extensions!.fields!.disposition).toBe("The tank is filled or removed once it has been cleaned of septage by a licensed hauler (Sewer Use Law 408).");
     await haulFrom("21 Harbor Rd");
     const filledNoMaterial = await operator.gql(STEP, { i: { orderId: order.id, step: "FILLED_OR_REMOVED", disposition: "FILLED" } });
-    expect(filledNoMaterial.errors![0].extensions!.fields.fillMaterial).toContain("clean sand, bank-run gravel or dirt");
+    expect(filledNoMaterial.errors![0].extensions!.fields!.fillMaterial).toContain("clean sand, bank-run gravel or dirt");
     const filled = (await operator.ok(STEP, { i: { orderId: order.id, step: "FILLED_OR_REMOVED", disposition: "FILLED", fillMaterial: "Clean sand" } })).recordSepticConnectionStep;
     expect(filled).toMatchObject({ status: "OPEN", pumpedOn: today(), tankDisposition: "FILLED" });
     const closed = (await operator.ok(STEP, { i: { orderId: order.id, step: "PLUGGED" } })).recordSepticConnectionStep;
@@ -461,6 +461,66 @@ describe("who may see and do what, operation by operation", () => {
       got[o.name] = r.errors?.length ? (errorCode(r) ?? "ERROR") : "OK";
     }
     expect(got).toEqual(expected[who]);
+  });
+});
+
+describe("the pages, without JavaScript", () => {
+  const get = async (c: Client, path: string) => {
+    const res = await fetch(`${srv.url}${path}`, { headers: { cookie: c.cookieHeader }, redirect: "manual" });
+    return { status: res.status, html: await res.text(), cookies: res.headers.getSetCookie().map((x) => x.split(";")[0]) };
+  };
+  async function post(c: Client, path: string, fields: Record<string, string | string[]>) {
+    const page = await get(c, path);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)?.[1];
+    expect(csrf, `a form on ${path}`).toBeTruthy();
+    const body = new URLSearchParams({ csrf: csrf! });
+    for (const [k, v] of Object.entries(fields)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
+    const res = await fetch(`${srv.url}${path}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: [c.cookieHeader, ...page.cookies].join("; "), origin: srv.url },
+      body: body.toString(),
+    });
+    return { status: res.status, location: res.headers.get("location"), html: await res.text() };
+  }
+  const text = (html: string) => html.replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/&#x27;|&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, "&").replace(/\s+/g, " ");
+
+  it("the Operator registers a system by its tax parcel, refused beside the field for two homes, and serves a notice; the owner reads the days left", async () => {
+    const propertyId = await property(clerk, lakeview, "77", "Page Street");
+    const [{ tax_parcel }] = await srv.running.ds.query(`SELECT tax_parcel FROM sewer_property WHERE id = $1`, [propertyId]);
+    const refused = await post(operator, `/staff/septic?districtId=${lakeview}`, {
+      districtId: lakeview, intent: "register", taxParcel: tax_parcel, kind: "SEPTIC_TANK", "building-0-name": "House", "building-0-use": "DWELLING", "building-1-name": "Cottage", "building-1-use": "DWELLING",
+    });
+    expect(refused.status).toBe(400);
+    expect(text(refused.html)).toContain("Building 1: No two separate buildings, each a family's home or a separate business, may be connected to the same septic tank (Sewer Use Law 402)");
+    const ok = await post(operator, `/staff/septic?districtId=${lakeview}`, {
+      districtId: lakeview, intent: "register", taxParcel: tax_parcel, kind: "SEPTIC_TANK", "building-0-name": "House", "building-0-use": "DWELLING", "building-1-name": "", reportedPumpedOn: addMonths(today(), -30),
+    });
+    expect(ok.status).toBe(302);
+    const systemPath = ok.location!.split("?")[0];
+    const page = await get(operator, systemPath);
+    expect(text(page.html)).toContain(`the next pump-out is due by ${formatWords(addMonths(today(), 6))}`);
+    const served = await post(operator, systemPath, { intent: "serve", condition: "Effluent reaches the storm sewer on Page Street.", receivedOn: addCalendarDays(today(), -80) });
+    expect(served.status).toBe(302);
+    const mine = text((await get(owner, "/septic")).html);
+    expect(mine).toContain("Septic tank at 77 Page Street");
+    expect(mine).toContain("10 days left.");
+    expect(text((await get(stranger, systemPath)).html)).not.toContain("77 Page Street");
+  });
+
+  it("the staff list shows the overdue, and the Operator ticks properties to order them connected", async () => {
+    const list = await get(operator, `/staff/septic?districtId=${lakeview}&filter=OVERDUE`);
+    expect(list.status).toBe(200);
+    expect(text(list.html)).toContain("2 Birch Lane, Lakeview 13600 Tax parcel SEP-1 Sally Septic Septic tank, in use No pump-out on record");
+    const empty = await post(operator, `/staff/septic?districtId=${lakeview}`, { districtId: lakeview, intent: "order", reason: "" });
+    expect(empty.status).toBe(400);
+    expect(text(empty.html)).toContain("Which public sewer now reaches them: Say which public sewer now reaches the property");
+  });
+
+  it("the owner's permit form reports each problem beside its field", async () => {
+    const r = await post(owner, "/septic/apply", { propertyId: "", systemKind: "", "building-0-name": "", percolationSummary: "", designerName: "", designerLicense: "" });
+    expect(r.status).toBe(400);
+    expect(text(r.html)).toContain("Property: Choose a property you own of record");
   });
 });
 

@@ -123,10 +123,11 @@ const DELINQUENCY: Task = {
   text: "Bill charges, read statements with penalty and interest (Sewer Use Law 1118), download the tax-levy report.",
 };
 
+const SEPTIC: Task = { to: (d) => `/staff/septic?districtId=${d.id}`, label: "Septic systems", text: "Pump-outs due and overdue, construction permits, notices to repair and connection orders when the sewer arrives (Sewer Use Law 401-408; Huron II-3, II-4)." };
 /** What each role can do in the portal today; later features add their tasks here. */
 const ROLES: Record<string, { what: string; tasks: Task[] }> = {
   CLERK: { what: "Receives applications, petitions and payments and keeps the district's records.", tasks: [PERMITS, PAYMENTS, RENTS, DELINQUENCY, CONTRACTORS, HAULERS, OUTBOX, AUDIT] },
-  OPERATOR: { what: "Reviews and inspects work on the sewer system (District Operator or Superintendent).", tasks: [PERMITS, INSPECTIONS, STATION, HAULERS, ENFORCEMENT, FLOW, EXTENSIONS, INFLOW, SNC, AUDIT] },
+  OPERATOR: { what: "Reviews and inspects work on the sewer system (District Operator or Superintendent).", tasks: [PERMITS, INSPECTIONS, STATION, HAULERS, ENFORCEMENT, FLOW, EXTENSIONS, SEPTIC, INFLOW, SNC, AUDIT] },
   BOARD: { what: "Decides petitions and hearings, licenses septage haulers and sets fees.", tasks: [DOCKET, HEARINGS, HAULERS, PERMITS, SNC, AUDIT] },
   ADMIN: { what: "Keeps the district's rulebook up to date, manages staff accounts and oversees the portal.", tasks: [RULEBOOK, MORATORIA, PERMITS, PEOPLE, PAYMENTS, CARD_PAYMENTS, OUTBOX, AUDIT] },
 };
