@@ -384,7 +384,9 @@ registerStripeEventHandler(async (ds, config, log, event) => {
   if (event.type !== "checkout.session.completed" || !event.account) return null;
   const s = event.data.object as Stripe.Checkout.Session;
   if (s.object !== "checkout.session" || s.mode !== "setup") return null;
-  const outcome = await keepSetupCard(ds, config, event.account, s, { userId: null }, event.id);
+  // Only a session an autopay made on this account waits for it (no call to Stripe for any other).
+  const [waiting] = await ds.query(`SELECT 1 FROM autopay WHERE setup_session_id = $1 AND stripe_account_id = $2`, [s.id, event.account]);
+  const outcome = waiting ? await keepSetupCard(ds, config, event.account, s, { userId: null }, event.id) : "unchanged";
   if (outcome === "unchanged") {
     const fresh = await ds.transaction((tx) => recordProviderEvent(tx, event.id, event.type, null));
     log.info({ eventId: event.id, sessionId: s.id }, "setup session completed for no autopay waiting on it on this account; ignored");

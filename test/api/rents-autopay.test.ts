@@ -6,7 +6,7 @@ import { addCalendarDays, dateIn } from "../../api/common/dates.js";
 import { enqueueJob, runDueJobs } from "../../api/jobs/queue.js";
 import { accountBalances } from "../../api/rents/ledger.js";
 import { AUTOPAY_RETRY_DAYS } from "../../api/rents/autopay.service.js";
-import { Client, DEMO, errorCode, signedInAs, startTestServer, type TestServer } from "../harness.js";
+import { Client, DEMO, countStatements, errorCode, signedInAs, startTestServer, type TestServer } from "../harness.js";
 import { connectDistrictAccount, startStripeStandIn, type StandIn } from "../stripe-standin.js";
 
 /**
@@ -301,6 +301,29 @@ describe("charging each bill on its due date", () => {
     expect(stripe.paymentMethods.get(card.payment_method_id).customer).toBeNull();
     expect(errorCode(await owner.gql(SET, { i: { accountId: home.accountId, enabled: true } }))).toBe("CONFLICT");
     expect(errorCode(await owner.gql(REMOVE, { a: home.accountId }))).toBe("CONFLICT");
+  });
+});
+
+describe("the job's statements", () => {
+  it("do not grow with the bills a run looks at", async () => {
+    const accounts = async (k: number, due: string) => {
+      for (let i = 0; i < k; i++) {
+        const p = await property(clerk, lakeview.id, "autopay-owner@example.com");
+        await db().query(
+          `INSERT INTO autopay (account_id, district_id, user_id, provider, stripe_account_id, customer_id, payment_method_id, card_brand, card_last4, enabled, enabled_on)
+           VALUES ($1, $2, $3, 'stripe', $4, 'cus_x', 'pm_x', 'visa', '4242', true, '2027-01-01')`,
+          [p.accountId, lakeview.id, ownerId, acct],
+        );
+        await issueBill(lakeview.id, p, due, 0); // nothing due: each is looked at and skipped, with no call to Stripe
+      }
+    };
+    await accounts(1, "2027-08-20");
+    const one = await countStatements(db(), () => runJobOn("2027-08-20"));
+    await accounts(4, "2027-09-20");
+    const four = await countStatements(db(), () => runJobOn("2027-09-20"));
+    expect(four).toBe(one);
+    expect(await db().query(`SELECT count(*)::int AS n FROM autopay_charge WHERE due_on IN ('2027-08-20', '2027-09-20') AND status = 'SKIPPED'`)).toEqual([{ n: 5 }]);
+    await db().query(`UPDATE autopay SET enabled = false, enabled_on = NULL WHERE customer_id = 'cus_x'`);
   });
 });
 
