@@ -29,6 +29,8 @@ export const LABELS: Record<string, string> = {
   notes: "Notes",
   photos: "Photos",
   "photos.*": "Photos",
+  "photos.*.filename": "Photos",
+  "photos.*.contentBase64": "Photos",
 };
 
 const ROWS = 5;
