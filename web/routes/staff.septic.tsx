@@ -17,6 +17,8 @@ export const LABELS: Record<string, string> = {
   propertyId: "Tax parcel",
   kind: "Kind of system",
   buildings: "Building 1",
+  "buildings.*.name": "Building {n}",
+  "buildings.*.use": "What building {n} is used for",
   description: "Description",
   installedOn: "Installed on",
   reportedPumpedOn: "Last pumped on, as reported",

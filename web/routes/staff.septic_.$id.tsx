@@ -13,6 +13,7 @@ export const meta: MetaFunction = () => [{ title: "Septic system | Staff | Tapli
 
 /** The forms' visible labels by the keys the API reports, in the page's order. */
 export const LABELS: Record<string, string> = {
+  systemId: "Septic system",
   haulerLoadId: "Licensed hauler's load",
   condition: "Condition found",
   receivedOn: "Day the owner received the notice",
@@ -21,6 +22,7 @@ export const LABELS: Record<string, string> = {
   respondentEmail: "Owner's portal email",
   kind: "Kind of action",
   correctBy: "Correct by",
+  orderId: "Connection order",
   step: "Step",
   lateralPermitId: "Lateral permit application",
   disposition: "Tank",

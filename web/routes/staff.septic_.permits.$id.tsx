@@ -13,6 +13,7 @@ export const meta: MetaFunction = () => [{ title: "Septic construction permit | 
 
 /** The forms' visible labels by the keys the API reports, in the page's order. */
 export const LABELS: Record<string, string> = {
+  permitId: "Permit",
   decision: "Decision",
   reason: "Reasons",
   stage: "Stage of the work",
