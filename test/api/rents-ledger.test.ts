@@ -86,7 +86,7 @@ async function runLateChargesJob() {
 const lateEmails = (to: string) => db().query(`SELECT subject, body_text FROM outbox_email WHERE to_address = $1 AND kind = 'rents.late_charges' ORDER BY created_at`, [to]);
 
 beforeAll(async () => {
-  srv = await startTestServer();
+  srv = await startTestServer({ portal: "vite" });
   ({ lakeview, huron } = await new Client(srv.url).ok(`{ lakeview: district(slug: "lakeview") { id } huron: district(slug: "huron") { id } }`));
   [clerk, operator, huronClerk] = await Promise.all([DEMO.lakeviewClerk, DEMO.lakeviewOperator, DEMO.huronClerk].map((e) => signedInAs(srv.url, e)));
   owner = new Client(srv.url);
@@ -96,7 +96,7 @@ beforeAll(async () => {
   stranger = new Client(srv.url);
   await stranger.signUp("ledger-stranger@example.com", "Sam Stranger");
   signedOut = new Client(srv.url);
-});
+}, 120_000);
 afterEach(() => resetClock());
 afterAll(() => srv?.close());
 
@@ -344,5 +344,75 @@ describe("who may see and do what, operation by operation", () => {
       expect(await code(operator, q, v)).toBe("OK");
       expect(await code(clerk, q, v)).toBe("OK");
     }
+  });
+});
+
+describe("the pages, without JavaScript", () => {
+  const get = async (c: Client, path: string) => {
+    const res = await fetch(`${srv.url}${path}`, { headers: { cookie: c.cookieHeader }, redirect: "manual" });
+    return { status: res.status, type: res.headers.get("content-type"), html: await res.text(), cookies: res.headers.getSetCookie().map((x) => x.split(";")[0]) };
+  };
+  /** Posts a form of the page at `path` as a browser without JavaScript would (its CSRF token and cookie). */
+  async function post(c: Client, path: string, f: Record<string, string>) {
+    const page = await get(c, path);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)?.[1];
+    expect(csrf, `a form on ${path}`).toBeTruthy();
+    const res = await fetch(`${srv.url}${path}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: [c.cookieHeader, ...page.cookies].join("; "), origin: srv.url },
+      body: new URLSearchParams({ csrf: csrf!, ...f }).toString(),
+    });
+    return { status: res.status, location: res.headers.get("location"), html: await res.text() };
+  }
+  const text = (html: string) => html.replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/&#x27;|&#39;/g, "'").replace(/\s+/g, " ");
+  let acct: Awaited<ReturnType<typeof account>>;
+  let bill: { id: string; number: string };
+  beforeAll(async () => {
+    acct = await account(clerk, lakeview.id, { ownerEmail: "ledger-owner@example.com" });
+    bill = await issuedBill(acct, { periodStart: "2026-09-01", periodEnd: "2026-09-30", mailedOn: "2026-10-01", dueOn: "2026-10-21", totalCents: 4_250 });
+  });
+
+  it("the owner's bill page shows the balance and Pay, which leads to the payment page", async () => {
+    const page = await get(owner, `/properties/bills/${bill.id}`);
+    expect(page.status).toBe(200);
+    expect(text(page.html)).toContain(`Account ${acct.accountNumber}: balance and payments`);
+    expect(text(page.html)).toContain("$42.50 owed");
+    const bad = await post(owner, `/properties/bills/${bill.id}`, { accountId: acct.id, amount: "forty" });
+    expect(bad.status).toBe(400);
+    expect(text(bad.html)).toContain("Enter the amount in dollars, like 125.00.");
+    const ok = await post(owner, `/properties/bills/${bill.id}`, { accountId: acct.id, amount: "20.00" });
+    expect(ok.status).toBe(302);
+    expect(ok.location).toMatch(/^\/payments\/[0-9a-f-]{36}$/);
+  });
+
+  it("the Clerk's account page records a counter payment, with the check number asked for at its field, and a receipt", async () => {
+    const path = `/staff/properties/accounts/${acct.id}`;
+    expect(text((await get(clerk, path)).html)).toContain("Record a payment at the counter");
+    const bad = await post(clerk, path, { intent: "payment", amount: "12.00", method: "check", checkNumber: "" });
+    expect(bad.status).toBe(400);
+    expect(bad.html).toMatch(/id="checkNumber-error"[^>]*>Enter the check number\./);
+    const ok = await post(clerk, path, { intent: "payment", amount: "12.00", method: "check", checkNumber: "2001" });
+    expect(ok.status).toBe(302);
+    expect(ok.location).toMatch(/done=payment&receipt=[0-9a-f-]{36}/);
+    const after = text((await get(clerk, path)).html);
+    expect(after).toContain("$30.50 owed");
+    expect(after).toContain("check no. 2001");
+    // The operator reads it but has no counter.
+    expect(text((await get(operator, path)).html)).not.toContain("Record a payment at the counter");
+  });
+
+  it("the receivables page, with SUL 1214's figures for Lakeview and none for Huron, and its CSV", async () => {
+    const lk = await get(clerk, `/staff/receivables?districtId=${lakeview.id}`);
+    expect(lk.status).toBe(200);
+    expect(text(lk.html)).toContain("Aging by account");
+    expect(text(lk.html)).toContain("Annual review of the sewer charge system");
+    const hu = await get(huronClerk, `/staff/receivables?districtId=${huron.id}`);
+    expect(hu.status).toBe(200);
+    expect(text(hu.html)).not.toContain("Annual review");
+    const csv = await get(clerk, `/staff/receivables.csv?districtId=${lakeview.id}&kind=payments`);
+    expect(csv.type).toContain("text/csv");
+    expect(csv.html).toContain(`"check","2001","12.00"`);
+    expect((await get(clerk, `/staff/properties?districtId=${lakeview.id}`)).html).toContain(`/staff/receivables?districtId=${lakeview.id}`);
   });
 });

@@ -1,13 +1,19 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData } from "@remix-run/react";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, redirect, useActionData, useLoaderData } from "@remix-run/react";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
+import { ACCOUNT_MONEY, AccountMoneyView, type AccountMoney } from "~/components/account-money";
 import { NestedErrorBoundary } from "~/components/fields";
 import { CalendarDate, formatShortDate } from "~/components/format";
-import { money } from "~/components/money";
+import { ErrorSummary, TextField } from "~/components/forms";
+import { centsToDollars, dollarsToCents, money } from "~/components/money";
+import { requireCsrf } from "~/csrf.server";
+import { cookieHeaders, gql } from "~/graphql.server";
 
 export const meta: MetaFunction = () => [{ title: "Sewer bill | Tapline" }];
 
-export const LABELS: Record<string, string> = {};
+/** The pay form's labels; the API's amountCents is shown on the amount in dollars. */
+export const LABELS: Record<string, string> = { amount: "Amount to pay (dollars)", amountCents: "Amount to pay (dollars)", accountId: "Account" };
 
 type Line = { kindLabel: string; description: string; quantity: string | null; rate: string | null; amountCents: number; section: string };
 type Point = { periodStart: string; gallons: number | null; totalCents: number; number: string };
@@ -15,6 +21,7 @@ type Bill = {
   id: string;
   districtName: string;
   number: string | null;
+  accountId: string | null;
   accountNumber: string | null;
   kind: string;
   address: string;
@@ -41,13 +48,38 @@ const signed = (c: number) => (c < 0 ? `−${money(-c)}` : money(c));
 
 /** A sewer bill as its owner or occupant reads it: lines with their sections, due date, and two years of use (SUL 1203-1206; Huron VI). */
 export async function loader(args: LoaderFunctionArgs) {
-  return requireSignedIn<{ sewerBill: Bill }>(
+  const { sewerBill } = await requireSignedIn<{ sewerBill: Bill }>(
     args,
-    `query SewerBill($id: ID!) { sewerBill(id: $id) { id districtName number accountNumber kind address taxParcel billTo periodStart periodEnd servedFrom servedTo final gallons edus
+    `query SewerBill($id: ID!) { sewerBill(id: $id) { id districtName number accountId accountNumber kind address taxParcel billTo periodStart periodEnd servedFrom servedTo final gallons edus
       totalCents statusLabel mailedOn dueOn dueText rulebookVersion lines { kindLabel description quantity rate amountCents section }
       usage { periodStart gallons totalCents number } } }`,
     { id: args.params.id },
   );
+  // The account's balance, past due, payments and late charges (an owner's excess on a shared meter has no account).
+  const balance = sewerBill.accountId
+    ? (await requireSignedIn<{ serviceAccountBalance: AccountMoney }>(args, `query BillAccount($a: ID!) { serviceAccountBalance(accountId: $a) { ${ACCOUNT_MONEY} } }`, { a: sewerBill.accountId })).serviceAccountBalance
+    : null;
+  return { sewerBill, balance };
+}
+
+type ActionData = { error: string; fields: Record<string, string>; values: Record<string, string> };
+
+/** Pay: a payment toward the account's balance (the amount chosen, the balance by default), then the payment page (card or the test checkout). */
+export async function action({ request, context }: ActionFunctionArgs) {
+  await requireCsrf(context, request);
+  const form = await request.formData();
+  const values = { accountId: String(form.get("accountId") ?? ""), amount: String(form.get("amount") ?? "").trim() };
+  const cents = dollarsToCents(values.amount);
+  const r = await gql<{ payServiceAccount: { id: string } }>(context, request, `mutation PayAccount($i: PayServiceAccountInput!) { payServiceAccount(input: $i) { id } }`, {
+    i: { accountId: values.accountId, amountCents: cents === undefined ? 0 : cents },
+  });
+  if (!r.ok) {
+    const fields = { ...r.error.fields };
+    if (fields.amountCents) fields.amount = cents === undefined ? "Enter the amount in dollars, like 125.00." : fields.amountCents;
+    delete fields.amountCents;
+    return Response.json({ error: r.error.message, fields, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
+  }
+  return redirect(`/payments/${r.data.payServiceAccount.id}`, { headers: cookieHeaders(r) });
 }
 
 /** Bars of metered use per period, drawn on the server; the table beside it holds the same figures. */
@@ -87,7 +119,8 @@ export function UsageChart({ points, titleId }: { points: Point[]; titleId: stri
 }
 
 export default function SewerBillPage() {
-  const { sewerBill: b } = useLoaderData<typeof loader>();
+  const { sewerBill: b, balance } = useLoaderData<typeof loader>() as unknown as { sewerBill: Bill; balance: AccountMoney | null };
+  const act = useActionData<ActionData>();
   return (
     <>
       <p>
@@ -127,6 +160,33 @@ export default function SewerBillPage() {
         <dt>Due</dt>
         <dd>{b.dueText}</dd>
       </dl>
+      {balance && (
+        <section aria-labelledby="account-balance">
+          <h2 id="account-balance">Account {balance.accountNumber}: balance and payments</h2>
+          <AccountMoneyView m={balance} billHref={(id) => `/properties/bills/${id}`} />
+          {balance.canPay && balance.balanceCents > 0 && (
+            <>
+              <ErrorSummary message={act?.error ?? null} fields={act?.fields ?? {}} labels={LABELS} />
+              <Form method="post" className="usa-form">
+                <AuthenticityTokenInput />
+                <input type="hidden" name="accountId" value={balance.accountId} />
+                <TextField
+                  name="amount"
+                  label={LABELS.amount}
+                  hint="The balance, or part of it; paying more leaves a credit on the account"
+                  inputMode="decimal"
+                  defaultValue={act?.values.amount ?? centsToDollars(balance.balanceCents)}
+                  error={act?.fields.amount}
+                  required
+                />
+                <button className="usa-button" type="submit">
+                  Pay
+                </button>
+              </Form>
+            </>
+          )}
+        </section>
+      )}
       <p>
         <a className="usa-link" href={`/bills/${b.id}/bill.pdf`}>
           Download the statement (PDF)

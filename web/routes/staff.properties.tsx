@@ -128,6 +128,11 @@ export default function StaffProperties() {
           Meter readings: import a reading file and see past imports
         </Link>
       </p>
+      <p>
+        <Link className="usa-link" to={`/staff/receivables?districtId=${d.district.id}`}>
+          Receivables: balances and their aging, payments and receivables exports, the annual figures
+        </Link>
+      </p>
       <Form method="get" className="usa-form" role="search" aria-label="Search the register">
         {d.districts.length > 1 ? (
           <SelectField name="districtId" label="District" options={d.districts.map((x) => ({ value: x.id, label: x.name }))} defaultValue={d.district.id} />

@@ -8,6 +8,8 @@ import { ErrorSummary, TextField } from "~/components/forms";
 import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
+import { ACCOUNT_MONEY, ACCOUNT_PAYMENT, AccountMoneyView, type AccountMoney, type AccountPayment } from "~/components/account-money";
+import { dollarsToCents, money } from "~/components/money";
 
 export const meta: MetaFunction = () => [{ title: "Service account | Staff | Tapline" }];
 
@@ -58,7 +60,12 @@ const FORMS: Record<string, Record<string, string>> = {
   meter: { meterNumber: "Meter number", installedOn: "Installed on" },
   unmeter: { meterId: "Meter", removedOn: "Out of service from" },
   close: { lastDay: "Last day served", reason: "Why it closes", forwardingAddress: "Forwarding address for the final bill", finalReading: "Final meter reading", finalReadOn: "Read on" },
+  payment: { amount: "Amount received (dollars)", method: "Paid in", checkNumber: "Check number" },
 };
+const METHODS = [
+  { value: "cash", label: "Cash" },
+  { value: "check", label: "Check" },
+];
 
 /** Every key the page's mutations can report, by its visible label (the account acted on is the page's). */
 export const LABELS: Record<string, string> = {
@@ -69,6 +76,8 @@ export const LABELS: Record<string, string> = {
   ...FORMS.meter,
   ...FORMS.unmeter,
   ...FORMS.close,
+  ...FORMS.payment,
+  amountCents: FORMS.payment.amount,
 };
 
 const A = `id districtId propertyId accountNumber classLabel occupantName openedOn closedOn closeReasonLabel occupancyLabel
@@ -79,14 +88,16 @@ const W = `basis section note rows { key label section unit countOf perUnit coun
 
 export async function loader(args: LoaderFunctionArgs) {
   const info = await requireStaff(args);
-  const data = await requireSignedIn<{ serviceAccount: Account; assessmentWorksheet: Worksheet }>(
+  const data = await requireSignedIn<{ serviceAccount: Account; assessmentWorksheet: Worksheet; serviceAccountBalance: AccountMoney; serviceAccountPayments: AccountPayment[] }>(
     args,
-    `query StaffAccount($id: ID!) { serviceAccount(id: $id) { ${A} } assessmentWorksheet(accountId: $id) { ${W} } }`,
+    `query StaffAccount($id: ID!) { serviceAccount(id: $id) { ${A} } assessmentWorksheet(accountId: $id) { ${W} }
+      serviceAccountBalance(accountId: $id) { ${ACCOUNT_MONEY} } serviceAccountPayments(accountId: $id) { ${ACCOUNT_PAYMENT} } }`,
     { id: args.params.id },
   );
   // The worksheet is answered only to staff of the account's district, so the district is among theirs.
   const district = info.districts.find((d) => d.id === data.serviceAccount.districtId)!;
-  return { ...data, clerk: district.roles.includes("CLERK"), today: todayIn(district.timeZone), done: new URL(args.request.url).searchParams.get("done") };
+  const url = new URL(args.request.url);
+  return { ...data, clerk: district.roles.includes("CLERK"), today: todayIn(district.timeZone), done: url.searchParams.get("done"), receipt: url.searchParams.get("receipt") };
 }
 
 /** The Town Clerk saves the worksheet, records a meter in or out of service, or closes the account. */
@@ -98,7 +109,20 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   for (const [k, v] of form.entries()) if (typeof v === "string" && k !== "csrf") values[k] = v.trim();
   const orNull = (k: string) => values[k] || null;
   let r;
-  if (intent === "assess") {
+  if (intent === "payment") {
+    // The Town Clerk's counter: cash or a check of any amount against the account (api/rents/ledger.service.ts).
+    const cents = dollarsToCents(values.amount ?? "");
+    const p = await gql<{ recordAccountCounterPayment: { id: string } }>(context, request, `mutation CounterPayment($i: AccountCounterPaymentInput!) { recordAccountCounterPayment(input: $i) { id } }`, {
+      i: { accountId: params.id, amountCents: typeof cents === "number" ? cents : 0, method: values.method ?? "", checkNumber: orNull("checkNumber") },
+    });
+    if (!p.ok) {
+      const fields = { ...p.error.fields };
+      if (fields.amountCents) fields.amount = typeof cents === "number" ? fields.amountCents : "Enter the amount in dollars, like 125.00.";
+      delete fields.amountCents;
+      return Response.json({ intent, error: p.error.message, fields, values } satisfies ActionData, { status: 400, headers: cookieHeaders(p) });
+    }
+    return redirect(`/staff/properties/accounts/${params.id}?done=payment&receipt=${p.data.recordAccountCounterPayment.id}#money`, { headers: cookieHeaders(p) });
+  } else if (intent === "assess") {
     const counts = Object.entries(values)
       .filter(([k, v]) => k.startsWith("count.") && v !== "")
       .map(([k, v]) => ({ key: k.slice("count.".length), count: /^\d+$/.test(v) ? Number(v) : -1 }));
@@ -119,10 +143,10 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   return redirect(`/staff/properties/accounts/${params.id}?done=${intent}`, { headers: cookieHeaders(r) });
 }
 
-const DONE: Record<string, string> = { assess: "The assessment is saved.", meter: "The meter is recorded.", unmeter: "The meter is out of service.", close: "The account is closed." };
+const DONE: Record<string, string> = { payment: "The payment is recorded and its receipt emailed to the payer.", assess: "The assessment is saved.", meter: "The meter is recorded.", unmeter: "The meter is out of service.", close: "The account is closed." };
 
 export default function StaffAccount() {
-  const { serviceAccount: a, assessmentWorksheet: w, clerk, today, done } = useLoaderData<typeof loader>();
+  const { serviceAccount: a, assessmentWorksheet: w, serviceAccountBalance: m, serviceAccountPayments: payments, clerk, today, done, receipt } = useLoaderData<typeof loader>();
   const act = useActionData<ActionData>();
   const e = (i: string) => (act?.intent === i ? act.fields : {});
   const v = (i: string, k: string) => (act?.intent === i ? act.values[k] : undefined);
@@ -135,7 +159,17 @@ export default function StaffAccount() {
       {done && DONE[done] && (
         <div className="usa-alert usa-alert--success usa-alert--slim" role="status">
           <div className="usa-alert__body">
-            <p className="usa-alert__text">{DONE[done]}</p>
+            <p className="usa-alert__text">
+              {DONE[done]}
+              {receipt && (
+                <>
+                  {" "}
+                  <a className="usa-link" href={`/payments/${receipt}/receipt`}>
+                    Print the receipt
+                  </a>
+                </>
+              )}
+            </p>
           </div>
         </div>
       )}
@@ -196,6 +230,39 @@ export default function StaffAccount() {
               )}
             </dd>
           </dl>
+        </>
+      )}
+
+      <h2 id="money">Balance, payments and late charges</h2>
+      <AccountMoneyView m={m} billHref={(id) => `/properties/bills/${id}`} receiptHref={(id) => `/payments/${id}/receipt`} />
+      {payments.length > 0 && (
+        <p>
+          Payments received: {payments.map((p, i) => (
+            <span key={p.id}>
+              {i ? ", " : ""}
+              <a className="usa-link" href={`/payments/${p.id}/receipt`}>
+                {p.receiptNumber}
+              </a>{" "}
+              {money(p.amountCents)}
+            </span>
+          ))}
+        </p>
+      )}
+      {m.canRecordPayment && (
+        <>
+          <h3>Record a payment at the counter</h3>
+          <p>Any amount: a part of the balance is applied to the oldest bill first; more than the balance is a credit on the account. A receipt is made each time.</p>
+          <ErrorSummary message={act?.intent === "payment" ? act.error : null} fields={e("payment")} labels={FORMS.payment} />
+          <Form method="post" className="usa-form">
+            <AuthenticityTokenInput />
+            <input type="hidden" name="intent" value="payment" />
+            <TextField name="amount" label={FORMS.payment.amount} inputMode="decimal" defaultValue={v("payment", "amount")} error={e("payment").amount} required />
+            <SelectField name="method" label={FORMS.payment.method} options={METHODS} defaultValue={v("payment", "method")} error={e("payment").method} />
+            <TextField name="checkNumber" label={FORMS.payment.checkNumber} hint="For a check" defaultValue={v("payment", "checkNumber")} error={e("payment").checkNumber} />
+            <button className="usa-button" type="submit">
+              Record the payment
+            </button>
+          </Form>
         </>
       )}
 
