@@ -19,8 +19,8 @@ import { accountBalances, createAccountPayment } from "./ledger.js";
 
 /**
  * Autopay's charges (issue 14): each issued bill of an account with autopay on is charged on its
- * due date (in the district's time zone) for the account's balance due, by the daily job
- * `rents.autopay`: an off-session PaymentIntent on the district's connected account, confirmed at
+ * due date (in the district's time zone) for the account's balance due, by the hourly job
+ * `rents.autopay` (so in the first hour of the due date, whatever the zone): an off-session PaymentIntent on the district's connected account, confirmed at
  * once, with an idempotency key made of the bill and the attempt number (stored before Stripe is
  * called), so a job run again never charges twice. A success becomes a Payment toward the account
  * (createAccountPayment, the owner as payer) marked paid in one transaction with its audit entry,
@@ -52,6 +52,8 @@ type Work = {
   email: string;
   display_name: string;
   today: CalendarDate;
+  /** the test card that declines (test mode) */
+  test_declines: boolean;
 };
 
 const rowsOf = (r: any): any[] => (Array.isArray(r[0]) ? r[0] : r);
@@ -89,8 +91,9 @@ export async function runAutopay(ds: DataSource, config: Config, log: Logger, pu
     const batch: Work[] = await ds.query(
       `SELECT c.bill_id, c.account_id, c.district_id, c.user_id, c.status, c.attempts, c.amount_cents, c.provider, c.stripe_account_id, c.customer_id,
               c.payment_method_id, c.card_label, b.number, c.due_on::text AS due_on, a.account_number, d.name AS district_name, d.time_zone,
-              u.email, u.display_name, ($2::timestamptz AT TIME ZONE d.time_zone)::date::text AS today
+              u.email, u.display_name, ($2::timestamptz AT TIME ZONE d.time_zone)::date::text AS today, coalesce(ap.test_declines, false) AS test_declines
          FROM autopay_charge c
+         LEFT JOIN autopay ap ON ap.account_id = c.account_id
          JOIN district d ON d.id = c.district_id
          JOIN bill b ON b.id = c.bill_id
          JOIN service_account a ON a.id = c.account_id
@@ -205,7 +208,7 @@ const email = (w: Pick<Work, "email" | "user_id" | "district_id" | "display_name
 });
 
 /** One attempt: the charge on Stripe (or the test card), then its outcome recorded. */
-async function attempt(ds: DataSource, config: Config, log: Logger, w: Work & { test_declines?: boolean }, publicUrl: string): Promise<"charged" | "declined" | "pending"> {
+async function attempt(ds: DataSource, config: Config, log: Logger, w: Work, publicUrl: string): Promise<"charged" | "declined" | "pending"> {
   if (w.provider === "test") {
     if (w.test_declines) {
       await recordDecline(ds, { billId: w.bill_id, attempt: w.attempts, paymentIntentId: null, reason: "the test card declines (as a real card may)", account: undefined }, publicUrl);

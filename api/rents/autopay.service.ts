@@ -151,7 +151,7 @@ async function view(db: DataSource | EntityManager, config: Config, acc: Access)
       dueOn: c.due_on,
       amountCents: c.amount_cents,
       status: c.status,
-      statusText: c.status === "RETRY" ? `Declined; tried again on ${formatDate(c.next_attempt_on)}` : c.outcome ? `${STATUS_TEXT[c.status]}: ${c.outcome}` : STATUS_TEXT[c.status],
+      statusText: c.status === "RETRY" ? `Declined; tried again on ${formatDate(c.next_attempt_on)}` : c.outcome ? `${STATUS_TEXT[c.status]} (${c.outcome})` : STATUS_TEXT[c.status],
       attempts: c.attempts,
       nextAttemptOn: c.next_attempt_on,
       paymentId: c.payment_id,

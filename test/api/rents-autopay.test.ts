@@ -2,7 +2,7 @@ import { pino } from "pino";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetClock, travelTo } from "../../api/common/clock.js";
-import { addCalendarDays, dateIn } from "../../api/common/dates.js";
+import { addCalendarDays, dateIn, zonedInstant } from "../../api/common/dates.js";
 import { enqueueJob, runDueJobs } from "../../api/jobs/queue.js";
 import { accountBalances } from "../../api/rents/ledger.js";
 import { AUTOPAY_RETRY_DAYS } from "../../api/rents/autopay.service.js";
@@ -12,7 +12,7 @@ import { connectDistrictAccount, startStripeStandIn, type StandIn } from "../str
 /**
  * Autopay (issue 14, "Paying"; issue 15: on the district's own Stripe account): the person billed
  * saves a card (Checkout in setup mode on the district's connected account), each bill is charged
- * on its due date once by the daily job, a decline is retried once and then left for the owner to
+ * on its due date once by the job, a decline is retried once and then left for the owner to
  * pay, each outcome is emailed, a job run again or a late webhook never charges twice, another
  * account's event changes nothing, and who may do what, operation by operation.
  */
@@ -77,9 +77,9 @@ async function issueBill(districtId: string, a: { propertyId: string; accountId:
 }
 
 let jobs = 0;
-/** The daily job, run at noon (New York) on `day`. */
-async function runJobOn(day: string) {
-  travelTo(`${day}T17:00:00Z`);
+/** The autopay job, run on `day` at `time` in New York (noon unless told). */
+async function runJobOn(day: string, time = "12:00") {
+  travelTo(zonedInstant(`${day}T${time}`, TZ)!);
   await enqueueJob(db(), { name: "rents.autopay", payload: { publicUrl: "http://tapline.test" }, singletonKey: `autopay-test-${++jobs}` });
   await runDueJobs(db(), log, 20);
 }
@@ -157,14 +157,15 @@ describe("charging each bill on its due date", () => {
   const DUE = "2027-01-20";
   let bill: { id: string; number: string };
 
-  it("the day before the due date charges nothing; on the due date the balance is charged once, as a payment settled with its receipt", async () => {
+  it("the last minute before the due date charges nothing; in its first minute the balance is charged once, as a payment settled with its receipt", async () => {
     bill = await issueBill(lakeview.id, home, DUE, 12_345);
     expect(await balance(home.accountId)).toBe(12_345);
-    await runJobOn(addCalendarDays(DUE, -1));
+    // The last minute of the day before (New York), then the first of the due date.
+    await runJobOn(addCalendarDays(DUE, -1), "23:59");
     expect(intents()).toHaveLength(0);
     expect(await chargeRow(bill.id)).toBeUndefined();
 
-    await runJobOn(DUE);
+    await runJobOn(DUE, "00:01");
     const sent = intents(bill.id);
     expect(sent).toHaveLength(1);
     const [{ payment_method_id, customer_id }] = await db().query(`SELECT payment_method_id, customer_id FROM autopay WHERE account_id = $1`, [home.accountId]);
@@ -402,7 +403,7 @@ describe("the autopay page, without JavaScript", () => {
     const page = text((await get(owner, `/properties/autopay/${h.accountId}`)).html);
     expect(page).toContain("Town of Huron Sewer District No. 1 offers no autopay");
     expect(page).not.toContain("Save a card for autopay");
-  });
+  }, 120_000); // Vite renders the pages on first request
 });
 
 describe("without Stripe keys (test mode): the labelled test card", () => {
