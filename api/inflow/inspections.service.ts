@@ -79,6 +79,8 @@ export async function requestInspection(
   else if (closingOn && closingOn < today) fields.closingOn = "The closing date has passed: the Tax Assessor's notice of the sale opens the inspection.";
   if (Object.keys(fields).length) throw badInput(fields);
   return ds.transaction(async (tx) => {
+    // Requests, sales and the Operator's openings of one property take turns, so two cannot both open an inspection.
+    await tx.query(`SELECT id FROM sewer_property WHERE id = $1 FOR NO KEY UPDATE`, [property!.id]);
     const [open] = await tx.query(`SELECT id FROM inflow_inspection WHERE property_id = $1 AND status IN ('OPEN', 'ORDERED') FOR UPDATE`, [property!.id]);
     let id: string = open?.id;
     if (!id) {
@@ -126,6 +128,7 @@ export async function openInspection(ds: DataSource, viewer: Viewer, input: { di
   const property = parcel ? await propertyByParcel(ds, district.id, parcel) : null;
   if (!property) throw badInput({ taxParcel: parcel ? `No property of tax parcel "${parcel}" is in ${district.name}'s register.` : "Give the property's tax parcel." });
   return ds.transaction(async (tx) => {
+    await tx.query(`SELECT id FROM sewer_property WHERE id = $1 FOR NO KEY UPDATE`, [property.id]);
     const [open] = await tx.query(`SELECT number FROM inflow_inspection WHERE property_id = $1 AND status IN ('OPEN', 'ORDERED')`, [property.id]);
     if (open) throw conflict(`Inspection ${open.number} of this property is already under way.`, { taxParcel: `Inspection ${open.number} of this property is already under way.` });
     const [number] = await nextInspectionNumbers(tx, district, dateIn(district.timeZone).slice(0, 4), 1);

@@ -144,6 +144,8 @@ async function recordSales(tx: EntityManager, viewer: Viewer, district: District
   // The latest sale of each property opens its inspection, unless one is under way.
   const latest = new Map<string, Good>();
   for (const g of good) if (!latest.has(g.propertyId) || latest.get(g.propertyId)!.soldOn < g.soldOn) latest.set(g.propertyId, g);
+  // The properties sold are locked (in a fixed order) so a request or an opening at the same moment waits for this one.
+  await tx.query(`SELECT id FROM sewer_property WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`, [[...latest.keys()]]);
   const busy: { property_id: string }[] = await tx.query(`SELECT property_id FROM inflow_inspection WHERE property_id = ANY($1::uuid[]) AND status IN ('OPEN', 'ORDERED')`, [[...latest.keys()]]);
   for (const b of busy) latest.delete(b.property_id);
   const opening = [...latest.values()];

@@ -59,6 +59,7 @@ beforeAll(async () => {
   await add(clerk, lakeview, "101.1-1-2", "Maple Street");
   await add(clerk, lakeview, "101.1-1-3", "Birch Lane");
   await add(clerk, lakeview, "101.1-1-4", "Cedar Court");
+  await add(clerk, lakeview, "101.1-1-5", "Dogwood Drive");
   await add(hclerk, huron, "7.2-3-4", "Bay Shore Road");
 });
 afterAll(() => srv?.close());
@@ -135,6 +136,14 @@ describe("requests ahead of closing", () => {
     expect(staffView.parties).toEqual([{ name: "Ada Attorney", role: "ATTORNEY", closingOn: closing }]);
     const mine = await attorney.ok(`{ myInflowInspections { id } }`);
     expect(mine.myInflowInspections.map((i: any) => i.id)).toContain(maple);
+  });
+  it("two requests at once on a property with none under way open one inspection, which both follow", async () => {
+    const [a, b] = await Promise.all([
+      attorney.ok(REQUEST, { i: { districtId: lakeview, taxParcel: "101.1-1-5", role: "ATTORNEY" } }),
+      owner.ok(REQUEST, { i: { districtId: lakeview, taxParcel: "101.1-1-5", role: "SELLER" } }),
+    ]);
+    expect(a.requestInflowInspection.id).toBe(b.requestInflowInspection.id);
+    expect((await operator.ok(GET, { id: a.requestInflowInspection.id })).inflowInspection.parties).toHaveLength(2);
   });
   it("an unknown parcel and a role not given are refused at their fields", async () => {
     const r = await attorney.gql(REQUEST, { i: { districtId: lakeview, taxParcel: "zzz", role: "NEIGHBOUR" } });
