@@ -373,6 +373,24 @@ async function press(c: Client, path: string, intent: string) {
 }
 const text = (html: string) => html.replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/&#x27;|&#39;/g, "'").replace(/\s+/g, " ");
 
+describe("the person billed manages autopay", () => {
+  it("Lakeview: the occupant with a sign-in, not the owner (SUL 1201); Huron: the owner of record (VI-3), not the occupant", async () => {
+    const occupied = async (c: Client, districtId: string) => {
+      n++;
+      const p = (await c.ok(ADD, { i: { districtId, taxParcel: `78.${n}-1-${n}`, streetNumber: String(n), street: "Tenant Row", zip: "13600", ownerName: "Ada Owner", ownerSince: "2020-01-01", ownerEmail: "autopay-owner@example.com" } })).addSewerProperty;
+      return (await c.ok(OPEN, { i: { propertyId: p.id, class: "RESIDENTIAL", occupantName: "Sam Stranger", occupantEmail: "autopay-stranger@example.com", openedOn: "2024-01-01" } })).openServiceAccount.id;
+    };
+    const lkv = await occupied(clerk, lakeview.id);
+    expect((await stranger.ok(GET, { a: lkv })).serviceAccountAutopay.canManage).toBe(true);
+    expect(errorCode(await owner.gql(GET, { a: lkv }))).toBe("NOT_FOUND");
+    expect(errorCode(await owner.gql(START, { a: lkv }))).toBe("NOT_FOUND");
+    const hur = await occupied(huronClerk, huron.id);
+    expect((await owner.ok(GET, { a: hur })).serviceAccountAutopay.canManage).toBe(true);
+    expect(errorCode(await stranger.gql(GET, { a: hur }))).toBe("NOT_FOUND");
+    expect(errorCode(await stranger.gql(SET, { i: { accountId: hur, enabled: true } }))).toBe("NOT_FOUND");
+  });
+});
+
 describe("the autopay page, without JavaScript", () => {
   it("the owner saves a card on Stripe's page and comes back to it on; turns it off; staff read it; a district without an account says so", async () => {
     resetClock();
