@@ -24,6 +24,7 @@ import type { Config } from "./config.js";
 import { registerDocumentDownload } from "./documents/download.js";
 import { registerPermitPdf } from "./laterals/permit-pdf.js";
 import { registerBillPdf } from "./rents/bill-pdf.js";
+import { registerPaperMailing } from "./rents/paperless.js";
 import { registerStripeWebhook } from "./payments/webhook.js";
 import { securityHeaders } from "./security-headers.js";
 import { compressResponses } from "./compression.js";
@@ -181,6 +182,7 @@ export function createApp(opts: { ds: DataSource; config: Config; log: Logger; a
   registerDocumentDownload(app, { ds, config, log });
   registerPermitPdf(app, { ds, config, log });
   registerBillPdf(app, { ds, config, log });
+  registerPaperMailing(app, { ds, config, log });
   // Stripe signs the raw body: this route reads it raw, before any JSON parser.
   registerStripeWebhook(app, { ds, config, log });
 

@@ -24,5 +24,5 @@ export { startCheckout, settleCheckout, expireCheckout, recordProviderEvent, tes
 export type { SettleInput, SettleOutcome } from "./checkout.service.js";
 export { receiptPrefix, formatReceiptDate, describeMethod, receiptLine } from "./receipts.js";
 export { recordCounterPayment, refundPayment } from "./clerk.service.js";
-export { connectionsOf, takesCardPayments, stripeConnection, startStripeOnboarding, refreshStripeConnection, connectAccountByOperator } from "./connect.service.js";
+export { connectionsOf, connectionOf, takesCardPayments, stripeConnection, startStripeOnboarding, refreshStripeConnection, connectAccountByOperator } from "./connect.service.js";
 export type { ConnectionView, StripeConnection } from "./connect.service.js";

@@ -153,7 +153,8 @@ async function enqueueReceiptEmail(tx: EntityManager, p: Payment, district: Dist
     "",
     `Receipt number: ${p.receiptNumber}`,
     `Date: ${formatReceiptDate(p.paidAt!, district.timeZone)}`,
-    `For: ${title}`,
+    // Quick pay: the title names the service address, which the token's holder is not told.
+    ...(p.payerId ? [`For: ${title}`] : []),
     "",
     ...p.lines.map(receiptLine),
     `Total paid: ${formatCents(p.amountCents)}`,

@@ -7,7 +7,7 @@ import { AppError } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
 import type { Config } from "../config.js";
 import { httpViewer, refuseHttp } from "../graphql/request-context.js";
-import { billUsage, getBill, type BillView } from "./bill-runs.service.js";
+import { billUsage, getBill, type BillView, type UsagePoint } from "./bill-runs.service.js";
 
 /** The printed statement of an issued sewer bill: who, where, the period, each line with its section, the due date, and two years of use. */
 export async function billPdf(ds: DataSource, b: BillView): Promise<Buffer> {
@@ -20,6 +20,13 @@ export async function billPdf(ds: DataSource, b: BillView): Promise<Buffer> {
     doc.on("end", () => resolve(Buffer.concat(chunks)));
     doc.on("error", reject);
   });
+  drawStatement(doc, d, b, usage);
+  doc.end();
+  return done;
+}
+
+/** Draws one bill's statement on the document's current page (also the run's paper bills in one PDF, api/rents/paperless.ts). */
+export function drawStatement(doc: PDFKit.PDFDocument, d: { name: string; address: string }, b: BillView, usage: UsagePoint[]): void {
   const heading = (t: string) => doc.moveDown(0.8).font("Helvetica-Bold").fontSize(12).text(t).moveDown(0.2).font("Helvetica").fontSize(10);
   const row = (label: string, value: string) => doc.font("Helvetica-Bold").text(`${label}: `, { continued: true }).font("Helvetica").text(value);
   const money = (c: number) => (c < 0 ? `-${formatCents(-c)}` : formatCents(c));
@@ -48,8 +55,6 @@ export async function billPdf(ds: DataSource, b: BillView): Promise<Buffer> {
     for (const p of usage) doc.text(`${formatDate(p.periodStart)}: ${p.gallons === null ? "no read" : `${p.gallons.toLocaleString("en-US")} gallons`}, ${money(p.totalCents)} (${p.number})`);
   }
   doc.moveDown(1).fontSize(8).text(`Figures of rulebook version ${b.rulebookVersion}. An issued bill is never changed: a correction is shown on the next bill.`);
-  doc.end();
-  return done;
 }
 
 /**

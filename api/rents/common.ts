@@ -221,8 +221,28 @@ export async function propertyRow(db: Db, viewer: Viewer, id: string, opts: { lo
 /** An owner of record sees the accounts of their own ownership: open, or closed on or after the day they became owner (not a seller's history). */
 export const ownersAccount = (closedOn: CalendarDate | null, ownerFrom: CalendarDate | null) => closedOn === null || (ownerFrom !== null && closedOn >= ownerFrom);
 
-/** An account's row, locked when asked; NOT_FOUND unless the viewer is its district's staff, the property's owner of record, or its occupant. */
-export async function accountRow(db: Db, viewer: Viewer, id: string, opts: { lock?: boolean; staffOnly?: boolean } = {}): Promise<any> {
+/**
+ * SQL: the user (a parameter such as "$1") has linked the account (a column such as "b.account_id")
+ * to their sign-in (a landlord, a property manager: api/rents/links.ts). A link lets its holder read
+ * the account's balance and issued bills and pay them, nothing else: never the register, the
+ * worksheet or a change.
+ */
+export const linkedSql = (accountExpr: string, userParam: string) =>
+  `EXISTS (SELECT 1 FROM service_account_link l WHERE l.account_id = ${accountExpr} AND l.user_id = ${userParam} AND l.unlinked_at IS NULL)`;
+
+/** Has the viewer linked this account to their sign-in (read and pay only)? */
+export async function isLinked(db: Db, viewer: Viewer | null, accountId: string | null): Promise<boolean> {
+  if (!viewer || !accountId || !isUuid(accountId)) return false;
+  const [r] = await db.query(`SELECT ${linkedSql("$1::uuid", "$2::uuid")} AS linked`, [accountId, viewer.userId]);
+  return r.linked === true;
+}
+
+/**
+ * An account's row, locked when asked; NOT_FOUND unless the viewer is its district's staff, the
+ * property's owner of record, or its occupant (`linked`: or has linked it, for reading its bills
+ * and balance and paying them only; the row's `linked` says which).
+ */
+export async function accountRow(db: Db, viewer: Viewer, id: string, opts: { lock?: boolean; staffOnly?: boolean; linked?: boolean } = {}): Promise<any> {
   if (!isUuid(id)) throw notFound("That account");
   const [r] = await db.query(
     `SELECT a.*, a.opened_on::text AS opened_on, a.closed_on::text AS closed_on, p.owner_user_id, d.time_zone, d.slug AS district_slug,
@@ -234,6 +254,7 @@ export async function accountRow(db: Db, viewer: Viewer, id: string, opts: { loc
   if (!r) throw notFound("That account");
   if (isStaff(viewer, r.district_id)) return r;
   if (!opts.staffOnly && (r.occupant_user_id === viewer.userId || (r.owner_user_id === viewer.userId && ownersAccount(r.closed_on, r.owner_from)))) return r;
+  if (opts.linked && !opts.staffOnly && (await isLinked(db, viewer, r.id))) return { ...r, linked: true };
   throw notFound("That account");
 }
 

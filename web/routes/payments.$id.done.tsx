@@ -5,6 +5,7 @@ import { NestedErrorBoundary } from "~/components/fields";
 import { DateTime } from "~/components/format";
 import { SuccessAlert } from "~/components/forms";
 import { money } from "~/components/money";
+import { accessOf, quickPaymentFor } from "~/components/quick-pay.server";
 
 export const meta: MetaFunction = () => [{ title: "Payment status | Tapline" }];
 
@@ -27,16 +28,25 @@ type Payment = {
  * or the test checkout can change), never from the address.
  */
 export async function loader(args: LoaderFunctionArgs) {
-  return requireSignedIn<{ payment: Payment }>(
+  // Quick pay (no sign-in): the return address carries the payment's access token, which opens this payment only.
+  const access = accessOf(args.request);
+  if (access) {
+    const q = await quickPaymentFor(args.context, args.request, args.params.id, access);
+    const payment: Payment = { ...q, payableTitle: `Sewer account ${q.accountNumber}`, href: "/pay", district: { name: q.districtName, timeZone: q.timeZone } };
+    return { payment, access };
+  }
+  const data = await requireSignedIn<{ payment: Payment }>(
     args,
     `query PaymentDone($id: ID!) { payment(id: $id) { id status amountCents paidAt receiptNumber methodDescription payableTitle href
       lines { code label section amountCents } district { name timeZone } } }`,
     { id: args.params.id },
   );
+  return { payment: data.payment, access: null };
 }
 
 export default function PaymentDone() {
-  const { payment: p } = useLoaderData<typeof loader>() as { payment: Payment };
+  const { payment: p, access } = useLoaderData<typeof loader>() as { payment: Payment; access: string | null };
+  const withAccess = (path: string) => (access ? `${path}?access=${encodeURIComponent(access)}` : path);
   const received = p.status === "PAID" || p.status === "PARTIALLY_REFUNDED" || p.status === "REFUNDED";
   return (
     <div className="tablet:grid-col-8">
@@ -44,7 +54,8 @@ export default function PaymentDone() {
         <>
           <h1>Payment received</h1>
           <SuccessAlert>
-            {p.district.name} received {money(p.amountCents)}. Receipt {p.receiptNumber}; a copy is in your emails.
+            {p.district.name} received {money(p.amountCents)}. Receipt {p.receiptNumber}
+            {access ? ". Keep this page's address or print the receipt: it is the only way back to it without signing in." : "; a copy is in your emails."}
           </SuccessAlert>
           <dl className="tapline-facts">
             <dt>Receipt number</dt>
@@ -70,13 +81,13 @@ export default function PaymentDone() {
           </dl>
           <ul className="usa-list usa-list--unstyled">
             <li>
-              <Link className="usa-link" to={`/payments/${p.id}/receipt`}>
+              <Link className="usa-link" to={withAccess(`/payments/${p.id}/receipt`)}>
                 View and print the receipt
               </Link>
             </li>
             <li>
               <Link className="usa-link" to={p.href}>
-                Back to {p.payableTitle}
+                {access ? "Pay another bill" : `Back to ${p.payableTitle}`}
               </Link>
             </li>
           </ul>
@@ -88,15 +99,17 @@ export default function PaymentDone() {
           <p>This usually takes a few seconds. Do not pay again: once the card processor confirms, this page shows your receipt.</p>
           <p>
             {/* A plain link: reloading asks the API again. */}
-            <a className="usa-link" href={`/payments/${p.id}/done`}>
+            <a className="usa-link" href={withAccess(`/payments/${p.id}/done`)}>
               Refresh this page
             </a>
           </p>
-          <p>
-            <Link className="usa-link" to={`/payments/${p.id}`}>
-              Back to the payment
-            </Link>
-          </p>
+          {!access && (
+            <p>
+              <Link className="usa-link" to={`/payments/${p.id}`}>
+                Back to the payment
+              </Link>
+            </p>
+          )}
         </>
       ) : (
         <>

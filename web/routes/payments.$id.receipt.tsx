@@ -6,6 +6,7 @@ import { PrintHint } from "~/components/print-hint";
 import { money } from "~/components/money";
 import { formatDayOf } from "~/components/format";
 import receiptCss from "~/styles/receipt.css?url";
+import { accessOf, quickPaymentFor } from "~/components/quick-pay.server";
 
 type Payment = {
   id: string;
@@ -34,7 +35,21 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 const dateIn = (iso: string, timeZone: string) => formatDayOf(iso, timeZone);
 
 export async function loader(args: LoaderFunctionArgs) {
-  return requireSignedIn<{ payment: Payment }>(
+  // Quick pay (no sign-in): the payment's access token, from its done page, opens this receipt only.
+  const access = accessOf(args.request);
+  if (access) {
+    const q = await quickPaymentFor(args.context, args.request, args.params.id, access);
+    const payment: Payment = {
+      ...q,
+      payableTitle: `Sewer account ${q.accountNumber}`,
+      payerName: "Quick pay (paid without signing in)",
+      lines: q.lines.map((l) => ({ ...l, refundable: false })),
+      refunds: q.refunds.map((r) => ({ ...r, lineCodes: [] })),
+      district: { name: q.districtName, address: q.districtAddress, timeZone: q.timeZone },
+    };
+    return { payment, access };
+  }
+  const data = await requireSignedIn<{ payment: Payment }>(
     args,
     `query PaymentReceipt($id: ID!) { payment(id: $id) { id status amountCents refundedCents paidAt receiptNumber methodDescription provider payableTitle payerName
       lines { code label section amountCents refundable }
@@ -42,10 +57,12 @@ export async function loader(args: LoaderFunctionArgs) {
       district { name address timeZone } } }`,
     { id: args.params.id },
   );
+  return { payment: data.payment, access: null };
 }
 
 export default function Receipt() {
-  const { payment: p } = useLoaderData<typeof loader>() as { payment: Payment };
+  const { payment: p, access } = useLoaderData<typeof loader>() as { payment: Payment; access: string | null };
+  const back = access ? `/payments/${p.id}/done?access=${encodeURIComponent(access)}` : `/payments/${p.id}`;
   const received = p.status === "PAID" || p.status === "PARTIALLY_REFUNDED" || p.status === "REFUNDED";
   if (!received || !p.paidAt) {
     return (
@@ -53,7 +70,7 @@ export default function Receipt() {
         <h1>No receipt yet</h1>
         <p>This payment has not been paid, so there is no receipt.</p>
         <p>
-          <Link className="usa-link" to={`/payments/${p.id}`}>
+          <Link className="usa-link" to={back}>
             Back to the payment
           </Link>
         </p>
@@ -63,7 +80,7 @@ export default function Receipt() {
   const tz = p.district.timeZone;
   return (
     <>
-      <PrintHint backTo={`/payments/${p.id}`} backLabel="Back to the payment" />
+      <PrintHint backTo={back} backLabel="Back to the payment" />
       <article className="tapline-receipt" aria-labelledby="receipt-title">
         <header className="tapline-receipt__head">
           <div>

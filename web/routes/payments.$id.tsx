@@ -10,6 +10,7 @@ import { cookieHeaders, gql } from "~/graphql.server";
 import { FeeLinesTable } from "~/components/fee-lines";
 import { money } from "~/components/money";
 import { asSentence, paymentStatusLabel } from "~/components/payment-status";
+import { accessOf } from "~/components/quick-pay.server";
 
 export const meta: MetaFunction = () => [{ title: "Payment | Tapline" }];
 
@@ -36,6 +37,12 @@ type Payment = {
 type Data = { me: { id: string }; paymentProviderMode: string; payment: Payment };
 
 export async function loader(args: LoaderFunctionArgs) {
+  // A quick-pay payment (no payer) is read with its access token by its done page and receipt (child routes), without signing in.
+  const access = accessOf(args.request);
+  if (access) {
+    if (!/\/(done|receipt)\/?$/.test(new URL(args.request.url).pathname)) throw redirect(`/payments/${args.params.id}/done?access=${encodeURIComponent(access)}`);
+    return null;
+  }
   return requireSignedIn<Data>(
     args,
     `query Payment($id: ID!) { me { id } paymentProviderMode payment(id: $id) {

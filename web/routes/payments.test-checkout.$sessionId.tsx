@@ -8,6 +8,7 @@ import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 import { money } from "~/components/money";
 import { asSentence } from "~/components/payment-status";
+import { accessOf, publicQuery, QUICK_PAYMENT_FIELDS, type QuickPayment } from "~/components/quick-pay.server";
 
 export const meta: MetaFunction = () => [{ title: "TEST CHECKOUT (not a real payment) | Tapline" }];
 
@@ -24,18 +25,42 @@ type Session = {
 
 /** Only while the portal has no Stripe keys (the API refuses otherwise), and only for the payer. */
 export async function loader(args: LoaderFunctionArgs) {
+  // Quick pay (no sign-in): the checkout's address carries the payment's access token.
+  const access = accessOf(args.request);
+  if (access) {
+    const { quickPayTestCheckout: q } = await publicQuery<{ quickPayTestCheckout: QuickPayment }>(
+      args.context,
+      args.request,
+      `query QuickPayTestCheckout($s: String!, $a: String!) { quickPayTestCheckout(sessionId: $s, access: $a) { ${QUICK_PAYMENT_FIELDS} } }`,
+      { s: args.params.sessionId, a: access },
+    );
+    const session: Session = { ...q, payableTitle: `Sewer account ${q.accountNumber}`, district: { name: q.districtName } };
+    return { session, access };
+  }
   const { testCheckout } = await requireSignedIn<{ testCheckout: Session }>(
     args,
     `query TestCheckout($s: String!) { testCheckout(sessionId: $s) { id status amountCents payableTitle lines { code label section amountCents } district { name } cancelReason } }`,
     { s: args.params.sessionId },
   );
-  return { session: testCheckout };
+  return { session: testCheckout, access: null };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
   const outcome = form.get("outcome") === "PAY" ? "PAY" : "CANCEL";
+  const access = String(form.get("access") ?? "");
+  if (access) {
+    const q = await gql<{ completeQuickPayTestCheckout: { id: string } }>(
+      context,
+      request,
+      `mutation CompleteQuickPayTestCheckout($s: String!, $a: String!, $o: String!) { completeQuickPayTestCheckout(sessionId: $s, access: $a, outcome: $o) { id status } }`,
+      { s: params.sessionId, a: access, o: outcome },
+    );
+    if (!q.ok) return Response.json({ error: q.error.message }, { status: 400, headers: cookieHeaders(q) });
+    const id = q.data.completeQuickPayTestCheckout.id;
+    return redirect(outcome === "PAY" ? `/payments/${id}/done?access=${encodeURIComponent(access)}` : "/pay?cancelled=1", { headers: cookieHeaders(q) });
+  }
   const r = await gql<{ completeTestCheckout: { id: string } }>(
     context,
     request,
@@ -53,10 +78,11 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 /** The test checkout's (its buttons are its only fields: an error is the summary's message). */
-export const LABELS = { outcome: "Pay or cancel", sessionId: "Checkout" };
+export const LABELS = { outcome: "Pay or cancel", sessionId: "Checkout", access: "Checkout" };
 
 export default function TestCheckout() {
-  const { session: s } = useLoaderData<typeof loader>() as { session: Session };
+  const { session: s, access } = useLoaderData<typeof loader>() as { session: Session; access: string | null };
+  const back = access ? `/payments/${s.id}/done?access=${encodeURIComponent(access)}` : `/payments/${s.id}`;
   const a = useActionData<{ error: string }>();
   return (
     <div className="tablet:grid-col-8">
@@ -86,6 +112,7 @@ export default function TestCheckout() {
       {s.status === "PENDING" ? (
         <Form method="post" reloadDocument>
           <AuthenticityTokenInput />
+          {access && <input type="hidden" name="access" value={access} />}
           <button className="usa-button usa-button--big" type="submit" name="outcome" value="PAY">
             Pay (test)
           </button>
@@ -96,14 +123,14 @@ export default function TestCheckout() {
       ) : s.status === "CANCELLED" ? (
         <p>
           This payment was cancelled: {asSentence(s.cancelReason)} Nothing is due.{" "}
-          <Link className="usa-link" to={`/payments/${s.id}`}>
+          <Link className="usa-link" to={back}>
             See the payment
           </Link>
         </p>
       ) : (
         <p>
           This payment is no longer waiting.{" "}
-          <Link className="usa-link" to={`/payments/${s.id}`}>
+          <Link className="usa-link" to={back}>
             See the payment
           </Link>
         </p>

@@ -11,9 +11,16 @@ export const LABELS: Record<string, string> = {};
 
 type Bill = { id: string; number: string; districtName: string; address: string; servedFrom: string; servedTo: string; totalCents: number; dueOn: string };
 
-/** The signed-in person's issued sewer bills: the accounts they occupy and the properties they own. */
+/** The signed-in person's issued sewer bills: the accounts they occupy, the properties they own, and the accounts they linked (newest first). */
 export async function loader(args: LoaderFunctionArgs) {
-  return requireSignedIn<{ mySewerBills: Bill[] }>(args, `query MySewerBills { mySewerBills { id number districtName address servedFrom servedTo totalCents dueOn } }`);
+  const data = await requireSignedIn<{ mySewerBills: Bill[]; myLinkedBills: Bill[] }>(
+    args,
+    `query MySewerBills { mySewerBills { id number districtName address servedFrom servedTo totalCents dueOn }
+      myLinkedBills { id number districtName address servedFrom servedTo totalCents dueOn } }`,
+  );
+  const seen = new Set(data.mySewerBills.map((b) => b.id));
+  const bills = [...data.mySewerBills, ...data.myLinkedBills.filter((b) => !seen.has(b.id))].sort((x, y) => (x.servedTo < y.servedTo ? 1 : x.servedTo > y.servedTo ? -1 : x.number < y.number ? 1 : -1));
+  return { mySewerBills: bills };
 }
 
 export default function MySewerBills() {

@@ -32,6 +32,7 @@ type Run = {
   totalCents: number;
   tasks: { key: string; text: string }[];
 };
+type PaperMailing = { issued: number; onPaper: number; paperless: number; csvUrl: string; pdfUrl: string };
 type ActionData = { error: string; fields: Record<string, string>; values: Record<string, string> };
 
 export const LABELS: Record<string, string> = {
@@ -58,7 +59,18 @@ export async function loader(args: LoaderFunctionArgs) {
     { id: args.params.id, f: !all, a: after },
   );
   const district = info.districts.find((d) => d.id === data.billRun.districtId)!;
-  return { ...data, all, district: { name: district.name, clerk: district.roles.includes("CLERK"), today: todayIn(district.timeZone) } };
+  // Once bills are issued: how many go on paper (paperless accounts' bills are emailed only), with the mailing list and the PDF.
+  const mailing =
+    data.billRun.status === "PREVIEW"
+      ? null
+      : (
+          await requireSignedIn<{ billRunPaperMailing: PaperMailing }>(
+            args,
+            `query PaperMailing($id: ID!) { billRunPaperMailing(runId: $id) { issued onPaper paperless csvUrl pdfUrl } }`,
+            { id: args.params.id },
+          )
+        ).billRunPaperMailing;
+  return { ...data, all, mailing, district: { name: district.name, clerk: district.roles.includes("CLERK"), today: todayIn(district.timeZone) } };
 }
 
 /** The Town Clerk issues the run (or resumes issuing it). */
@@ -112,6 +124,27 @@ export default function StaffBillRun() {
           </>
         )}
       </dl>
+      {d.mailing && (
+        <section aria-labelledby="paper-mailing">
+          <h2 id="paper-mailing">Paper mailing</h2>
+          <p>
+            {d.mailing.onPaper} of {d.mailing.issued} issued bills go on paper; {d.mailing.paperless} by email only (the account chose paperless). Every bill is also
+            emailed to whoever has a sign-in.
+          </p>
+          <ul className="usa-list">
+            <li>
+              <a className="usa-link" href={d.mailing.csvUrl}>
+                Mailing list (CSV)
+              </a>
+            </li>
+            <li>
+              <a className="usa-link" href={d.mailing.pdfUrl}>
+                The paper bills in one PDF
+              </a>
+            </li>
+          </ul>
+        </section>
+      )}
       {r.tasks.length > 0 && (
         <div className="usa-alert usa-alert--warning">
           <div className="usa-alert__body">
