@@ -143,6 +143,14 @@ export class RulesType {
   @Field(() => [SourceKindType]) sourceKinds: SourceKindType[];
 }
 
+@ObjectType("InflowDischargingProperty", { description: "A property found discharging inflow in a billing period (SUL 705)", simpleResolvers: true })
+export class DischargingType {
+  @Field(() => ID) propertyId: string;
+  @Field(() => String) taxParcel: string;
+  @Field(() => String) address: string;
+  @Field(() => String, { description: "YYYY-MM-DD, the first visit that found it" }) foundOn: string;
+}
+
 @ObjectType("InflowEnforcementOpened", { simpleResolvers: true })
 export class EnforcementOpenedType {
   @Field(() => ID) actionId: string;
@@ -369,6 +377,12 @@ export class InflowResolver {
   async inflowRules(@Ctx() ctx: Context): Promise<RulesType[]> {
     const districts = await ctx.ds.getRepository(District).find({ order: { name: "ASC" } });
     return Promise.all(districts.map((d) => rulesOf(ctx, d)));
+  }
+
+  @Query(() => [DischargingType], { description: "Properties found discharging inflow in a period, for the bill's 705 surcharge (the district's staff)" })
+  @Access("CLERK", "OPERATOR", "BOARD", "ADMIN")
+  async propertiesDischargingInflow(@Arg("districtId", () => ID) districtId: string, @Arg("from", () => String) from: string, @Arg("to", () => String) to: string, @Ctx() ctx: Context) {
+    return inflow.propertiesDischargingInflow(ctx.ds, viewerOf(ctx), { districtId, from, to });
   }
 
   @Mutation(() => SaleRecordedType, { description: "The District Operator enters a sale the Tax Assessor gave notice of; it opens the property's inspection (SUL 703)" })

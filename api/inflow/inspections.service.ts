@@ -491,3 +491,27 @@ export async function publicCertificate(ds: DataSource, number: string): Promise
 }
 
 export { feet };
+
+// ---------------------------------------------------------------------------------------------
+// For the sewer bill (SUL 705)
+
+export type DischargingRow = { propertyId: string; taxParcel: string; address: string; foundOn: string };
+
+/**
+ * The properties "from which the inflow originated" in a billing period (SUL 705): a visit on or
+ * before the period's last day found a source connected that had to be disconnected (ORDERED, or
+ * VIOLATION in Huron), and no passing visit followed it by the period's first day. One statement
+ * (index inflow_visit_property); the bill's surcharge is `inflowSurchargeCents` of rules.ts.
+ */
+export async function propertiesDischargingInflow(db: Db, viewer: Viewer, input: { districtId: string; from: string; to: string }): Promise<DischargingRow[]> {
+  requireStaffOf(viewer, input.districtId);
+  if (!isCalendarDate(input.from ?? "") || !isCalendarDate(input.to ?? "") || input.from > input.to) throw badInput({ from: "Give the period's first and last days, like 2026-10-01 and 2026-12-31." });
+  return db.query(
+    `SELECT p.id AS "propertyId", p.tax_parcel AS "taxParcel", trim(coalesce(p.street_number || ' ', '') || p.street) AS address, to_char(min(v.visited_on), 'YYYY-MM-DD') AS "foundOn"
+       FROM inflow_visit v JOIN sewer_property p ON p.id = v.property_id
+      WHERE v.district_id = $1 AND v.outcome IN ('ORDERED', 'VIOLATION') AND v.visited_on <= $3::date
+        AND NOT EXISTS (SELECT 1 FROM inflow_visit w WHERE w.property_id = v.property_id AND w.outcome = 'PASSED' AND w.visited_on >= v.visited_on AND w.recorded_at > v.recorded_at AND w.visited_on < $2::date)
+      GROUP BY p.id, p.tax_parcel, p.street_number, p.street ORDER BY p.tax_parcel`,
+    [input.districtId, input.from, input.to],
+  );
+}

@@ -67,6 +67,7 @@ afterAll(() => srv?.close());
 let maple: string; // the inspection the assessor's file opened on 101.1-1-1
 let certificate: string;
 let sumpSourceId: string;
+let importId: string;
 
 describe("the Tax Assessor's sales (SUL 703)", () => {
   it("a CSV of sales: good rows open inspections, each bad row is reported with its line (unknown parcel, bad date, future, no buyer, duplicate)", async () => {
@@ -82,6 +83,7 @@ describe("the Tax Assessor's sales (SUL 703)", () => {
     ].join("\n");
     const r = (await operator.ok(IMPORT, { i: { districtId: lakeview, fileName: "assessor-november.csv", csv } })).importInflowSales;
     expect(r).toMatchObject({ rowsRead: 7, rowsImported: 2, inspectionsOpened: 2 });
+    importId = r.id;
     expect(r.errors.map((e: any) => e.line)).toEqual([3, 4, 5, 6, 8]);
     expect(r.errors[0].reason).toMatch(/Unknown parcel "999.9-9-9"/);
     expect(r.errors[1].reason).toMatch(/not a date/);
@@ -230,6 +232,12 @@ describe("findings, the order, the re-inspection, the certificate and the public
     expect(errorCode(again)).toBe("CONFLICT");
     const shown = (await operator.ok(GET, { id: later.id })).inflowInspection.visits[0].sources[0];
     expect(shown).toMatchObject({ enforcementNumber: a.number, enforceable: false });
+    // For the bill (705): the property is found discharging inflow in a period reaching today; not in one ended before the first finding.
+    const DISCHARGING = `query($d: ID!, $f: String!, $t: String!) { propertiesDischargingInflow(districtId: $d, from: $f, to: $t) { taxParcel foundOn } }`;
+    const now = (await clerk.ok(DISCHARGING, { d: lakeview, f: addCalendarDays(today(), -30), t: today() })).propertiesDischargingInflow;
+    expect(now).toEqual([{ taxParcel: "101.1-1-1", foundOn: today() }]);
+    expect((await clerk.ok(DISCHARGING, { d: lakeview, f: addCalendarDays(today(), -60), t: addCalendarDays(today(), -1) })).propertiesDischargingInflow).toEqual([]);
+    expect(errorCode(await huronOperator.gql(DISCHARGING, { d: lakeview, f: today(), t: today() }))).toBe("FORBIDDEN");
     // The certificate's public check says a later inspection found inflow connected.
     expect((await anon().ok(VERIFY, { n: certificate })).inflowCertificate.laterFindingOn).toBe(today());
     // A connected (not reconnected) source is answered by the order, not enforcement, under the SUL.
@@ -276,6 +284,10 @@ describe("access, operation by operation", () => {
     expect(errorCode(await huronOperator.gql(LIST, { d: lakeview }))).toBe("FORBIDDEN");
     expect(errorCode(await huronOperator.gql(GET, { id: maple }))).toBe("NOT_FOUND");
     expect(errorCode(await huronOperator.gql(SALE, { i: { districtId: lakeview, taxParcel: "101.1-1-1", soldOn: "2026-11-01", buyerName: "X" } }))).toBe("FORBIDDEN");
+    const REPORT = `query($id: ID!) { inflowSaleImport(id: $id) { rowsImported errors { line } } }`;
+    expect(errorCode(await huronOperator.gql(REPORT, { id: importId }))).toBe("NOT_FOUND");
+    expect(errorCode(await stranger.gql(REPORT, { id: importId }))).toBe("FORBIDDEN");
+    expect((await clerk.ok(REPORT, { id: importId })).inflowSaleImport.errors).toHaveLength(5);
   });
   it("the district's Clerk, Board and ADMIN read the list and records; only the District Operator enters sales and findings", async () => {
     for (const c of [clerk, board, admin]) {
