@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addCalendarDays, addMonths, dateIn } from "../../api/common/dates.js";
 import { DEMO_HAULER, loadDemoHaulerScene } from "../../api/db/demo-scene-haulers.js";
 import { sendSepticReminders } from "../../api/septic/reminders.service.js";
-import { Client, DEMO, errorCode, signedInAs, startTestServer, type GqlResponse, type TestServer } from "../harness.js";
+import { Client, DEMO, countStatements, errorCode, signedInAs, startTestServer, type GqlResponse, type TestServer } from "../harness.js";
 
 // Issue 17, septic systems (SUL 401-408; Huron II-3, II-4): the register (402), pump-outs from
 // licensed haulers' loads and their three years (407), construction permits (403-404), the 90-day
@@ -184,7 +184,16 @@ describe("pump-outs (SUL 407)", () => {
     expect(holding).toBeTruthy();
   });
 
-  it("the overdue list pages by keyset with the same statement whatever the rows", async () => {
+  it("the district's list costs the same statements whatever the number of systems, with their pump-outs, notices and orders", async () => {
+    const FULL = `query($d: ID!) { districtSepticSystems(districtId: $d, filter: "ALL") { items { id address forbiddenReason pumpStanding { state daysLeft } pumpOuts { pumpedOn haulerName } nuisanceNotices { id daysLeft lapsed } connectionOrders { id steps { done } } } nextCursor } }`;
+    const before = (await operator.ok(FULL, { d: lakeview })).districtSepticSystems.items.length;
+    const n1 = await countStatements(srv.running.ds, () => operator.ok(FULL, { d: lakeview }));
+    for (const n of ["31", "33"]) await register(await property(clerk, lakeview, n, "Count Street"), { reportedPumpedOn: addCalendarDays(today(), -10) });
+    expect((await operator.ok(FULL, { d: lakeview })).districtSepticSystems.items.length).toBe(before + 2);
+    expect(await countStatements(srv.running.ds, () => operator.ok(FULL, { d: lakeview }))).toBe(n1);
+  });
+
+  it("the overdue list pages by keyset", async () => {
     const first = (await operator.ok(LIST, { d: lakeview, f: "ALL", first: 1 })).districtSepticSystems;
     expect(first.items).toHaveLength(1);
     const next = (await operator.ok(LIST, { d: lakeview, f: "ALL", first: 1, after: first.nextCursor })).districtSepticSystems;
@@ -293,6 +302,18 @@ describe("a nuisance: 90 days from the written notice (SUL 405)", () => {
     await sendSepticReminders(srv.running.ds, "http://tapline.test");
     expect((await emails("septic.nuisance_reminder", "septic-owner@example.org")).map((m: any) => m.subject)).toEqual(["0 days left to repair your septic system: 8 Creek Road, Lakeview 13600"]);
     expect((await emails("septic.nuisance_lapsed", DEMO.lakeviewOperator)).map((m: any) => m.subject)).toEqual(["Septic notice past its 90 days: 8 Creek Road, Lakeview 13600"]);
+  });
+
+  it("the owner's dashboard lists both notices with their days left, leading to /septic", async () => {
+    const { myDashboard } = await owner.ok(`{ myDashboard { items { kind id title status daysLeft dueDate nextStep nextStepHref } } }`);
+    const notices = myDashboard.items.filter((i: any) => i.kind === "SepticNuisanceNotice");
+    expect(notices).toEqual(
+      expect.arrayContaining([
+        { kind: "SepticNuisanceNotice", id: onDay.id, title: "Notice to repair the septic system at 8 Creek Road", status: "Open", daysLeft: 0, dueDate: today(), nextStep: "Repair, rebuild or relocate the system", nextStepHref: "/septic" },
+        expect.objectContaining({ id: past.id, status: "Time passed", daysLeft: -1 }),
+      ]),
+    );
+    expect(myDashboard.items.find((i: any) => i.kind === "SepticPermit" && i.status === "Permit issued")).toBeTruthy();
   });
 
   it("past its day the Operator opens an enforcement action against the owner, from the notice", async () => {
@@ -506,7 +527,7 @@ describe("the pages, without JavaScript", () => {
     expect(mine).toContain("Septic tank at 77 Page Street");
     expect(mine).toContain("10 days left.");
     expect(text((await get(stranger, systemPath)).html)).not.toContain("77 Page Street");
-  });
+  }, 120_000);
 
   it("the staff list shows the overdue, and the Operator ticks properties to order them connected", async () => {
     const list = await get(operator, `/staff/septic?districtId=${lakeview}&filter=OVERDUE`);
