@@ -238,6 +238,13 @@ async function attempt(ds: DataSource, config: Config, log: Logger, w: Work, pub
       await recordDecline(ds, { billId: w.bill_id, attempt: w.attempts, paymentIntentId: err.payment_intent?.id ?? null, reason: declineText(err), account: w.stripe_account_id }, publicUrl);
       return "declined";
     }
+    // Stripe refused the request itself (the card detached, the account no longer reachable): the same key
+    // would be refused again, so it counts as a failed attempt (retried once with a new key, then left to pay).
+    if (err?.type === "StripeInvalidRequestError" || err?.type === "StripePermissionError") {
+      log.warn({ billId: w.bill_id, attempt: w.attempts, code: err.code }, "autopay charge refused by Stripe");
+      await recordDecline(ds, { billId: w.bill_id, attempt: w.attempts, paymentIntentId: null, reason: `the card could not be charged (${declineText(err)})`, account: w.stripe_account_id }, publicUrl);
+      return "declined";
+    }
     // Network or Stripe trouble: the charge stays CHARGING and the next run sends the same key (Stripe answers what it did).
     log.error({ err, billId: w.bill_id, attempt: w.attempts }, "autopay charge not made or not answered; the next run tries it again with the same idempotency key");
     return "pending";

@@ -302,6 +302,18 @@ describe("charging each bill on its due date", () => {
     expect(stripe.paymentMethods.get(card.payment_method_id).customer).toBeNull();
     expect(errorCode(await owner.gql(SET, { i: { accountId: home.accountId, enabled: true } }))).toBe("CONFLICT");
     expect(errorCode(await owner.gql(REMOVE, { a: home.accountId }))).toBe("CONFLICT");
+    // A run that died before the card was removed comes back to its attempt: Stripe refuses the detached card, which
+    // counts as a failed attempt (not a charge tried again every hour).
+    const b = await issueBill(lakeview.id, home, "2027-07-20", 800);
+    await db().query(
+      `INSERT INTO autopay_charge (bill_id, account_id, district_id, user_id, due_on, status, attempts, amount_cents, provider, stripe_account_id, customer_id, payment_method_id, card_label)
+       SELECT $1, account_id, district_id, user_id, '2027-07-20', 'CHARGING', 1, 800, 'stripe', stripe_account_id, customer_id, $2, 'Mastercard ending 4444' FROM autopay WHERE account_id = $3`,
+      [b.id, card.payment_method_id, home.accountId],
+    );
+    await runJobOn("2027-07-20");
+    expect(await chargeRow(b.id)).toMatchObject({ status: "RETRY", attempts: 1 });
+    expect((await chargeRow(b.id)).outcome).toMatch(/^the card could not be charged \(/);
+    await db().query(`UPDATE autopay_charge SET status = 'SKIPPED', next_attempt_on = NULL WHERE bill_id = $1`, [b.id]);
   });
 });
 
