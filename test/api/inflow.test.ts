@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addCalendarDays, dateIn } from "../../api/common/dates.js";
-import { Client, DEMO, errorCode, signedInAs, startTestServer, type TestServer } from "../harness.js";
+import { Client, DEMO, countStatements, errorCode, signedInAs, startTestServer, type TestServer } from "../harness.js";
 
 // Issue 17, inflow (SUL 701-705; Huron III-8): the Tax Assessor's sales open inspections (703),
 // requests ahead of closing, findings with the 100 feet of 702, the disconnection order, the
@@ -302,5 +302,19 @@ describe("access, operation by operation", () => {
     const a = await admin.ok(`query($d: ID!) { auditLog(filter: { districtId: $d, first: 200 }) { entries { action } } }`, { d: lakeview });
     const actions = new Set(a.auditLog.entries.map((x: any) => x.action));
     for (const k of ["inflow.sales_imported", "inflow.sale_recorded", "inflow.inspection_joined", "inflow.visit_ordered", "inflow.visit_passed", "inflow.inspection_opened", "inflow.enforcement_opened"]) expect(actions).toContain(k);
+  });
+});
+
+describe("speed", () => {
+  it("an import and the staff's list take the same statements for 2 sales as for 6", async () => {
+    const ds = srv.running.ds;
+    for (let n = 1; n <= 8; n++) await clerk.ok(ADD, { i: { districtId: lakeview, taxParcel: `900.0-0-${n}`, streetNumber: String(n), street: "Speed Street", zip: "13600", ownerName: "Owner", ownerEmail: "owner@maple.example.com" } });
+    const file = (from: number, to: number) => ["parcel,sale date,buyer", ...Array.from({ length: to - from + 1 }, (_, k) => `900.0-0-${from + k},2026-11-10,Buyer ${from + k}`), "nope,2026-11-10,X"].join("\n");
+    const LIST_ALL = `query($d: ID!) { districtInflowInspections(districtId: $d, first: 30) { items { id number dueOn daysLeft ownerName visits { outcome sources { kind enforceable } } parties { name } } } }`;
+    const list1 = await countStatements(ds, () => operator.ok(LIST_ALL, { d: lakeview }));
+    const two = await countStatements(ds, () => operator.ok(IMPORT, { i: { districtId: lakeview, fileName: "two.csv", csv: file(1, 2) } }));
+    const six = await countStatements(ds, () => operator.ok(IMPORT, { i: { districtId: lakeview, fileName: "six.csv", csv: file(3, 8) } }));
+    expect(six).toBe(two);
+    expect(await countStatements(ds, () => operator.ok(LIST_ALL, { d: lakeview }))).toBe(list1);
   });
 });
