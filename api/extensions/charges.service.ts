@@ -62,7 +62,7 @@ export type SetChargeInput = { extensionId: string; kind: string; amountCents: n
 export async function setCharge(ds: DataSource, viewer: Viewer, input: SetChargeInput, requestId?: string): Promise<ChargeRow> {
   const fields: Record<string, string> = {};
   if (!CHARGE_KINDS.includes(input.kind as ChargeKind)) fields.kind = "Choose the inspection fees or the proportionate share.";
-  if (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0 || input.amountCents > MAX_CENTS) fields.amountCents = `Enter the amount the Board set, in cents, up to ${formatCents(MAX_CENTS)}.`;
+  if (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0 || input.amountCents > MAX_CENTS) fields.amountCents = `Enter the amount the Board set, more than $0.00 and up to ${formatCents(MAX_CENTS)}.`;
   const resolution = clean(input.resolutionNumber);
   if (!resolution || resolution.length > 60) fields.resolutionNumber = "Give the resolution's number (up to 60 characters).";
   if (!isCalendarDate(input.resolutionAdoptedOn ?? "")) fields.resolutionAdoptedOn = "Use a date like 2027-03-15.";

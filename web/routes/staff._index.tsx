@@ -129,7 +129,7 @@ const ROLES: Record<string, { what: string; tasks: Task[] }> = {
   CLERK: { what: "Receives applications, petitions and payments and keeps the district's records.", tasks: [PERMITS, PAYMENTS, RENTS, DELINQUENCY, CONTRACTORS, HAULERS, OUTBOX, AUDIT] },
   OPERATOR: { what: "Reviews and inspects work on the sewer system (District Operator or Superintendent).", tasks: [PERMITS, INSPECTIONS, STATION, HAULERS, ENFORCEMENT, FLOW, EXTENSIONS, SEPTIC, INFLOW, SNC, AUDIT] },
   BOARD: { what: "Decides petitions and hearings, licenses septage haulers and sets fees.", tasks: [DOCKET, HEARINGS, HAULERS, PERMITS, SNC, AUDIT] },
-  ADMIN: { what: "Keeps the district's rulebook up to date, manages staff accounts and oversees the portal.", tasks: [RULEBOOK, MORATORIA, PERMITS, PEOPLE, PAYMENTS, CARD_PAYMENTS, OUTBOX, AUDIT] },
+  ADMIN: { what: "Keeps the district's rulebook up to date, manages staff accounts and oversees the portal.", tasks: [RULEBOOK, MORATORIA, PERMITS, PEOPLE, PAYMENTS, CARD_PAYMENTS, EXTENSIONS, OUTBOX, AUDIT] },
 };
 
 export default function StaffHome() {

@@ -3,7 +3,7 @@ import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } f
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
-import { CalendarDate } from "~/components/format";
+import { CalendarDate, todayIn } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
@@ -12,7 +12,7 @@ import { cookieHeaders, gql } from "~/graphql.server";
 export const meta: MetaFunction = () => [{ title: "Sewer extensions | Staff | Tapline" }];
 
 /** The ledger form's visible labels by the keys the API reports, in the form's order. */
-export const LABELS: Record<string, string> = {
+const LEDGER_LABELS: Record<string, string> = {
   districtId: "District",
   id: "Ledger line",
   kind: "Segment or plant",
@@ -20,11 +20,28 @@ export const LABELS: Record<string, string> = {
   designGpd: "Design capacity (gallons per day)",
   presentUseGpd: "Present use (gallons per day)",
 };
+/** The Board's resolutions (SUL 501): the release form's keys the commitment form also has are renamed (`release…`), so each field's id is its key. */
+const FORM_LABELS: Record<string, Record<string, string>> = {
+  ledger: LEDGER_LABELS,
+  commit: {
+    capacityId: "Segment or plant",
+    flowGpd: "Capacity committed (gallons per day)",
+    committedTo: "Committed to",
+    extensionId: "Sewer extension application, if any",
+    resolutionNumber: "Resolution number",
+    resolutionAdoptedOn: "Resolution adopted on",
+    expiresOn: "Expires on (first day it no longer counts)",
+  },
+  release: { commitmentId: "Commitment", releasedOn: "Released from", releaseResolutionNumber: "Release resolution number" },
+};
+/** Every key the page's mutations can report, with its visible label. */
+export const LABELS: Record<string, string> = { ...LEDGER_LABELS, ...FORM_LABELS.commit, ...FORM_LABELS.release };
 
 type Row = { id: string; name: string; organizationName: string; statusLabel: string; lots: number; designFlowGpd: number; testsPassed: boolean };
 type Commitment = { id: string; committedTo: string; flowGpd: number; resolutionNumber: string; resolutionAdoptedOn: string; expiresOn: string | null; releasedOn: string | null; inForce: boolean };
 type Line = { id: string; kind: string; name: string; designGpd: number; presentUseGpd: number; committedGpd: number; leftGpd: number; commitments: Commitment[] };
-type Data = { districts: { id: string; name: string }[]; districtId: string; keepsLedger: boolean; items: Row[]; nextCursor: string | null; ledger: Line[] };
+type Data = { districts: { id: string; name: string }[]; districtId: string; keepsLedger: boolean; isAdmin: boolean; timeZone: string; slug: string; items: Row[]; nextCursor: string | null; ledger: Line[] };
+type ActionData = { error: string; fields: Record<string, string>; intent: string; values: Record<string, string> };
 
 export async function loader(args: LoaderFunctionArgs) {
   const info = await requireStaff(args);
@@ -42,6 +59,9 @@ export async function loader(args: LoaderFunctionArgs) {
     districts: info.districts.map((x) => ({ id: x.id, name: x.name })),
     districtId: district.id,
     keepsLedger: district.roles.includes("OPERATOR") || district.roles.includes("ADMIN"),
+    isAdmin: district.roles.includes("ADMIN"),
+    timeZone: district.timeZone,
+    slug: district.slug,
     ...d.districtSewerExtensions,
     ledger: d.sewerCapacityLedger,
   } satisfies Data;
@@ -53,18 +73,39 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const s = (k: string) => String(f.get(k) ?? "").trim();
   const whole = (k: string) => (/^\d+$/.test(s(k).replace(/,/g, "")) ? Number(s(k).replace(/,/g, "")) : -1);
   const districtId = s("districtId");
-  const i = { districtId, kind: s("kind"), name: s("name"), designGpd: whole("designGpd"), presentUseGpd: whole("presentUseGpd"), ...(s("id") ? { id: s("id") } : {}) };
-  const r = await gql(context, request, `mutation Ledger($i: RecordSewerCapacityInput!) { recordSewerCapacity(input: $i) { id } }`, { i });
-  if (!r.ok) return Response.json({ error: r.error.message, fields: r.error.fields, values: Object.fromEntries([...f.entries()].map(([k, v]) => [k, String(v)])) }, { status: 400, headers: cookieHeaders(r) });
-  return redirect(`/staff/extensions?districtId=${districtId}&done=ledger`, { headers: cookieHeaders(r) });
+  const intent = s("intent") || "ledger";
+  let r;
+  if (intent === "commit")
+    r = await gql(context, request, `mutation Commit($i: CommitSewerCapacityInput!) { commitSewerCapacity(input: $i) { id } }`, {
+      i: { capacityId: s("capacityId"), flowGpd: whole("flowGpd"), committedTo: s("committedTo"), extensionId: s("extensionId") || null, resolutionNumber: s("resolutionNumber"), resolutionAdoptedOn: s("resolutionAdoptedOn"), expiresOn: s("expiresOn") || null },
+    });
+  else if (intent === "release")
+    r = await gql(context, request, `mutation Release($i: ReleaseSewerCapacityInput!) { releaseSewerCapacity(input: $i) { id } }`, {
+      i: { commitmentId: s("commitmentId"), releasedOn: s("releasedOn"), resolutionNumber: s("releaseResolutionNumber") },
+    });
+  else {
+    const i = { districtId, kind: s("kind"), name: s("name"), designGpd: whole("designGpd"), presentUseGpd: whole("presentUseGpd"), ...(s("id") ? { id: s("id") } : {}) };
+    r = await gql(context, request, `mutation Ledger($i: RecordSewerCapacityInput!) { recordSewerCapacity(input: $i) { id } }`, { i });
+  }
+  if (!r.ok) {
+    const fields: Record<string, string> = {};
+    for (const [k, v] of Object.entries(r.error.fields ?? {})) fields[intent === "release" && k === "resolutionNumber" ? "releaseResolutionNumber" : k] = v;
+    return Response.json({ error: r.error.message, fields, intent, values: Object.fromEntries([...f.entries()].map(([k, v]) => [k, String(v)])) } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
+  }
+  return redirect(`/staff/extensions?districtId=${districtId}&done=${intent}`, { headers: cookieHeaders(r) });
 }
 
 const gpd = (n: number) => n.toLocaleString("en-US");
 
 /** Staff: the district's sewer extensions and its capacity ledger (Sewer Use Law 501, 1204). */
 export default function StaffExtensions() {
-  const { districts, districtId, keepsLedger, items, nextCursor, ledger } = useLoaderData<typeof loader>() as Data;
-  const a = useActionData<{ error: string; fields: Record<string, string>; values: Record<string, string> }>();
+  const { districts, districtId, keepsLedger, isAdmin, timeZone, slug, items, nextCursor, ledger } = useLoaderData<typeof loader>() as Data;
+  const action = useActionData<ActionData>();
+  const a = action?.intent === "ledger" ? action : undefined;
+  const err = (intent: string) => (action?.intent === intent ? action : undefined);
+  const v = (intent: string, k: string) => err(intent)?.values?.[k];
+  const fe = (intent: string, k: string) => err(intent)?.fields?.[k];
+  const open = ledger.flatMap((l) => l.commitments.filter((c) => !c.releasedOn).map((c) => ({ value: c.id, label: `${l.name}: ${gpd(c.flowGpd)} to ${c.committedTo}, resolution ${c.resolutionNumber}` })));
   const [params] = useSearchParams();
   return (
     <>
@@ -78,6 +119,14 @@ export default function StaffExtensions() {
         </Form>
       )}
       {params.get("done") === "ledger" && <SuccessAlert>The capacity ledger is updated.</SuccessAlert>}
+      {params.get("done") === "commit" && <SuccessAlert>The Town Board's commitment is entered.</SuccessAlert>}
+      {params.get("done") === "release" && <SuccessAlert>The Town Board's release is entered.</SuccessAlert>}
+      <p>
+        <Link className="usa-link" to={`/extensions/public/${slug}`}>
+          What the public sees
+        </Link>{" "}
+        of the district's sewer extensions (Sewer Use Law 1301-1303).
+      </p>
       <h2>Applications</h2>
       {items.length === 0 ? (
         <p>No sewer extension applications.</p>
@@ -180,9 +229,10 @@ export default function StaffExtensions() {
       {keepsLedger && (
         <>
           <h3>Add a segment or the plant</h3>
-          <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
+          <ErrorSummary message={a?.error} fields={a?.fields} labels={LEDGER_LABELS} />
           <Form method="post" className="usa-form">
             <AuthenticityTokenInput />
+            <input type="hidden" name="intent" value="ledger" />
             <input type="hidden" name="districtId" value={districtId} />
             <SelectField name="kind" label={LABELS.kind} options={[{ value: "SEGMENT", label: "Sewer segment" }, { value: "PLANT", label: "Treatment plant" }]} defaultValue={a?.values?.kind} error={a?.fields?.kind} required />
             <TextField name="name" label={LABELS.name} defaultValue={a?.values?.name} error={a?.fields?.name} required />
@@ -192,6 +242,45 @@ export default function StaffExtensions() {
               Add to the ledger
             </button>
           </Form>
+        </>
+      )}
+      {isAdmin && ledger.length > 0 && (
+        <>
+          <h3>Enter the Town Board's commitment of capacity</h3>
+          <p>Capacity the Board commits by resolution counts toward current use from the resolution's day (Sewer Use Law 501).</p>
+          <ErrorSummary message={err("commit")?.error} fields={err("commit")?.fields} labels={FORM_LABELS.commit} />
+          <Form method="post" className="usa-form usa-form--large">
+            <AuthenticityTokenInput />
+            <input type="hidden" name="intent" value="commit" />
+            <input type="hidden" name="districtId" value={districtId} />
+            <SelectField name="capacityId" label={FORM_LABELS.commit.capacityId} options={ledger.map((l) => ({ value: l.id, label: `${l.name} (${l.kind === "PLANT" ? "plant" : "segment"})` }))} defaultValue={v("commit", "capacityId")} error={fe("commit", "capacityId")} required />
+            <TextField name="flowGpd" label={FORM_LABELS.commit.flowGpd} inputMode="numeric" defaultValue={v("commit", "flowGpd")} error={fe("commit", "flowGpd")} required />
+            <TextField name="committedTo" label={FORM_LABELS.commit.committedTo} hint="The user or development, as the resolution names it." defaultValue={v("commit", "committedTo")} error={fe("commit", "committedTo")} required />
+            <SelectField name="extensionId" label={FORM_LABELS.commit.extensionId} options={[{ value: "", label: "None" }, ...items.map((r) => ({ value: r.id, label: `${r.name} (${r.statusLabel.toLowerCase()})` }))]} defaultValue={v("commit", "extensionId")} error={fe("commit", "extensionId")} />
+            <TextField name="resolutionNumber" label={FORM_LABELS.commit.resolutionNumber} defaultValue={v("commit", "resolutionNumber")} error={fe("commit", "resolutionNumber")} required />
+            <TextField name="resolutionAdoptedOn" label={FORM_LABELS.commit.resolutionAdoptedOn} type="date" defaultValue={v("commit", "resolutionAdoptedOn") ?? todayIn(timeZone)} error={fe("commit", "resolutionAdoptedOn")} required />
+            <TextField name="expiresOn" label={FORM_LABELS.commit.expiresOn} type="date" defaultValue={v("commit", "expiresOn")} error={fe("commit", "expiresOn")} />
+            <button className="usa-button" type="submit">
+              Enter the commitment
+            </button>
+          </Form>
+          {open.length > 0 && (
+            <>
+              <h3>Enter the Town Board's release of a commitment</h3>
+              <ErrorSummary message={err("release")?.error} fields={err("release")?.fields} labels={FORM_LABELS.release} />
+              <Form method="post" className="usa-form usa-form--large">
+                <AuthenticityTokenInput />
+                <input type="hidden" name="intent" value="release" />
+                <input type="hidden" name="districtId" value={districtId} />
+                <SelectField name="commitmentId" label={FORM_LABELS.release.commitmentId} options={open} defaultValue={v("release", "commitmentId")} error={fe("release", "commitmentId")} required />
+                <TextField name="releasedOn" label={FORM_LABELS.release.releasedOn} type="date" defaultValue={v("release", "releasedOn") ?? todayIn(timeZone)} error={fe("release", "releasedOn")} required />
+                <TextField name="releaseResolutionNumber" label={FORM_LABELS.release.releaseResolutionNumber} defaultValue={v("release", "releaseResolutionNumber")} error={fe("release", "releaseResolutionNumber")} required />
+                <button className="usa-button" type="submit">
+                  Enter the release
+                </button>
+              </Form>
+            </>
+          )}
         </>
       )}
     </>

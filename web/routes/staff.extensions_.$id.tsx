@@ -141,6 +141,14 @@ export default function StaffExtension() {
       </p>
       <h1>{e.name}</h1>
       {DONE[params.get("done") ?? ""] && <SuccessAlert>{DONE[params.get("done")!]}</SuccessAlert>}
+      {e.status !== "SUBMITTED" && e.status !== "DENIED" && (
+        <p>
+          <Link className="usa-link" to={`/staff/extensions/${e.id}/works`}>
+            Construction and acceptance
+          </Link>
+          : the Board's charges, inspections, laterals on the extension, as-built drawings, acceptance and the guarantee (Sewer Use Law 502 A, 507).
+        </p>
+      )}
       <ExtensionSummary e={e}>
           {e.constructionStartsOn && (
             <>

@@ -1,0 +1,431 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import { requireSignedIn } from "~/auth.server";
+import { NestedErrorBoundary, SelectField, TextAreaField } from "~/components/fields";
+import { CalendarDate, todayIn } from "~/components/format";
+import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
+import { dollarsToCents, money } from "~/components/money";
+import { requireStaff } from "~/components/staff.server";
+import { requireCsrf } from "~/csrf.server";
+import { cookieHeaders, gql } from "~/graphql.server";
+
+export const meta: MetaFunction = () => [{ title: "Sewer extension construction and acceptance | Staff | Tapline" }];
+
+/**
+ * Each form's fields by the keys the API reports, in the page's order. The charge form's keys that
+ * the acceptance form also has are renamed (`charge…`) so each field's id is the key its error names.
+ */
+const CHARGE_LABELS: Record<string, string> = {
+  chargeKind: "Charge",
+  chargeAmount: "Amount the Board set",
+  chargeDescription: "What it covers",
+  chargeResolutionNumber: "Resolution setting the charge",
+  resolutionAdoptedOn: "That resolution adopted on",
+};
+const FORM_LABELS: Record<string, Record<string, string>> = {
+  charge: CHARGE_LABELS,
+  inspection: { inspectedOn: "Day of the inspection", conforms: "The work is proceeding in accordance with the approved plans and specifications", findings: "Findings the Town Board reads", excavationRequired: "Excavation required" },
+  lateral: { permitNumber: "Lateral permit number", lateralPermitId: "Lateral permit number" },
+  asBuilt: { copiesFiled: "Paper copies filed" },
+  final: { extensionId: "Application" },
+  accept: {
+    resolutionNumber: "Resolution number",
+    acceptedOn: "Resolution adopted on (the sewer is the Town's from this day)",
+    securityKind: "Security",
+    suretyName: "Surety company",
+    bondNumber: "Bond number",
+    amountCents: "Amount of the security",
+    expiresOn: "Security expires on",
+    description: "Other security the Town Board approved",
+  },
+  claim: { noticedOn: "Day the defect was found", defect: "Defect in materials or workmanship" },
+};
+/** Every key the page's mutations can report, with its visible label. */
+export const LABELS: Record<string, string> = {
+  extensionId: "Application",
+  kind: "Charge",
+  ...Object.assign({}, ...Object.values(FORM_LABELS)),
+};
+const RENAMED: Record<string, string> = { kind: "chargeKind", amountCents: "chargeAmount", description: "chargeDescription", resolutionNumber: "chargeResolutionNumber" };
+
+type Charge = { kind: string; label: string; amount: string; resolutionNumber: string; resolutionAdoptedOn: string; paid: boolean };
+type Extension = {
+  id: string;
+  districtId: string;
+  name: string;
+  status: string;
+  statusLabel: string;
+  constructionStartsOn: string | null;
+  testsPassed: boolean;
+  asBuiltCopies: number | null;
+  finalApprovedAt: string | null;
+  acceptedOn: string | null;
+  acceptanceResolutionNumber: string | null;
+  guaranteeEndsOn: string | null;
+  securityKind: string | null;
+  suretyName: string | null;
+  bondNumber: string | null;
+  securityAmountCents: number | null;
+  securityExpiresOn: string | null;
+  securityDescription: string | null;
+  constructionProblems: string[];
+  acceptanceProblems: string[];
+  documents: { documentId: string; kind: string; filename: string }[];
+  charges: Charge[];
+  inspections: { id: string; inspectedOn: string; conforms: boolean; findings: string; excavationRequired: boolean; inspectorName: string }[];
+  guaranteeClaims: { id: string; noticedOn: string; defect: string }[];
+  laterals: { lateralPermitId: string; permitNumber: string | null; status: string }[];
+};
+type Data = { e: Extension; isOperator: boolean; isAdmin: boolean; timeZone: string };
+type ActionData = { error: string; fields: Record<string, string>; intent: string; values: Record<string, string> };
+
+export async function loader(args: LoaderFunctionArgs) {
+  const info = await requireStaff(args);
+  const d = await requireSignedIn<{ sewerExtension: Extension }>(
+    args,
+    `query StaffExtensionWorks($id: ID!) { sewerExtension(id: $id) { id districtId name status statusLabel constructionStartsOn testsPassed asBuiltCopies finalApprovedAt
+      acceptedOn acceptanceResolutionNumber guaranteeEndsOn securityKind suretyName bondNumber securityAmountCents securityExpiresOn securityDescription
+      constructionProblems acceptanceProblems documents { documentId kind filename } charges { kind label amount resolutionNumber resolutionAdoptedOn paid }
+      inspections { id inspectedOn conforms findings excavationRequired inspectorName } guaranteeClaims { id noticedOn defect }
+      laterals { lateralPermitId permitNumber status } } }`,
+    { id: args.params.id },
+  );
+  const district = info.districts.find((x) => x.id === d.sewerExtension.districtId);
+  return {
+    e: d.sewerExtension,
+    isOperator: !!district?.roles.includes("OPERATOR"),
+    isAdmin: !!district?.roles.includes("ADMIN"),
+    timeZone: district?.timeZone ?? "America/New_York",
+  } satisfies Data;
+}
+
+const cents = (v: string) => {
+  const c = dollarsToCents(v);
+  return c === undefined ? -1 : c;
+};
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  await requireCsrf(context, request);
+  const f = await request.formData();
+  const s = (k: string) => String(f.get(k) ?? "").trim();
+  const intent = s("intent");
+  const values = Object.fromEntries([...f.entries()].map(([k, v]) => [k, String(v)]));
+  const id = params.id!;
+  const yes = (k: string) => (s(k) === "yes" ? true : s(k) === "no" ? false : (null as unknown as boolean));
+  let r;
+  if (intent === "charge")
+    r = await gql(context, request, `mutation Charge($i: SetSewerExtensionChargeInput!) { setSewerExtensionCharge(input: $i) { kind } }`, {
+      i: { extensionId: id, kind: s("chargeKind"), amountCents: cents(s("chargeAmount")) ?? -1, description: s("chargeDescription") || null, resolutionNumber: s("chargeResolutionNumber"), resolutionAdoptedOn: s("resolutionAdoptedOn") },
+    });
+  else if (intent === "inspection")
+    r = await gql(context, request, `mutation Inspect($i: RecordExtensionInspectionInput!) { recordExtensionInspection(input: $i) { id } }`, {
+      i: { extensionId: id, inspectedOn: s("inspectedOn"), conforms: yes("conforms"), findings: s("findings"), excavationRequired: s("excavationRequired") === "yes" },
+    });
+  else if (intent === "lateral")
+    r = await gql(context, request, `mutation Link($i: LinkLateralToSewerExtensionInput!) { linkLateralToSewerExtension(input: $i) { id } }`, { i: { extensionId: id, permitNumber: s("permitNumber") } });
+  else if (intent === "asBuilt") {
+    const n = /^\d{1,3}$/.test(s("copiesFiled")) ? Number(s("copiesFiled")) : -1;
+    r = await gql(context, request, `mutation AsBuilt($i: ApproveAsBuiltDrawingsInput!) { approveAsBuiltDrawings(input: $i) { id } }`, { i: { extensionId: id, copiesFiled: n } });
+  } else if (intent === "final") r = await gql(context, request, `mutation Final($id: ID!) { giveSewerExtensionFinalApproval(extensionId: $id) { id } }`, { id });
+  else if (intent === "accept") {
+    const amount = s("amountCents") ? cents(s("amountCents")) : null;
+    r = await gql(context, request, `mutation Accept($i: RecordTownBoardAcceptanceInput!) { recordTownBoardAcceptance(input: $i) { id } }`, {
+      i: {
+        extensionId: id,
+        resolutionNumber: s("resolutionNumber"),
+        acceptedOn: s("acceptedOn"),
+        securityKind: s("securityKind"),
+        suretyName: s("suretyName") || null,
+        bondNumber: s("bondNumber") || null,
+        amountCents: amount,
+        expiresOn: s("expiresOn") || null,
+        description: s("description") || null,
+      },
+    });
+  } else r = await gql(context, request, `mutation Claim($i: RecordGuaranteeClaimInput!) { recordGuaranteeClaim(input: $i) { id } }`, { i: { extensionId: id, noticedOn: s("noticedOn"), defect: s("defect") } });
+  if (!r.ok) {
+    const fields: Record<string, string> = {};
+    for (const [k, v] of Object.entries(r.error.fields ?? {})) fields[intent === "charge" ? (RENAMED[k] ?? k) : k === "lateralPermitId" ? "permitNumber" : k] = v;
+    return Response.json({ error: r.error.message, fields, intent, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
+  }
+  return redirect(`/staff/extensions/${id}/works?done=${intent}`, { headers: cookieHeaders(r) });
+}
+
+const DONE: Record<string, string> = {
+  charge: "The Board's charge is entered and the developer is asked to pay it.",
+  inspection: "The inspection is recorded and its findings sent to the Town Board.",
+  lateral: "The lateral permit is recorded on the extension.",
+  asBuilt: "The as-built drawings are approved.",
+  final: "Final approval is given; the Town Board is asked to concur.",
+  accept: "The Town Board's acceptance is recorded: the sewer is the Town's and its guarantee runs.",
+  claim: "The defect is recorded under the guarantee and the developer is told.",
+};
+
+/** Staff: construction and acceptance of a sewer extension (Sewer Use Law 502 A, 507). */
+export default function StaffExtensionWorks() {
+  const { e, isOperator, isAdmin, timeZone } = useLoaderData<typeof loader>() as Data;
+  const a = useActionData<ActionData>();
+  const [params] = useSearchParams();
+  const err = (intent: string) => (a?.intent === intent ? a : undefined);
+  const v = (intent: string, k: string) => err(intent)?.values?.[k];
+  const fe = (intent: string, k: string) => err(intent)?.fields?.[k];
+  const summary = (intent: string) => <ErrorSummary message={err(intent)?.error} fields={err(intent)?.fields} labels={FORM_LABELS[intent]} />;
+  const approved = e.status === "APPROVED";
+  const open = (intent: string) => (
+    <>
+      <AuthenticityTokenInput />
+      <input type="hidden" name="intent" value={intent} />
+    </>
+  );
+  return (
+    <>
+      <p>
+        <Link className="usa-link" to={`/staff/extensions/${e.id}`}>
+          {e.name}: review and tests
+        </Link>
+      </p>
+      <h1>Construction and acceptance: {e.name}</h1>
+      {DONE[params.get("done") ?? ""] && <SuccessAlert>{DONE[params.get("done")!]}</SuccessAlert>}
+      <p>Status: {e.statusLabel}.</p>
+
+      <h2>The Town Board's charges</h2>
+      <p>
+        The developer pays the entire installation, a proportionate share of the plant, trunk sewers, pumping stations, force mains and Town expenses,
+        and inspection fees before construction starts, as the Town Board sets them by resolution (Sewer Use Law 502 A). Until the Board sets one, there
+        is nothing to pay.
+      </p>
+      {e.charges.length === 0 ? (
+        <p>The Town Board has set no charge on this extension.</p>
+      ) : (
+        <ul className="usa-list">
+          {e.charges.map((c) => (
+            <li key={c.kind}>
+              {c.label}: {c.amount}, resolution {c.resolutionNumber} of <CalendarDate date={c.resolutionAdoptedOn} />, {c.paid ? "paid" : "not paid yet"}
+            </li>
+          ))}
+        </ul>
+      )}
+      {approved && isAdmin && (
+        <>
+          <h3>Enter a charge the Board set</h3>
+          {summary("charge")}
+          <Form method="post" className="usa-form">
+            {open("charge")}
+            <SelectField name="chargeKind" label={CHARGE_LABELS.chargeKind} options={[{ value: "INSPECTION_FEES", label: "Inspection fees" }, { value: "PROPORTIONATE_SHARE", label: "Proportionate share" }]} defaultValue={v("charge", "chargeKind")} error={fe("charge", "chargeKind")} required />
+            <TextField name="chargeAmount" label={CHARGE_LABELS.chargeAmount} hint="In dollars, for example 1,200.00." inputMode="decimal" defaultValue={v("charge", "chargeAmount")} error={fe("charge", "chargeAmount")} required />
+            <TextField name="chargeDescription" label={CHARGE_LABELS.chargeDescription} defaultValue={v("charge", "chargeDescription")} error={fe("charge", "chargeDescription")} />
+            <TextField name="chargeResolutionNumber" label={CHARGE_LABELS.chargeResolutionNumber} defaultValue={v("charge", "chargeResolutionNumber")} error={fe("charge", "chargeResolutionNumber")} required />
+            <TextField name="resolutionAdoptedOn" label={CHARGE_LABELS.resolutionAdoptedOn} type="date" defaultValue={v("charge", "resolutionAdoptedOn") ?? todayIn(timeZone)} error={fe("charge", "resolutionAdoptedOn")} required />
+            <button className="usa-button" type="submit">
+              Enter the charge
+            </button>
+          </Form>
+        </>
+      )}
+
+      <h2>Inspections</h2>
+      {e.constructionProblems.length > 0 && (
+        <ul className="usa-list">
+          {e.constructionProblems.map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+        </ul>
+      )}
+      {e.constructionStartsOn && (
+        <p>
+          Construction starts on <CalendarDate date={e.constructionStartsOn} />.
+        </p>
+      )}
+      {e.inspections.length === 0 ? (
+        <p>No inspection recorded yet.</p>
+      ) : (
+        <ul className="usa-list">
+          {e.inspections.map((i) => (
+            <li key={i.id}>
+              <CalendarDate date={i.inspectedOn} />, {i.inspectorName}: {i.conforms ? "in accordance with the approved plans" : "not in accordance with the approved plans"}
+              {i.excavationRequired ? ", excavation required" : ""}. {i.findings}
+            </li>
+          ))}
+        </ul>
+      )}
+      {approved && isOperator && (
+        <>
+          <h3>Record an inspection</h3>
+          <p>Inspections are made without prior notice; the findings go to the Town Board (Sewer Use Law 502 A).</p>
+          {summary("inspection")}
+          <Form method="post" className="usa-form usa-form--large">
+            {open("inspection")}
+            <TextField name="inspectedOn" label={FORM_LABELS.inspection.inspectedOn} type="date" defaultValue={v("inspection", "inspectedOn") ?? todayIn(timeZone)} error={fe("inspection", "inspectedOn")} required />
+            <SelectField name="conforms" label={FORM_LABELS.inspection.conforms} options={[{ value: "yes", label: "Yes" }, { value: "no", label: "No" }]} defaultValue={v("inspection", "conforms")} error={fe("inspection", "conforms")} required />
+            <TextAreaField name="findings" label={FORM_LABELS.inspection.findings} defaultValue={v("inspection", "findings")} error={fe("inspection", "findings")} required />
+            <SelectField name="excavationRequired" label={FORM_LABELS.inspection.excavationRequired} hint="Facilities covered before they were inspected (Sewer Use Law 502 A)." options={[{ value: "no", label: "No" }, { value: "yes", label: "Yes" }]} defaultValue={v("inspection", "excavationRequired")} error={fe("inspection", "excavationRequired")} />
+            <button className="usa-button" type="submit">
+              Record the inspection
+            </button>
+          </Form>
+        </>
+      )}
+
+      <h2>Building laterals on the extension</h2>
+      <p>A lateral recorded here is connected only once every section has passed its tests (Sewer Use Law 502 A).</p>
+      {e.laterals.length === 0 ? (
+        <p>No lateral permit recorded on the extension.</p>
+      ) : (
+        <ul className="usa-list">
+          {e.laterals.map((l) => (
+            <li key={l.lateralPermitId}>
+              <Link className="usa-link" to={`/staff/permits/${l.lateralPermitId}`}>
+                {l.permitNumber ?? "Lateral permit application"}
+              </Link>{" "}
+              ({l.status.toLowerCase()})
+            </li>
+          ))}
+        </ul>
+      )}
+      {approved && isOperator && (
+        <>
+          {summary("lateral")}
+          <Form method="post" className="usa-form">
+            {open("lateral")}
+            <TextField name="permitNumber" label={FORM_LABELS.lateral.permitNumber} hint="As on the permit, for example LKV-LP-2027-0001." defaultValue={v("lateral", "permitNumber")} error={fe("lateral", "permitNumber")} required />
+            <button className="usa-button" type="submit">
+              Record the lateral
+            </button>
+          </Form>
+        </>
+      )}
+
+      <h2>As-built drawings</h2>
+      {e.documents.filter((d) => d.kind === "AS_BUILT").length === 0 ? (
+        <p>The developer has not filed the as-built drawings yet.</p>
+      ) : (
+        <ul className="usa-list">
+          {e.documents
+            .filter((d) => d.kind === "AS_BUILT")
+            .map((d) => (
+              <li key={d.documentId}>
+                <a className="usa-link" href={`/documents/${d.documentId}`}>
+                  {d.filename}
+                </a>
+              </li>
+            ))}
+        </ul>
+      )}
+      {e.asBuiltCopies !== null ? (
+        <p>Approved, with {e.asBuiltCopies} paper copies filed (Sewer Use Law 507).</p>
+      ) : (
+        approved &&
+        isOperator && (
+          <>
+            {summary("asBuilt")}
+            <Form method="post" className="usa-form">
+              {open("asBuilt")}
+              <TextField name="copiesFiled" label={FORM_LABELS.asBuilt.copiesFiled} hint="Four copies are filed before the sewer is accepted (Sewer Use Law 507)." inputMode="numeric" defaultValue={v("asBuilt", "copiesFiled")} error={fe("asBuilt", "copiesFiled")} required />
+              <button className="usa-button" type="submit">
+                Approve the as-built drawings
+              </button>
+            </Form>
+          </>
+        )
+      )}
+
+      <h2>Acceptance</h2>
+      {e.acceptedOn ? (
+        <p>
+          Accepted by the Town on <CalendarDate date={e.acceptedOn} /> (resolution {e.acceptanceResolutionNumber}). Guaranteed against defects through{" "}
+          <CalendarDate date={e.guaranteeEndsOn} />, secured by{" "}
+          {e.securityKind === "SURETY_BOND" ? (
+            <>
+              surety bond {e.bondNumber} of {e.suretyName}
+              {e.securityAmountCents ? ` for ${money(e.securityAmountCents)}` : ""}, expiring <CalendarDate date={e.securityExpiresOn} />
+            </>
+          ) : (
+            e.securityDescription
+          )}
+          .
+        </p>
+      ) : e.finalApprovedAt ? (
+        <p>The District Operator gave final approval and acceptance; the Town Board's concurrence is awaited (Sewer Use Law 507).</p>
+      ) : approved ? (
+        <>
+          {e.acceptanceProblems.length > 0 ? (
+            <>
+              <p>Final approval waits for:</p>
+              <ul className="usa-list">
+                {e.acceptanceProblems.map((p) => (
+                  <li key={p}>{p}</li>
+                ))}
+              </ul>
+            </>
+          ) : (
+            <p>Everything the law asks is done: the District Operator may give final approval.</p>
+          )}
+          {isOperator && (
+            <>
+              {summary("final")}
+              <Form method="post">
+                {open("final")}
+                <button className="usa-button" type="submit">
+                  Give final approval and acceptance
+                </button>
+              </Form>
+            </>
+          )}
+        </>
+      ) : null}
+      {approved && e.finalApprovedAt && isAdmin && (
+        <>
+          <h3>Enter the Town Board's concurrence</h3>
+          {summary("accept")}
+          <Form method="post" className="usa-form usa-form--large">
+            {open("accept")}
+            <TextField name="resolutionNumber" label={FORM_LABELS.accept.resolutionNumber} defaultValue={v("accept", "resolutionNumber")} error={fe("accept", "resolutionNumber")} required />
+            <TextField name="acceptedOn" label={FORM_LABELS.accept.acceptedOn} type="date" defaultValue={v("accept", "acceptedOn") ?? todayIn(timeZone)} error={fe("accept", "acceptedOn")} required />
+            <SelectField name="securityKind" label={FORM_LABELS.accept.securityKind} hint="The guarantee is secured by a surety bond or other security the Town Board approves (Sewer Use Law 507)." options={[{ value: "SURETY_BOND", label: "Surety bond" }, { value: "OTHER", label: "Other security the Board approved" }]} defaultValue={v("accept", "securityKind")} error={fe("accept", "securityKind")} required />
+            <TextField name="suretyName" label={FORM_LABELS.accept.suretyName} hint="For a surety bond." defaultValue={v("accept", "suretyName")} error={fe("accept", "suretyName")} />
+            <TextField name="bondNumber" label={FORM_LABELS.accept.bondNumber} hint="For a surety bond." defaultValue={v("accept", "bondNumber")} error={fe("accept", "bondNumber")} />
+            <TextField name="amountCents" label={FORM_LABELS.accept.amountCents} hint="In dollars." inputMode="decimal" defaultValue={v("accept", "amountCents")} error={fe("accept", "amountCents")} />
+            <TextField name="expiresOn" label={FORM_LABELS.accept.expiresOn} type="date" hint="Not before the guarantee's last day." defaultValue={v("accept", "expiresOn")} error={fe("accept", "expiresOn")} />
+            <TextAreaField name="description" label={FORM_LABELS.accept.description} hint="For other security." defaultValue={v("accept", "description")} error={fe("accept", "description")} />
+            <button className="usa-button" type="submit">
+              Record the acceptance
+            </button>
+          </Form>
+        </>
+      )}
+
+      {e.status === "ACCEPTED" && (
+        <>
+          <h2>Claims under the guarantee</h2>
+          {e.guaranteeClaims.length === 0 ? (
+            <p>No defect claimed.</p>
+          ) : (
+            <ul className="usa-list">
+              {e.guaranteeClaims.map((c) => (
+                <li key={c.id}>
+                  <CalendarDate date={c.noticedOn} />: {c.defect}
+                </li>
+              ))}
+            </ul>
+          )}
+          {isOperator && (
+            <>
+              {summary("claim")}
+              <Form method="post" className="usa-form usa-form--large">
+                {open("claim")}
+                <TextField name="noticedOn" label={FORM_LABELS.claim.noticedOn} type="date" defaultValue={v("claim", "noticedOn") ?? todayIn(timeZone)} error={fe("claim", "noticedOn")} required />
+                <TextAreaField name="defect" label={FORM_LABELS.claim.defect} defaultValue={v("claim", "defect")} error={fe("claim", "defect")} required />
+                <button className="usa-button" type="submit">
+                  Record the defect
+                </button>
+              </Form>
+            </>
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
+export const ErrorBoundary = NestedErrorBoundary;
