@@ -23,7 +23,7 @@ type Account = {
 type Values = { accountNumber: string; zip: string; amount: string; email: string };
 type ActionData = { account?: Account; error?: string; fields?: Record<string, string>; values: Values };
 
-export const LABELS = { accountNumber: "Account number", zip: "ZIP code of the service address", amount: "Amount to pay", email: "Email for the receipt (optional)" };
+export const LABELS = { accountNumber: "Account number", zip: "ZIP code of the service address", amount: "Amount to pay", amountCents: "Amount to pay", email: "Email for the receipt (optional)" };
 
 export async function loader({ request }: LoaderFunctionArgs) {
   return { cancelled: new URL(request.url).searchParams.get("cancelled") === "1" };

@@ -37,7 +37,7 @@ type Linked = {
 type Paperless = { accountId: string; paperless: boolean; canChoose: boolean; chosenAt: string | null };
 type ActionData = { error?: string; fields?: Record<string, string>; values?: Record<string, string>; done?: string };
 
-export const LABELS = { accountNumber: "Account number", zip: "ZIP code of the service address", amount: "Amount to pay", accountId: "Account", paperless: "Bills by email only" };
+export const LABELS = { accountNumber: "Account number", zip: "ZIP code of the service address", amount: "Amount to pay", amountCents: "Amount to pay", accountId: "Account", paperless: "Bills by email only" };
 
 /** An owner's properties (as owner of record) and an occupant's accounts, with how each is assessed: only their own; and the accounts they linked (read and pay only). */
 export async function loader(args: LoaderFunctionArgs) {
@@ -282,6 +282,8 @@ export default function MyProperties() {
                         id={`amount-${l.accountId}`}
                         name="amount"
                         inputMode="decimal"
+                        aria-invalid={a?.values?.accountId === l.accountId && a.fields?.amount ? true : undefined}
+                        aria-describedby={a?.values?.accountId === l.accountId && a.fields?.amount ? `amount-${l.accountId}-error` : undefined}
                         defaultValue={l.balanceCents > 0 ? (l.balanceCents / 100).toFixed(2) : ""}
                       />
                       <button className="usa-button usa-button--outline margin-top-1" type="submit">
