@@ -3,6 +3,7 @@ import { Arg, Ctx, Field, FieldResolver, ID, InputType, Int, Mutation, ObjectTyp
 import { isStaff } from "../accounts/viewer.js";
 import { dateIn, daysBetween } from "../common/dates.js";
 import { unauthenticated } from "../common/errors.js";
+import { formatDate } from "../common/format.js";
 import { District } from "../districts/district.entity.js";
 import { rulebookById, rulebookOn, type Rulebook } from "../districts/districts.service.js";
 import { Access } from "../graphql/access.js";
@@ -343,7 +344,7 @@ export class SepticSystemsResolver {
   @FieldResolver(() => PumpStandingType, { description: "The three-year pump-out as of today (SUL 407)" })
   async pumpStanding(@Root() s: SystemRow, @Ctx() ctx: Context): Promise<PumpStandingType> {
     const { rb, today } = await rows(ctx).districts.load(s.districtId);
-    if (s.status !== "IN_USE") return { state: "NOT_REQUIRED", dueOn: null, daysLeft: null, text: `Out of use since ${s.abandonedOn}.`, section: rb.entry("septic.pumpingIntervalYears").section };
+    if (s.status !== "IN_USE") return { state: "NOT_REQUIRED", dueOn: null, daysLeft: null, text: `Out of use since ${formatDate(s.abandonedOn!)}.`, section: rb.entry("septic.pumpingIntervalYears").section };
     return pumpStanding(rb, s.pumpDueOn, s.lastPumpedOn, s.installedOn, today);
   }
   @FieldResolver(() => [RecentLoadType], { nullable: true, description: "The district's staff only: licensed loads received in the last 90 days, to link one the address match missed" })

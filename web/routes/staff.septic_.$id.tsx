@@ -3,7 +3,7 @@ import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } f
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, RadioGroup, SelectField, TextAreaField } from "~/components/fields";
-import { CalendarDate } from "~/components/format";
+import { CalendarDate, formatCalendarDate } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
@@ -170,7 +170,7 @@ export default function StaffSepticSystem() {
               name="haulerLoadId"
               label={LABELS.haulerLoadId}
               hint="A load from this system whose address did not match the register's."
-              options={(s.recentLoads ?? []).map((l) => ({ value: l.id, label: `${l.sourceAddress}, received ${l.receivedOn} from ${l.haulerName}` }))}
+              options={(s.recentLoads ?? []).map((l) => ({ value: l.id, label: `${l.sourceAddress}, received ${formatCalendarDate(l.receivedOn)} from ${l.haulerName}` }))}
               error={errorsFor("link")?.fields.haulerLoadId}
               required
             />
