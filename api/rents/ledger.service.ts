@@ -47,33 +47,36 @@ export type AccountMoney = AccountBalance & {
   openBills: OpenBill[];
 };
 
-/** The bills and entries of an account, oldest first, with the running balance. Two statements. */
+/** The bills and entries of an account, oldest first, with the running balance: the latest 500, in one statement. */
 async function ledgerLines(db: Db, accountId: string): Promise<LedgerLine[]> {
   const rows: any[] = await db.query(
     `SELECT * FROM (
-       SELECT b.mailed_on AS on_date, 'BILL' AS kind, 'Sewer bill ' || b.number || ', ' || to_char(b.served_from, 'FMMonth FMDD, YYYY') || ' to ' || to_char(b.served_to, 'FMMonth FMDD, YYYY') AS description,
-              NULL::text AS section, b.total_cents AS amount, b.id AS bill_id, NULL::uuid AS payment_id, b.issued_at AS at, b.number AS tie
-         FROM bill b WHERE b.account_id = $1 AND b.status = 'ISSUED'
-       UNION ALL
-       SELECT e.effective_on, e.kind, e.description, e.section, e.amount_cents, e.bill_id, e.payment_id, e.created_at, e.id::text
-         FROM account_ledger_entry e WHERE e.account_id = $1
-     ) x ORDER BY on_date, at, tie LIMIT 500`,
+       SELECT x.*, sum(x.amount) OVER (ORDER BY x.on_date, x.at, x.part, x.tie) AS balance,
+              row_number() OVER (ORDER BY x.on_date DESC, x.at DESC, x.part DESC, x.tie DESC) AS back
+         FROM (
+           SELECT b.mailed_on::text AS on_date, 'BILL' AS kind, 0 AS part,
+                  'Sewer bill ' || b.number || ', ' || to_char(b.served_from, 'FMMonth FMDD, YYYY') || ' to ' || to_char(b.served_to, 'FMMonth FMDD, YYYY') AS description,
+                  NULL::text AS section, b.total_cents AS amount, b.id AS bill_id, NULL::uuid AS payment_id, b.issued_at AS at, b.number AS tie
+             FROM bill b WHERE b.account_id = $1 AND b.status = 'ISSUED'
+           UNION ALL
+           SELECT e.effective_on::text, e.kind, CASE e.kind WHEN 'PENALTY' THEN 1 WHEN 'INTEREST' THEN 2 WHEN 'VIOLATION' THEN 3 ELSE 4 END,
+                  e.description, e.section, e.amount_cents, e.bill_id, e.payment_id, e.created_at, e.id::text
+             FROM account_ledger_entry e WHERE e.account_id = $1
+         ) x
+     ) y WHERE y.back <= 500
+     ORDER BY y.on_date, y.at, y.part, y.tie`,
     [accountId],
   );
-  let balance = 0;
-  return rows.map((r) => {
-    balance += r.amount;
-    return {
-      on: r.on_date instanceof Date ? r.on_date.toISOString().slice(0, 10) : String(r.on_date).slice(0, 10),
-      kind: r.kind,
-      description: r.description,
-      section: r.section,
-      amountCents: r.amount,
-      balanceCents: balance,
-      billId: r.bill_id,
-      paymentId: r.payment_id,
-    };
-  });
+  return rows.map((r) => ({
+    on: r.on_date,
+    kind: r.kind,
+    description: r.description,
+    section: r.section,
+    amountCents: r.amount,
+    balanceCents: Number(r.balance),
+    billId: r.bill_id,
+    paymentId: r.payment_id,
+  }));
 }
 
 const openBillsOf = (items: OpenItem[]): OpenBill[] => {
@@ -197,7 +200,7 @@ const LATE_BATCH = 1000;
 
 /**
  * For each district, the accounts with an issued bill past its due date, in batches of 1,000 by
- * id; for each batch, in one transaction and a fixed number of statements: what each bill still
+ * id; for each batch's accounts that owe something, in one transaction and a fixed number of statements: what each bill still
  * owes (oldest first), the late charges already posted, the new ones inserted once (their unique
  * key), one email per account to the owner of record (else the occupant) saying what was added,
  * and one audit entry. Returns how many charges were posted.
@@ -209,16 +212,20 @@ export async function postLateCharges(ds: DataSource, publicUrl: string, log?: L
     const today = dateIn(district.timeZone);
     let after = "00000000-0000-0000-0000-000000000000";
     for (;;) {
-      const ids: string[] = (
-        await ds.query(
-          `SELECT DISTINCT b.account_id FROM bill b WHERE b.district_id = $1 AND b.status = 'ISSUED' AND b.due_on < $2 AND b.account_id > $3 ORDER BY b.account_id LIMIT $4`,
-          [district.id, today, after, LATE_BATCH],
-        )
-      ).map((r: any) => r.account_id);
-      if (!ids.length) break;
-      after = ids[ids.length - 1];
-      posted += await ds.transaction((tx) => lateChargesForBatch(tx, district, ids, today, publicUrl));
-      if (ids.length < LATE_BATCH) break;
+      const rows: { id: string; owes: boolean }[] = await ds.query(
+        `SELECT a.id, (coalesce((SELECT sum(b.total_cents) FROM bill b WHERE b.account_id = a.id AND b.status = 'ISSUED'), 0)
+                     + coalesce((SELECT sum(e.amount_cents) FROM account_ledger_entry e WHERE e.account_id = a.id), 0)) > 0 AS owes
+           FROM service_account a
+          WHERE a.district_id = $1 AND a.id > $3 AND EXISTS (SELECT 1 FROM bill b WHERE b.account_id = a.id AND b.status = 'ISSUED' AND b.due_on < $2)
+          ORDER BY a.id LIMIT $4`,
+        [district.id, today, after, LATE_BATCH],
+      );
+      if (!rows.length) break;
+      after = rows[rows.length - 1].id;
+      // Only accounts that owe something can have a late charge due.
+      const owing = rows.filter((r) => r.owes).map((r) => r.id);
+      if (owing.length) posted += await ds.transaction((tx) => lateChargesForBatch(tx, district, owing, today, publicUrl));
+      if (rows.length < LATE_BATCH) break;
     }
   }
   if (posted) log?.info({ posted }, "late charges posted");
