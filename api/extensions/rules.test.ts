@@ -3,7 +3,10 @@ import { Rulebook, shippedDistrictFiles } from "../districts/districts.service.j
 import type { RulebookVersion } from "../districts/rulebook-version.entity.js";
 import type { LimitRow, RuleEntry } from "../districts/rulebook-schema.js";
 import {
+  acceptanceProblems,
+  asBuiltProblem,
   capacityLeft,
+  guaranteeLastDay,
   earliestStart,
   entryProblems,
   hasCapacity,
@@ -240,5 +243,35 @@ describe("Huron's law has no Article 5", () => {
     expect(huron.enabled("extension.provided")).toBe(false);
     for (const e of huron.entries.filter((x) => x.key.startsWith("extension."))) expect([e.key, e.value]).toEqual([e.key, e.kind === "boolean" ? false : e.kind === "table" ? [] : null]);
     expect(() => judgeTest(huron, { kind: "MANHOLE_VACUUM", depthFeet: 8, manholeDiameterFeet: 4, seconds: 200 })).toThrow(/not set/);
+  });
+});
+
+describe("acceptance and the guarantee (507)", () => {
+  it("four copies of the as-built drawings: 4 pass, 3 do not", () => {
+    expect(asBuiltProblem(lakeview, 4)).toBeNull();
+    expect(asBuiltProblem(lakeview, 3)).toBe("4 copies of the as-built drawings are filed with the District Operator before the sewer is accepted (Sewer Use Law 507); 3 filed.");
+  });
+
+  it("the one-year guarantee's last day, counted as a licence's term (a leap day included)", () => {
+    expect(guaranteeLastDay(lakeview, "2026-12-02")).toEqual({ date: "2027-12-01", years: 1, section: "Sewer Use Law 507" });
+    expect(guaranteeLastDay(lakeview, "2028-02-29").date).toBe("2029-02-28");
+    expect(guaranteeLastDay(lakeview, "2028-03-01").date).toBe("2029-02-28");
+  });
+
+  it("final approval waits for the tests, the drawings, an inspection in accordance and the Board's charges", () => {
+    const done = { testsProblem: null, asBuiltApproved: true, inspections: [{ conforms: false }, { conforms: true }], unpaidCharges: [] };
+    expect(acceptanceProblems("Sewer Use Law", done)).toEqual([]);
+    expect(acceptanceProblems("Sewer Use Law", { ...done, inspections: [] })).toEqual(["No construction inspection has been recorded (Sewer Use Law 502 A)."]);
+    expect(acceptanceProblems("Sewer Use Law", { ...done, inspections: [{ conforms: true }, { conforms: false }] })).toEqual([
+      "The latest inspection found work not in accordance with the approved plans and specifications (Sewer Use Law 502 A).",
+    ]);
+    expect(acceptanceProblems("Sewer Use Law", { ...done, asBuiltApproved: false, unpaidCharges: ["Proportionate share"] })).toEqual([
+      "The as-built drawings are not yet approved (Sewer Use Law 507).",
+      "Proportionate share set by the Town Board is not paid (Sewer Use Law 502 A).",
+    ]);
+  });
+
+  it("Huron's law has no guarantee or as-built rule: the figures are null", () => {
+    expect(() => guaranteeLastDay(rulebook("huron"), "2026-12-02")).toThrow();
   });
 });
