@@ -199,13 +199,21 @@ export async function recordSale(
   requireOperator(viewer, district);
   const rb = await lawInspectingAtSale(ds, district);
   const today = dateIn(district.timeZone);
+  // Every field's problem in one answer, each at its field; then the row's own checks (a sale already recorded).
+  const fields: Record<string, string> = {};
+  const parcel = clean(input.taxParcel);
+  if (!parcel) fields.taxParcel = "Give the property's tax parcel.";
+  else if (!(await ds.query(`SELECT 1 FROM sewer_property WHERE district_id = $1 AND lower(tax_parcel) = lower($2)`, [district.id, parcel])).length)
+    fields.taxParcel = `Unknown parcel "${parcel}": no property of that tax parcel is in this district's register.`;
+  const soldOn = parseSaleDate(input.soldOn);
+  if (!soldOn) fields.soldOn = "Enter the sale date like 2026-11-20.";
+  else if (soldOn > today) fields.soldOn = `The sale date ${formatDate(soldOn)} is in the future: the Tax Assessor gives notice of a sale made.`;
+  const buyer = clean(input.buyerName);
+  if (!buyer || buyer.length > 200) fields.buyerName = buyer ? "Keep the buyer's name to 200 characters." : "Name the buyer.";
+  if (Object.keys(fields).length) throw badInput(fields);
   return ds.transaction(async (tx) => {
-    const { good, errors } = await checkRows(tx, district, [{ line: 0, parcel: input.taxParcel ?? "", date: input.soldOn ?? "", buyer: input.buyerName ?? "" }], today);
-    if (errors.length) {
-      const reason = errors[0].reason;
-      const field = /parcel/i.test(reason) ? "taxParcel" : /buyer/i.test(reason) ? "buyerName" : "soldOn";
-      throw badInput({ [field]: reason });
-    }
+    const { good, errors } = await checkRows(tx, district, [{ line: 0, parcel: parcel!, date: soldOn!, buyer: buyer! }], today);
+    if (errors.length) throw badInput({ soldOn: errors[0].reason });
     good[0].line = null;
     const opened = await recordSales(tx, viewer, district, rb, good, null, today);
     const [sale] = await tx.query(`SELECT id FROM inflow_sale WHERE property_id = $1 AND sold_on = $2`, [good[0].propertyId, good[0].soldOn]);

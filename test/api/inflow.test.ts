@@ -111,8 +111,10 @@ describe("the Tax Assessor's sales (SUL 703)", () => {
   });
 
   it("one sale by hand: unknown parcel is refused on the parcel field", async () => {
-    const r = await operator.gql(SALE, { i: { districtId: lakeview, taxParcel: "nope", soldOn: "2026-11-01", buyerName: "X" } });
-    expect(r.errors![0].extensions!.fields).toMatchObject({ taxParcel: expect.stringMatching(/Unknown parcel/) });
+    const r = await operator.gql(SALE, { i: { districtId: lakeview, taxParcel: "nope", soldOn: "2026-02-30", buyerName: " " } });
+    expect(r.errors![0].extensions!.fields).toEqual({ taxParcel: expect.stringMatching(/Unknown parcel/), soldOn: expect.stringMatching(/like/), buyerName: "Name the buyer." });
+    const twice = await operator.gql(SALE, { i: { districtId: lakeview, taxParcel: "101.1-1-1", soldOn: "11/20/2026", buyerName: "Bea Buyer" } });
+    expect(twice.errors![0].extensions!.fields).toEqual({ soldOn: expect.stringMatching(/already recorded/) });
     const ok = (await operator.ok(SALE, { i: { districtId: lakeview, taxParcel: "101.1-1-4", soldOn: "2026-11-05", buyerName: "Eve Buyer" } })).recordInflowSale;
     expect(ok.inspectionId).toBeTruthy();
   });
