@@ -197,6 +197,9 @@ export const RULEBOOK_KEYS = {
   "billing.eduAssessment": { kind: "boolean", topic: "Charges and billing" }, // accounts assessed in EDUs (the 1203 table); SUL 1203; Huron VI-2
   "billing.minimumPerUserBehindMeter": { kind: "boolean", topic: "Charges and billing" }, // each user behind a shared meter pays the minimum, the owner the excess; SUL 1203; Huron VI-2
   "billing.segmentsEnabled": { kind: "boolean", topic: "Charges and billing" }, // the service area may be segmented for a fair share of charges; SUL 1204; Huron Article VI
+  "billing.surchargePerPoundBod": { kind: "money_rate", topic: "Charges and billing" }, // cents per pound of BOD above normal sewage (SUL 201); SUL 1202; Huron: none
+  "billing.surchargePerPoundSuspendedSolids": { kind: "money_rate", topic: "Charges and billing" }, // cents per pound of suspended solids above normal sewage (SUL 201); SUL 1202; Huron: none
+  "billing.reinstatementWithinMonths": { kind: "integer", topic: "Charges and billing" }, // months after a permanent discontinuance within which a reinstatement pays the gap's minimums; Huron VI-5; SUL: none
 
   // Equivalent dwelling units
   "billing.edu.singleFamilyHome": { kind: "number", topic: "Equivalent dwelling units" }, // EDU per home; SUL 1203; Huron VII

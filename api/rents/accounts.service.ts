@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from "typeorm";
 import type { Viewer } from "../accounts/viewer.js";
 import { audit, type Actor } from "../audit/audit.service.js";
-import { dateIn, type CalendarDate } from "../common/dates.js";
+import { addMonths, dateIn, type CalendarDate } from "../common/dates.js";
 import { badInput, conflict, notFound } from "../common/errors.js";
 import { District } from "../districts/district.entity.js";
 import { districtCode } from "../districts/district-code.js";
@@ -21,6 +21,7 @@ import {
   type FinalBill,
   type Meta,
 } from "./common.js";
+import { recordActualRead } from "./readings.service.js";
 import {
   ACCOUNT_CLASSES,
   CLOSE_REASONS,
@@ -71,15 +72,44 @@ export async function openAccountIn(tx: EntityManager, viewer: Viewer | null, in
     [p.district_id, p.id, number, input.class, name, input.occupantUserId ?? null, input.openedOn, input.sourcePermitId ?? null],
   );
   const rb = await rulebookOn(tx, await districtOf(tx, p.district_id), input.openedOn);
+  const reinstates = await reinstatedBy(tx, rb, p.id, row.id, input.openedOn);
   if (assessmentBasis(rb).basis === "USER") await insertAssessment(tx, row.id, "USER", input.openedOn, { rows: [], waterUsageThousandths: null }, null, null, rb, viewer?.userId ?? null);
   await audit(tx, actor, {
     action,
     entityType: "ServiceAccount",
     entityId: row.id,
     districtId: p.district_id,
-    details: { accountNumber: number, propertyId: p.id, class: input.class, occupant: name, openedOn: input.openedOn, ...(input.sourcePermitId ? { permitId: input.sourcePermitId } : {}) },
+    details: {
+      accountNumber: number,
+      propertyId: p.id,
+      class: input.class,
+      occupant: name,
+      openedOn: input.openedOn,
+      ...(input.sourcePermitId ? { permitId: input.sourcePermitId } : {}),
+      ...(reinstates ? { reinstates: reinstates.accountNumber, discontinuedLastDay: reinstates.closedOn } : {}),
+    },
   });
   return row.id;
+}
+
+/**
+ * Huron VI-5: an account opened on a property within `billing.reinstatementWithinMonths` of the
+ * permanent discontinuance of one of its accounts reinstates it (the latest not yet reinstated), so
+ * its first bill carries the minimum charges of the time between. Nothing under a law without the rule.
+ */
+async function reinstatedBy(tx: EntityManager, rb: Rulebook, propertyId: string, accountId: string, openedOn: CalendarDate): Promise<{ accountNumber: string; closedOn: CalendarDate } | null> {
+  const within = rb.entry("billing.reinstatementWithinMonths").value;
+  if (typeof within !== "number") return null;
+  const [d] = await tx.query(
+    `SELECT d.id, d.account_number, d.closed_on::text AS closed_on FROM service_account d
+      WHERE d.property_id = $1 AND d.close_reason = 'DISCONTINUED' AND d.closed_on < $2 AND d.id <> $3
+        AND NOT EXISTS (SELECT 1 FROM service_account x WHERE x.reinstates_account_id = d.id)
+      ORDER BY d.closed_on DESC LIMIT 1`,
+    [propertyId, openedOn, accountId],
+  );
+  if (!d || openedOn > addMonths(d.closed_on, within)) return null;
+  await tx.query(`UPDATE service_account SET reinstates_account_id = $2 WHERE id = $1`, [accountId, d.id]);
+  return { accountNumber: d.account_number, closedOn: d.closed_on };
 }
 
 /** The Town Clerk opens an account (a move-in, a new user of the property) from the day given. */
@@ -123,9 +153,18 @@ export async function closeAccountIn(tx: EntityManager, viewer: Viewer, input: C
   if (lastDay && lastDay < a.opened_on) fields.lastDay = `The last day cannot come before the account opened (${a.opened_on}).`;
   throwIf(fields);
   const [meter] = await tx.query(
-    `SELECT m.meter_number FROM service_account_meter am JOIN service_meter m ON m.id = am.meter_id WHERE am.account_id = $1 AND m.removed_on IS NULL ORDER BY m.installed_on DESC LIMIT 1`,
+    `SELECT m.id, m.meter_number FROM service_account_meter am JOIN service_meter m ON m.id = am.meter_id WHERE am.account_id = $1 AND m.removed_on IS NULL ORDER BY m.installed_on DESC LIMIT 1`,
     [a.id],
   );
+  if (reading !== null && readOn) {
+    // The final reading is a read of the account's meter (SUL 1205's records of meter readings), so the final bill measures from it.
+    const [{ time_zone }] = await tx.query(`SELECT time_zone FROM district WHERE id = $1`, [a.district_id]);
+    if (!meter) throw badInput({ finalReading: "The account has no meter in service to read." });
+    if (readOn > dateIn(time_zone)) throw badInput({ finalReadOn: "The final reading's date cannot be in the future." });
+    if (readOn < a.opened_on || (lastDay && readOn > lastDay)) throw badInput({ finalReadOn: `A final reading counts for this account when taken from its first day (${a.opened_on}) to its last day.` });
+    const read = await recordActualRead(tx, { districtId: a.district_id, meterId: meter.id, meterNumber: meter.meter_number, readOn, reading, userId: viewer.userId, final: true });
+    if ("error" in read) throw badInput({ finalReading: read.error });
+  }
   const finalBill: FinalBill = { lastDay: lastDay!, forwardingAddress: forwarding, finalReading: reading, finalReadOn: readOn, meterNumber: meter?.meter_number ?? null };
   await tx.query(`UPDATE service_account SET closed_on = $2, close_reason = $3, final_bill = $4, updated_at = now() WHERE id = $1`, [a.id, lastDay, input.reason, JSON.stringify(finalBill)]);
   await audit(tx, actor, {
@@ -155,7 +194,7 @@ export async function getAccount(ds: DataSource, viewer: Viewer, id: string): Pr
 // Meters (SUL 1205: the water department's meters; Huron VI-2: one meter may serve several users)
 
 /** The Town Clerk records a meter serving the account: a new one, or one of the property's meters already in service (shared). */
-export async function addMeter(ds: DataSource, viewer: Viewer, input: { accountId: string; meterNumber: string; installedOn: string }, meta: Meta): Promise<AccountView> {
+export async function addMeter(ds: DataSource, viewer: Viewer, input: { accountId: string; meterNumber: string; installedOn: string; startReading?: number | null }, meta: Meta): Promise<AccountView> {
   return ds.transaction(async (tx) => {
     const a = await accountRow(tx, viewer, input.accountId, { lock: true, staffOnly: true });
     requireClerk(viewer, a.district_id);
@@ -164,20 +203,29 @@ export async function addMeter(ds: DataSource, viewer: Viewer, input: { accountI
     if (!number) fields.meterNumber = "Enter the meter's number.";
     else if (number.length > 50) fields.meterNumber = "Use at most 50 characters.";
     const installedOn = dateField(fields, "installedOn", input.installedOn);
+    const start = input.startReading ?? null;
+    if (start !== null && (!Number.isSafeInteger(start) || start < 0)) fields.startReading = "Enter the register's reading as a whole number.";
     if (a.closed_on) throw conflict(`Account ${a.account_number} is closed.`);
     throwIf(fields);
-    const [inService] = await tx.query(`SELECT id, property_id FROM service_meter WHERE district_id = $1 AND lower(meter_number) = lower($2) AND removed_on IS NULL`, [a.district_id, number]);
+    const [inService] = await tx.query(
+      `SELECT id, property_id, register_digits, start_reading::text AS start_reading FROM service_meter WHERE district_id = $1 AND lower(meter_number) = lower($2) AND removed_on IS NULL`,
+      [a.district_id, number],
+    );
     if (inService && inService.property_id !== a.property_id) throw badInput({ meterNumber: "That meter is in service at another property." });
-    const meterId =
-      inService?.id ??
-      (
-        await tx.query(`INSERT INTO service_meter (district_id, property_id, meter_number, installed_on) VALUES ($1, $2, $3, $4) RETURNING id`, [
-          a.district_id,
-          a.property_id,
-          number,
-          installedOn,
-        ])
-      )[0].id;
+    // A meter already serving the property keeps the start reading it was installed with: its reads are measured from it already.
+    if (inService && start !== null) throw badInput({ startReading: "That meter is already in service here: its reads go on from its own; leave the start reading empty." });
+    let meterId: string = inService?.id;
+    if (!inService) {
+      const [m] = await tx.query(`INSERT INTO service_meter (district_id, property_id, meter_number, installed_on, start_reading) VALUES ($1, $2, $3, $4, $5) RETURNING id, register_digits`, [
+        a.district_id,
+        a.property_id,
+        number,
+        installedOn,
+        start,
+      ]);
+      if (start !== null && start >= 10 ** m.register_digits) throw badInput({ startReading: `The reading has more digits than the meter's register (${m.register_digits}).` });
+      meterId = m.id;
+    }
     const linked = await tx.query(`INSERT INTO service_account_meter (account_id, meter_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING meter_id`, [a.id, meterId]);
     if (!linked.length) throw conflict("That meter already serves this account.", { meterNumber: "That meter already serves this account." });
     await audit(tx, actorOf(viewer, meta.requestId), {
@@ -185,7 +233,34 @@ export async function addMeter(ds: DataSource, viewer: Viewer, input: { accountI
       entityType: "ServiceAccount",
       entityId: a.id,
       districtId: a.district_id,
-      details: { meterNumber: number, meterId, shared: !!inService },
+      details: { meterNumber: number, meterId, shared: !!inService, ...(start !== null ? { startReading: start } : {}) },
+    });
+    return (await accountsWhere(tx, "a.id = $1", [a.id]))[0];
+  });
+}
+
+/**
+ * SUL 1202: the Town Clerk links an account to the industrial user's discharge permit (by its
+ * number; empty to unlink), so its bills carry the surcharge from the permit's own results for
+ * the period. The permit must be one of the district's, issued.
+ */
+export async function linkIndustrialPermit(ds: DataSource, viewer: Viewer, input: { accountId: string; permitNumber?: string | null }, meta: Meta): Promise<AccountView> {
+  return ds.transaction(async (tx) => {
+    const a = await accountRow(tx, viewer, input.accountId, { lock: true, staffOnly: true });
+    requireClerk(viewer, a.district_id);
+    const number = clean(input.permitNumber);
+    let permit: { id: string; permit_number: string } | undefined;
+    if (number) {
+      [permit] = await tx.query(`SELECT id, permit_number FROM industrial_permit WHERE district_id = $1 AND lower(permit_number) = lower($2) AND status = 'ISSUED'`, [a.district_id, number]);
+      if (!permit) throw badInput({ permitNumber: `No issued industrial discharge permit of this district is numbered ${number}.` });
+    }
+    await tx.query(`UPDATE service_account SET industrial_permit_id = $2, updated_at = now() WHERE id = $1`, [a.id, permit?.id ?? null]);
+    await audit(tx, actorOf(viewer, meta.requestId), {
+      action: "rents.account_industrial_permit_linked",
+      entityType: "ServiceAccount",
+      entityId: a.id,
+      districtId: a.district_id,
+      details: { accountNumber: a.account_number, permitNumber: permit?.permit_number ?? null },
     });
     return (await accountsWhere(tx, "a.id = $1", [a.id]))[0];
   });

@@ -12,7 +12,9 @@ import {
   huronUserCharge,
   mailingAndDue,
   ownersExcess,
+  reinstatementMinimums,
   surcharge,
+  surchargeRates,
   useCharge,
   variablePart,
   yearDays,
@@ -46,7 +48,7 @@ describe("SUL 1203: the fixed part, the Town's fixed costs divided by the distri
   it("no line while the Board has not set the fixed costs (and fixedChargePerEdu is not read)", () => {
     const unset = rulebook("lakeview", { "billing.fixedChargePerEdu": 5000 });
     expect(fixedPart(unset, { eduThousandths: 1000, days: 90, periodDays: 90, yearDays: 365, districtEduDays: district })).toBeNull();
-    expect(boardTasksForBills(unset).map((t) => t.key)).toEqual(["billing.fixedCostsPerYear", "billing.volumeChargePer1000Gallons", "surcharge"]);
+    expect(boardTasksForBills(unset).map((t) => t.key)).toEqual(["billing.fixedCostsPerYear", "billing.volumeChargePer1000Gallons", "surcharge", "surcharge"]);
   });
   it("the fiscal year of SUL 1211 has 366 days in a leap year", () => {
     expect([yearDays("2026-01-01"), yearDays("2028-04-01")]).toEqual([365, 366]);
@@ -84,25 +86,60 @@ describe("SUL 1203, 1205: the variable part per 1,000 gallons, less a deduction 
 });
 
 describe("SUL 1202: surcharge above the strengths of normal sewage (201)", () => {
-  const normal = lakeview.entry("limits.normalSewage").value as any[];
-  it("BOD averaging 412 mg/L over 120,000 gallons: (412 − 250) × 8.34 × 0.12 = 162.1 lb, at $0.30 a pound $48.63", () => {
-    const lines = surcharge(normal, [{ parameter: "BOD (5-day)", concentrationMgL: 400 }, { parameter: "BOD (5-day)", concentrationMgL: 424 }], 120_000, 30, "Sewer Use Law 1202");
+  // The Board's rates (a resolution): $0.30 a pound of BOD, $0.25 a pound of suspended solids.
+  const rated = rulebook("lakeview", { "billing.surchargePerPoundBod": 30, "billing.surchargePerPoundSuspendedSolids": 25 });
+  const rates = surchargeRates(rated);
+  it("the surcharged strengths and their ceilings come from the 201 table: BOD 250 mg/L, suspended solids 300 mg/L", () => {
+    expect(rates.map((r) => [r.parameter, r.normalMgL, r.ratePerPoundCents, r.section])).toEqual([
+      ["BOD (5-day)", 250, 30, "Sewer Use Law 1202"],
+      ["Suspended solids", 300, 25, "Sewer Use Law 1202"],
+    ]);
+  });
+  it("BOD averaging 412 mg/L over 120,000 gallons: (412 − 250) × 8.34 × 0.12 = 162.1 lb, at $0.30 a pound $48.63, with the concentrations and the formula on the line", () => {
+    const lines = surcharge(rates, [{ parameter: "BOD", concentrationMgL: 400 }, { parameter: "BOD5", concentrationMgL: 424 }], 120_000);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ kind: "SURCHARGE", amountCents: 4863, rate: "$0.30 per pound", section: "Sewer Use Law 1202" });
-    expect(lines[0].quantity).toBe("(412 − 250) mg/L × 8.34 × 0.12 million gallons = 162.1 lb");
-    expect(lines[0].description).toContain("average 412 mg/L in 2 results, normal sewage 250 mg/L");
+    expect(lines[0].quantity).toBe("(412 − 250) mg/L × 8.34 lb per million gallons per mg/L × 0.12 million gallons = 162.1 lb");
+    expect(lines[0].description).toContain("average 412 mg/L in 2 results for the period, normal sewage 250 mg/L (Sewer Use Law 201 (Sewage, Normal))");
   });
-  it("at the 201 strength exactly, no surcharge; 1 mg/L above it over 120,000 gallons, 1.0 lb: $0.30", () => {
-    expect(surcharge(normal, [{ parameter: "Suspended solids", concentrationMgL: 300 }], 120_000, 30, "x")).toEqual([]);
-    expect(surcharge(normal, [{ parameter: "Suspended solids", concentrationMgL: 301 }], 120_000, 30, "x")[0].amountCents).toBe(30);
+  it("at the 201 ceiling exactly, no surcharge; 1 mg/L above it over 120,000 gallons, 1.0 lb: $0.25", () => {
+    expect(surcharge(rates, [{ parameter: "Suspended solids", concentrationMgL: 300 }], 120_000)).toEqual([]);
+    expect(surcharge(rates, [{ parameter: "TSS", concentrationMgL: 301 }], 120_000)[0]).toMatchObject({ amountCents: 25, quantity: expect.stringContaining("= 1.0 lb") });
+    expect(surcharge(rates, [{ parameter: "BOD (5-day)", concentrationMgL: 250 }], 120_000)).toEqual([]);
+    expect(surcharge(rates, [{ parameter: "BOD (5-day)", concentrationMgL: 251 }], 120_000)[0].amountCents).toBe(30);
   });
-  it("no Board rate: no surcharge line, and the Board's task says so", () => {
-    expect(surcharge(normal, [{ parameter: "BOD (5-day)", concentrationMgL: 900 }], 120_000, null, "x")).toEqual([]);
-    expect(boardTasksForBills(lakeview).map((t) => t.key)).toEqual(["surcharge"]);
+  it("no Board rate: no surcharge line, and the Board's tasks say so, one per strength", () => {
+    expect(surcharge(surchargeRates(lakeview), [{ parameter: "BOD (5-day)", concentrationMgL: 900 }], 120_000)).toEqual([]);
+    expect(boardTasksForBills(lakeview).map((t) => t.key)).toEqual(["surcharge", "surcharge"]);
     expect(boardTasksForBills(lakeview)[0].text).toContain("Sewer Use Law 1202");
+    expect(boardTasksForBills(rated).map((t) => t.key)).not.toContain("surcharge");
   });
-  it("Huron's law has no normal-sewage strengths: no surcharge task", () => {
+  it("Huron's law has no normal-sewage strengths and no surcharge: no rates, no task", () => {
+    expect(surchargeRates(huron)).toEqual([]);
     expect(boardTasksForBills(huron)).toEqual([]);
+  });
+});
+
+describe("Huron VI-5: a residence reinstated within twelve months pays the minimum charges of the time it was discontinued", () => {
+  it("discontinued March 31, reinstated July 1: the second quarter, one minimum of $45.00", () => {
+    expect(reinstatementMinimums(huron, { discontinuedLastDay: "2026-03-31", reinstatedOn: "2026-07-01", periodMonths: 3 })).toMatchObject({
+      kind: "REINSTATEMENT_MINIMUMS",
+      amountCents: 4500,
+      section: "Huron VI-5",
+      quantity: "91 days discontinued, April 1, 2026 to June 30, 2026, over 1 billing period",
+    });
+  });
+  it("part of a period pays for its days: May 15 to June 30 is 47 of the quarter's 91 days, $23.24", () => {
+    expect(reinstatementMinimums(huron, { discontinuedLastDay: "2026-05-14", reinstatedOn: "2026-07-01", periodMonths: 3 })!.amountCents).toBe(2324);
+  });
+  it("reinstated twelve months to the day after the filing: three whole quarters and 90 of 91 days; one day later, nothing by this rule", () => {
+    // 4,500 × 3 + round(4,500 × 90 / 91) = 13,500 + 4,451
+    expect(reinstatementMinimums(huron, { discontinuedLastDay: "2025-06-30", reinstatedOn: "2026-06-30", periodMonths: 3 })!.amountCents).toBe(17_951);
+    expect(reinstatementMinimums(huron, { discontinuedLastDay: "2025-06-30", reinstatedOn: "2026-07-01", periodMonths: 3 })).toBeNull();
+  });
+  it("no line without the Board's minimum, and none under the Sewer Use Law (it has no such rule)", () => {
+    expect(reinstatementMinimums(rulebook("huron"), { discontinuedLastDay: "2026-03-31", reinstatedOn: "2026-07-01", periodMonths: 3 })).toBeNull();
+    expect(reinstatementMinimums(rulebook("lakeview", { "billing.minimumCharge": 4500 }), { discontinuedLastDay: "2026-03-31", reinstatedOn: "2026-07-01", periodMonths: 3 })).toBeNull();
   });
 });
 

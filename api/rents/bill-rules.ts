@@ -1,6 +1,5 @@
 import { addCalendarDays, addMonths, daysBetween, termLastDay, type CalendarDate } from "../common/dates.js";
 import { formatDate } from "../common/format.js";
-import { formatCents } from "../common/money.js";
 import type { Rulebook } from "../districts/districts.service.js";
 import type { RulebookKey } from "../districts/rulebook-keys.js";
 import { ACCOUNT_CLASSES, formatEdus, type AccountClass } from "./rules.js";
@@ -13,7 +12,7 @@ import { ACCOUNT_CLASSES, formatEdus, type AccountClass } from "./rules.js";
  * and what a preview flags. Money is integer cents, rounded half up once per line. No figure here.
  */
 
-export type LineKind = "FIXED" | "VOLUME" | "MINIMUM" | "USE_ABOVE_MINIMUM" | "OWNER_EXCESS" | "SURCHARGE" | "ADJUSTMENT";
+export type LineKind = "FIXED" | "VOLUME" | "MINIMUM" | "USE_ABOVE_MINIMUM" | "OWNER_EXCESS" | "SURCHARGE" | "ADJUSTMENT" | "REINSTATEMENT_MINIMUMS";
 
 export type BillLine = {
   kind: LineKind;
@@ -191,43 +190,64 @@ export function variablePart(rb: Rulebook, a: { gallons: number; sewerPercent: n
 // ---------------------------------------------------------------------------------------------
 // SUL 1202: surcharge for abnormal sewage (the 201 strengths of normal sewage)
 
-/** Pounds in a million gallons of water at 1 mg/L. */
+/** Pounds in a million gallons of water at 1 mg/L (SUL 201 states both: 2,090 lbs per million gallons is 250 mg/L). */
 export const POUNDS_PER_MG_PER_MGL = 8.34;
 
 export type StrengthResult = { parameter: string; concentrationMgL: number };
 
+/** A strength the Board surcharges: the normal-sewage row of SUL 201 it is measured against and the Board's rate per pound above it. */
+export type SurchargeRate = { parameter: string; normalMgL: number; normalSection: string; ratePerPoundCents: number | null; section: string; matches: (resultParameter: string) => boolean };
+
+const SURCHARGED: { key: RulebookKey; matches: (p: string) => boolean }[] = [
+  { key: "billing.surchargePerPoundBod", matches: (p) => /\bbod|biochemical oxygen demand/i.test(p) },
+  { key: "billing.surchargePerPoundSuspendedSolids", matches: (p) => /\btss\b|suspended solids/i.test(p) },
+];
+
+/**
+ * SUL 1202's rates: for each strength the Board surcharges (BOD, suspended solids), the ceiling of
+ * normal sewage from the 201 table (`limits.normalSewage`, mg/L) and the Board's rate per pound
+ * (null until a resolution sets it). None where the district has no normal-sewage table (Huron).
+ */
+export function surchargeRates(rb: Rulebook): SurchargeRate[] {
+  const normal = rb.entry("limits.normalSewage");
+  const rows = Array.isArray(normal.value) ? (normal.value as { parameter: string; maximum: number | null; unit: string }[]) : [];
+  const out: SurchargeRate[] = [];
+  for (const s of SURCHARGED) {
+    const row = rows.find((r) => s.matches(r.parameter) && r.maximum !== null && r.unit.toLowerCase() === "mg/l");
+    if (!row) continue;
+    const rate = rb.entry(s.key);
+    out.push({ parameter: row.parameter, normalMgL: row.maximum!, normalSection: normal.section, ratePerPoundCents: typeof rate.value === "number" ? rate.value : null, section: rate.section, matches: s.matches });
+  }
+  return out;
+}
+
 /**
  * SUL 1202: "All persons discharging ... wastes with concentrations in excess of the pollutant
- * concentrations in normal sewage shall pay a surcharge." For each parameter of the 201 table the
- * user's average concentration in the period above normal: pounds above normal = (C − normal)
- * mg/L × 8.34 × million gallons, × the Board's rate per pound. `ratePerPoundCents` is the Board's
- * figure: without one there is no surcharge (see `boardTasksForBills`).
+ * concentrations in normal sewage shall pay a surcharge." For each surcharged strength: the user's
+ * average concentration in its results for the period; above normal (201), pounds above normal =
+ * (C − normal) mg/L × 8.34 × million gallons of metered water (1205: the flow is the metered water,
+ * less a deduction granted), × the Board's rate per pound. At normal or below, or without the
+ * Board's rate, no line. Results in µg/L are not mixed in (the 201 table is in mg/L).
  */
-export function surcharge(
-  normal: { parameter: string; maximum: number | null; unit: string }[],
-  results: StrengthResult[],
-  gallons: number,
-  ratePerPoundCents: number | null,
-  section: string,
-): BillLine[] {
-  if (ratePerPoundCents === null || gallons <= 0) return [];
+export function surcharge(rates: SurchargeRate[], results: StrengthResult[], gallons: number): BillLine[] {
+  if (gallons <= 0) return [];
   const out: BillLine[] = [];
-  for (const n of normal) {
-    if (n.maximum === null || n.unit.toLowerCase() !== "mg/l") continue;
-    const mine = results.filter((r) => r.parameter.toLowerCase() === n.parameter.toLowerCase());
+  for (const n of rates) {
+    if (n.ratePerPoundCents === null) continue;
+    const mine = results.filter((r) => n.matches(r.parameter));
     if (!mine.length) continue;
     const avg = mine.reduce((s, r) => s + r.concentrationMgL, 0) / mine.length;
-    if (avg <= n.maximum) continue;
+    if (avg <= n.normalMgL) continue;
     const mg = gallons / 1_000_000;
-    const pounds = (avg - n.maximum) * POUNDS_PER_MG_PER_MGL * mg;
+    const pounds = (avg - n.normalMgL) * POUNDS_PER_MG_PER_MGL * mg;
     const poundsTenths = Math.round(pounds * 10);
     out.push({
       kind: "SURCHARGE",
-      description: `Surcharge, ${n.parameter}: average ${round3(avg)} mg/L in ${mine.length} result${mine.length === 1 ? "" : "s"}, normal sewage ${n.maximum} mg/L`,
-      quantity: `(${round3(avg)} − ${n.maximum}) mg/L × ${POUNDS_PER_MG_PER_MGL} × ${round3(mg)} million gallons = ${(poundsTenths / 10).toLocaleString("en-US")} lb`,
-      rate: `${formatCents(ratePerPoundCents)} per pound`,
-      amountCents: divRound(BigInt(poundsTenths) * BigInt(ratePerPoundCents), 10n),
-      section,
+      description: `Surcharge for abnormal sewage, ${n.parameter}: average ${round3(avg)} mg/L in ${mine.length} result${mine.length === 1 ? "" : "s"} for the period, normal sewage ${n.normalMgL} mg/L (${n.normalSection})`,
+      quantity: `(${round3(avg)} − ${n.normalMgL}) mg/L × ${POUNDS_PER_MG_PER_MGL} lb per million gallons per mg/L × ${round3(mg)} million gallons = ${thousands(Math.floor(poundsTenths / 10))}.${poundsTenths % 10} lb`,
+      rate: `${cents(n.ratePerPoundCents)} per pound`,
+      amountCents: divRound(BigInt(poundsTenths) * BigInt(n.ratePerPoundCents), 10n),
+      section: n.section,
     });
   }
   return out;
@@ -284,6 +304,53 @@ export function ownersExcess(useCents: number, minimumsCents: number, users: num
   };
 }
 
+/**
+ * Huron VI-5: "If ... within twelve (12) months after the filing of such notice [of permanent
+ * discontinuance] with the Town Clerk, the owner shall wish to reinstate the apartment or
+ * residence ..., the service shall not be reinstated until the minimum charges for the period of
+ * discontinuance shall have been paid." The notice is taken as filed on the discontinued account's
+ * last day; a reinstatement on or before the same day `billing.reinstatementWithinMonths` months
+ * later pays the minimums of the days between (not one day more). Each billing period of the gap
+ * counts like a first or final bill: the minimum for the period × the gap's days in it ÷ the
+ * period's days, so a gap of one whole period is one minimum (docs/decisions/huron-reinstatement-minimums.md).
+ * Null where the law has no such rule, the Board set no minimum, the gap is empty or the
+ * reinstatement came later.
+ */
+export function reinstatementMinimums(
+  rb: Rulebook,
+  a: { discontinuedLastDay: CalendarDate; reinstatedOn: CalendarDate; periodMonths: number },
+): BillLine | null {
+  const within = rb.entry("billing.reinstatementWithinMonths");
+  const min = rb.entry("billing.minimumCharge");
+  if (typeof within.value !== "number" || typeof min.value !== "number") return null;
+  if (a.reinstatedOn > addMonths(a.discontinuedLastDay, within.value)) return null;
+  const from = addCalendarDays(a.discontinuedLastDay, 1);
+  const to = addCalendarDays(a.reinstatedOn, -1);
+  if (to < from) return null;
+  let amount = 0;
+  let periods = 0;
+  // The periods of the cycle (from January, SUL 1206 / Huron VI-3) the gap touches.
+  let start: CalendarDate = `${from.slice(0, 5)}${String(Math.floor((Number(from.slice(5, 7)) - 1) / a.periodMonths) * a.periodMonths + 1).padStart(2, "0")}-01`;
+  while (start <= to) {
+    const end = termLastDay(start, a.periodMonths);
+    const days = daysServed({ start, end }, from, to);
+    if (days) {
+      amount += divRound(BigInt(min.value) * BigInt(days.days), BigInt(days.periodDays));
+      periods++;
+    }
+    start = addCalendarDays(end, 1);
+  }
+  const gapDays = daysBetween(from, to) + 1;
+  return {
+    kind: "REINSTATEMENT_MINIMUMS",
+    description: `Minimum charges while discontinued: the permanent discontinuance filed ${formatDate(a.discontinuedLastDay)} was reinstated ${formatDate(a.reinstatedOn)}, within ${within.value} months`,
+    quantity: `${gapDays} day${gapDays === 1 ? "" : "s"} discontinued, ${formatDate(from)} to ${formatDate(to)}, over ${periods} billing period${periods === 1 ? "" : "s"}`,
+    rate: `${cents(min.value)} per period of ${a.periodMonths} months, for its days discontinued`,
+    amountCents: amount,
+    section: within.section,
+  };
+}
+
 /** The use charge of metered water under Huron VII's schedule (the Board's rate per 1,000 gallons), or null when the Board set none. */
 export function useCharge(rb: Rulebook, gallons: number): number | null {
   const rate = rb.entry("billing.volumeChargePer1000Gallons");
@@ -298,8 +365,8 @@ export type BillTask = { key: RulebookKey | "surcharge"; text: string };
 
 /**
  * Figures a bill run needs that the Board has not set: SUL 1203's fixed costs and rate per 1,000
- * gallons; Huron VII's minimum charge and rate; SUL 1202's surcharge rate (the rulebook has no
- * entry for one yet, so no surcharge is billed: never an invented figure). The older
+ * gallons; Huron VII's minimum charge and rate; SUL 1202's surcharge rates per pound of BOD and
+ * suspended solids (no surcharge is billed without them: never an invented figure). The older
  * `billing.fixedChargePerEdu` is not read (docs/decisions/bill-fixed-part-and-proration.md).
  */
 export function boardTasksForBills(rb: Rulebook): BillTask[] {
@@ -312,9 +379,10 @@ export function boardTasksForBills(rb: Rulebook): BillTask[] {
     .map((k) => rb.entry(k))
     .filter((e) => e.value === null)
     .map((e) => ({ key: e.key as RulebookKey, text: `The Town Board has not set the ${e.label.charAt(0).toLowerCase()}${e.label.slice(1)} (${e.section}); bills carry no line for it until the ADMIN enters it with the Board's resolution.` }));
-  const normal = rb.entry("limits.normalSewage");
-  if (Array.isArray(normal.value) && normal.value.length)
-    tasks.push({ key: "surcharge", text: `The Town Board has set no surcharge rate for discharges stronger than normal sewage (Sewer Use Law 1202, the strengths of ${normal.section}); no surcharge is billed until the rulebook has one.` });
+  // SUL 1202: the Board's surcharge rates, where the law surcharges (its figures are the Board's).
+  for (const r of surchargeRates(rb))
+    if (r.ratePerPoundCents === null && rb.entry(SURCHARGED.find((x) => x.matches(r.parameter))!.key).source === "board")
+      tasks.push({ key: "surcharge", text: `The Town Board has set no surcharge per pound of ${r.parameter} above normal sewage (${r.section}; normal is ${r.normalMgL} mg/L, ${r.normalSection}); no surcharge is billed for it until the ADMIN enters it with the Board's resolution.` });
   return tasks;
 }
 
@@ -357,4 +425,5 @@ export const LINE_KIND_LABELS: Record<LineKind, string> = {
   OWNER_EXCESS: "Owner's excess",
   SURCHARGE: "Surcharge",
   ADJUSTMENT: "Adjustment",
+  REINSTATEMENT_MINIMUMS: "Minimums while discontinued",
 };

@@ -2,9 +2,9 @@ import type { DataSource } from "typeorm";
 import { hasRole, isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
-import { dateIn, isCalendarDate, type CalendarDate } from "../common/dates.js";
+import { dateIn, endOfDay, addCalendarDays, isCalendarDate, type CalendarDate } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
-import { formatDate } from "../common/format.js";
+import { formatDate, formatTime } from "../common/format.js";
 import { decodeCursor, encodeCursor, pageSize } from "../common/paging.js";
 import { District } from "../districts/district.entity.js";
 import { rulebookOn, type Rulebook } from "../districts/districts.service.js";
@@ -25,6 +25,9 @@ import {
   huronUserCharge,
   mailingAndDue,
   ownersExcess,
+  reinstatementMinimums,
+  surcharge,
+  surchargeRates,
   useCharge,
   variablePart,
   yearDays,
@@ -33,7 +36,7 @@ import {
   type Cycle,
   type FlagCode,
 } from "./bill-rules.js";
-import { actorOf, isLinked, type Db, type Meta } from "./common.js";
+import { actorOf, type Db, type Meta } from "./common.js";
 import { periodConsumption } from "./consumption.js";
 import { formatEdus } from "./rules.js";
 
@@ -150,6 +153,8 @@ type AccountRow = {
   previous_edu: number | null;
   has_previous: boolean;
   sewer_percent: number | null;
+  industrial_permit_id: string | null;
+  discontinued_on: string | null;
   adjustments: { id: string; amount_cents: number; reason: string; recorded_on: string }[] | null;
 };
 
@@ -175,32 +180,55 @@ export async function previewBillRun(ds: DataSource, viewer: Viewer, input: { di
   const cycle = input.cycle as Cycle;
 
   const runId: string = await ds.transaction(async (tx) => {
-    const [existing] = await tx.query(`SELECT id, status FROM bill_run WHERE district_id = $1 AND cycle = $2 AND period_start = $3 FOR UPDATE`, [district.id, cycle, start]);
-    if (existing && existing.status !== "PREVIEW")
-      throw conflict(existing.status === "ISSUED" ? "This period's bills are issued; a correction is an adjustment shown on the next bill." : "This period's bills are being issued; continue issuing them.");
-    if (existing) {
-      await tx.query(`DELETE FROM bill_line WHERE bill_id IN (SELECT id FROM bill WHERE run_id = $1)`, [existing.id]);
-      await tx.query(`DELETE FROM bill WHERE run_id = $1`, [existing.id]);
-      await tx.query(`UPDATE bill_run SET rulebook_version_id = $2, previewed_by_id = $3, previewed_at = $4, bill_count = 0, flagged_count = 0, total_cents = 0 WHERE id = $1`, [
-        existing.id,
-        rb.version.id,
-        viewer.userId,
-        clock.now(),
-      ]);
-      return existing.id;
+    const open = async () => {
+      const [r] = await tx.query(
+        `SELECT r.id, r.status, r.computing_since, u.display_name AS computing_by FROM bill_run r LEFT JOIN app_user u ON u.id = r.computing_by_id
+          WHERE r.district_id = $1 AND r.cycle = $2 AND r.period_start = $3 FOR UPDATE OF r`,
+        [district.id, cycle, start],
+      );
+      return r;
+    };
+    // A second Clerk previewing the period waits for the first one's run row (its insert or its lock), then is told the preview is being computed.
+    let existing = await open();
+    if (!existing) {
+      const [row] = await tx.query(
+        `INSERT INTO bill_run (district_id, cycle, period_start, period_end, status, rulebook_version_id, previewed_by_id, previewed_at, computing_by_id, computing_since)
+         VALUES ($1, $2, $3, $4, 'PREVIEW', $5, $6, $7, $6, $7) ON CONFLICT (district_id, cycle, period_start) DO NOTHING RETURNING id`,
+        [district.id, cycle, start, period.end, rb.version.id, viewer.userId, clock.now()],
+      );
+      if (row) return row.id;
+      existing = await open();
     }
-    const [row] = await tx.query(
-      `INSERT INTO bill_run (district_id, cycle, period_start, period_end, status, rulebook_version_id, previewed_by_id, previewed_at) VALUES ($1, $2, $3, $4, 'PREVIEW', $5, $6, $7) RETURNING id`,
-      [district.id, cycle, start, period.end, rb.version.id, viewer.userId, clock.now()],
+    if (existing.status !== "PREVIEW")
+      throw conflict(existing.status === "ISSUED" ? "This period's bills are issued; a correction is an adjustment shown on the next bill." : "This period's bills are being issued; continue issuing them.");
+    computingRefusal(existing, district.timeZone, "preview it again once it is done");
+    await tx.query(`DELETE FROM bill_line WHERE bill_id IN (SELECT id FROM bill WHERE run_id = $1)`, [existing.id]);
+    await tx.query(`DELETE FROM bill WHERE run_id = $1`, [existing.id]);
+    await tx.query(
+      `UPDATE bill_run SET rulebook_version_id = $2, previewed_by_id = $3, previewed_at = $4, bill_count = 0, flagged_count = 0, total_cents = 0, computing_by_id = $3, computing_since = $4 WHERE id = $1`,
+      [existing.id, rb.version.id, viewer.userId, clock.now()],
     );
-    return row.id;
+    return existing.id;
   });
 
   const tasks: BillTask[] = boardTasksForBills(rb);
-  const totals = await computeBills(ds, rb, { runId, districtId: district.id, cycle, start, end: period.end, classes: period.classes }, tasks);
+  let totals: { bills: number; flagged: number; cents: number };
+  try {
+    totals = await computeBills(ds, rb, { runId, districtId: district.id, cycle, start, end: period.end, classes: period.classes, months: period.months, timeZone: district.timeZone }, tasks);
+  } catch (e) {
+    // The preview did not finish: the period is free to be previewed again (its partial bills are replaced then).
+    await ds.query(`UPDATE bill_run SET computing_by_id = NULL, computing_since = NULL WHERE id = $1`, [runId]).catch(() => undefined);
+    throw e;
+  }
 
   await ds.transaction(async (tx) => {
-    await tx.query(`UPDATE bill_run SET bill_count = $2, flagged_count = $3, total_cents = $4, tasks = $5 WHERE id = $1`, [runId, totals.bills, totals.flagged, totals.cents, JSON.stringify(dedupe(tasks))]);
+    await tx.query(`UPDATE bill_run SET bill_count = $2, flagged_count = $3, total_cents = $4, tasks = $5, computing_by_id = NULL, computing_since = NULL WHERE id = $1`, [
+      runId,
+      totals.bills,
+      totals.flagged,
+      totals.cents,
+      JSON.stringify(dedupe(tasks)),
+    ]);
     await audit(tx, actorOf(viewer, meta.requestId), {
       action: "rents.bill_run_previewed",
       entityType: "BillRun",
@@ -212,15 +240,28 @@ export async function previewBillRun(ds: DataSource, viewer: Viewer, input: { di
   return runRow(ds, viewer, runId);
 }
 
+/** How long a preview's mark holds off others: a preview that stopped without clearing it (the server stopped) frees the period after this. */
+export const PREVIEW_MARK_MS = 15 * 60_000;
+
+/** A CONFLICT when another preview of the run's period is being computed (marked less than PREVIEW_MARK_MS ago). */
+function computingRefusal(r: { computing_since: Date | string | null; computing_by: string | null }, timeZone: string, then: string) {
+  if (!r.computing_since) return;
+  const since = new Date(r.computing_since);
+  if (clock.now().getTime() - since.getTime() >= PREVIEW_MARK_MS) return;
+  throw conflict(`A preview of this period is being computed by ${r.computing_by ?? "another Clerk"} (started ${formatTime(since, timeZone)}); ${then}.`);
+}
+
 const dedupe = (tasks: BillTask[]) => tasks.filter((t, i) => tasks.findIndex((x) => x.text === t.text) === i);
 
 /** Every account of the cycle served in the period, in batches by id; returns the run's counts. */
 async function computeBills(
   ds: DataSource,
   rb: Rulebook,
-  run: { runId: string; districtId: string; cycle: Cycle; start: CalendarDate; end: CalendarDate; classes: string[] },
+  run: { runId: string; districtId: string; cycle: Cycle; start: CalendarDate; end: CalendarDate; classes: string[]; months: number; timeZone: string },
   tasks: BillTask[],
 ): Promise<{ bills: number; flagged: number; cents: number }> {
+  // SUL 1202: the strengths the Board has set a surcharge rate for (none under a law without one).
+  const rates = surchargeRates(rb).filter((r) => r.ratePerPoundCents !== null);
   const eduBasis = rb.enabled("billing.eduAssessment");
   const huron = rb.enabled("billing.minimumPerUserBehindMeter");
   const billedToOwner = huron; // Huron VI-3: "billed to and paid by the owners of property"; SUL 1201: "all persons discharging".
@@ -253,6 +294,7 @@ async function computeBills(
     ds.query(
       `SELECT a.id, a.property_id, a.class, a.account_number, a.occupant_name, p.owner_name, a.occupancy, a.opened_on::text AS opened_on, a.closed_on::text AS closed_on,
               a.shared_meter_agreement, s.edu_thousandths, prev.edu_thousandths AS previous_edu, prev.id IS NOT NULL AS has_previous, fd.sewer_percent,
+              a.industrial_permit_id, (SELECT d.closed_on::text FROM service_account d WHERE d.id = a.reinstates_account_id) AS discontinued_on,
               (SELECT json_agg(json_build_object('id', j.id, 'amount_cents', j.amount_cents, 'reason', j.reason, 'recorded_on', j.recorded_at::date) ORDER BY j.recorded_at)
                  FROM bill_adjustment j WHERE j.account_id = a.id AND j.applied_bill_id IS NULL) AS adjustments
          FROM service_account a JOIN sewer_property p ON p.id = a.property_id
@@ -278,6 +320,7 @@ async function computeBills(
     next = batchOf(after);
     next.catch(() => undefined); // awaited on the next turn
     const use = await periodConsumption(ds, accounts.map((a) => a.id), run.start, run.end);
+    const strengths = rates.length ? await periodResults(ds, accounts, run) : new Map<string, { parameter: string; concentrationMgL: number }[]>();
     const drafts: Drafted[] = [];
     for (const a of accounts) {
       const served = daysServed(run, a.opened_on, a.closed_on)!;
@@ -323,6 +366,14 @@ async function computeBills(
       } else {
         const v = variablePart(rb, { gallons: c.gallons, sewerPercent: a.sewer_percent, estimated: c.estimated });
         if (v) lines.push(v);
+      }
+      // SUL 1202: the industrial user's own results for the period, on the metered water that reaches the sewer (1205).
+      const results = a.industrial_permit_id ? strengths.get(a.industrial_permit_id) : undefined;
+      if (results?.length) lines.push(...surcharge(rates, results, Math.round((c.gallons * (a.sewer_percent ?? 100)) / 100)));
+      // Huron VI-5: the first bill of a reinstated residence carries the minimums of the time it was discontinued.
+      if (a.discontinued_on && !a.has_previous) {
+        const gap = reinstatementMinimums(rb, { discontinuedLastDay: a.discontinued_on, reinstatedOn: a.opened_on, periodMonths: run.months });
+        if (gap) lines.push(gap);
       }
       for (const j of a.adjustments ?? [])
         lines.push({
@@ -385,6 +436,24 @@ async function computeBills(
     cents += n.cents;
   }
   return { bills, flagged, cents };
+}
+
+/**
+ * SUL 1202: each industrial permit's results for the period in mg/L (the 201 table's unit), from its
+ * signed reports, sampled from the period's first day to its last in the district's zone: one
+ * statement a batch.
+ */
+async function periodResults(db: Db, accounts: AccountRow[], run: { start: CalendarDate; end: CalendarDate; timeZone: string }) {
+  const out = new Map<string, { parameter: string; concentrationMgL: number }[]>();
+  const permits = [...new Set(accounts.map((a) => a.industrial_permit_id).filter((x): x is string => !!x))];
+  const rows: any[] = await db.query(
+    `SELECT r.permit_id, r.parameter, r.value::float8 AS value
+       FROM industrial_result r JOIN industrial_report rp ON rp.id = r.report_id AND rp.status = 'SIGNED'
+      WHERE r.permit_id = ANY($1::uuid[]) AND r.value IS NOT NULL AND lower(r.unit) = 'mg/l' AND r.sampled_at >= $2 AND r.sampled_at < $3`,
+    [permits, endOfDay(addCalendarDays(run.start, -1), run.timeZone), endOfDay(run.end, run.timeZone)],
+  );
+  for (const r of rows) out.set(r.permit_id, [...(out.get(r.permit_id) ?? []), { parameter: r.parameter, concentrationMgL: Number(r.value) }]);
+  return out;
 }
 
 const formatCentsPlain = (c: number) => `$${(c / 100).toFixed(2)}`;
@@ -467,7 +536,12 @@ export async function issueBillRun(
   if (run.status === "ISSUED") return run;
   const district = await loadDistrict(ds, run.districtId);
   const rb = await rulebookOn(ds, district, run.periodEnd);
-  if (rb.version.id !== (await ds.query(`SELECT rulebook_version_id FROM bill_run WHERE id = $1`, [run.id]))[0].rulebook_version_id)
+  const [mark] = await ds.query(
+    `SELECT r.rulebook_version_id, r.computing_since, u.display_name AS computing_by FROM bill_run r LEFT JOIN app_user u ON u.id = r.computing_by_id WHERE r.id = $1`,
+    [run.id],
+  );
+  if (run.status === "PREVIEW") computingRefusal(mark, district.timeZone, "issue the bills once it is done");
+  if (rb.version.id !== mark.rulebook_version_id)
     throw conflict("The rulebook in force for this period changed since the preview; preview the run again before issuing.");
   const max = input.maxBills ?? null;
   if (max !== null && (!Number.isInteger(max) || max < 1)) throw badInput({ maxBills: "Issue at least one bill at a time." });
@@ -653,7 +727,7 @@ export async function billRunBills(db: Db, viewer: Viewer, runId: string, opts: 
   return { items, nextCursor: rows.length > n ? encodeCursor("b", items[items.length - 1].id) : null };
 }
 
-/** May the viewer read this bill: its district's staff (a preview too); an issued bill its account's occupant, the property's owner of record (their ownership's) or whoever linked the account. */
+/** May the viewer read this bill: its district's staff (a preview too); an issued bill its account's occupant or the property's owner of record (their ownership's). */
 async function mayRead(db: Db, viewer: Viewer, r: any): Promise<boolean> {
   if (isStaff(viewer, r.district_id)) return true;
   if (r.status !== "ISSUED") return false;
@@ -664,9 +738,7 @@ async function mayRead(db: Db, viewer: Viewer, r: any): Promise<boolean> {
   );
   if (!x) return false;
   if (x.occupant_user_id === viewer.userId) return true;
-  if (x.owner_user_id === viewer.userId && (x.owner_from === null || r.served_to >= x.owner_from)) return true;
-  // A person who linked the account (api/rents/links.ts: read and pay only) reads its issued bills.
-  return isLinked(db, viewer, r.account_id);
+  return x.owner_user_id === viewer.userId && (x.owner_from === null || r.served_to >= x.owner_from);
 }
 
 export async function getBill(db: Db, viewer: Viewer, id: string): Promise<BillView> {

@@ -6,7 +6,7 @@ import type { Db } from "./common.js";
  * metered water "as shown on the records of meter readings"). Each read already carries the
  * gallons since its meter's previous read (worked out at import: rollover, a meter's first read,
  * an estimate's true-up, api/rents/readings.rules.ts), so a period's use is the sum of the reads
- * dated in it, within the account's own days. Two SQL statements whatever the number of accounts.
+ * dated in it, within the account's own days. One SQL statement whatever the number of accounts.
  */
 
 export type ReadKind = "ACTUAL" | "ESTIMATED";
@@ -75,71 +75,66 @@ export async function periodConsumption(db: Db, accountIds: string[], from: Cale
   for (const id of ids) out.set(id, empty());
   if (!ids.length) return out;
   const periods = historyPeriods(from, to);
+  const historyFrom = periods.length ? periods[0].from : from;
 
-  const [reads, history] = await Promise.all([
-    db.query(
-      `WITH links AS (
-         SELECT am.account_id, am.meter_id, a.opened_on, a.closed_on
-           FROM service_account_meter am JOIN service_account a ON a.id = am.account_id
-          WHERE am.account_id = ANY($1::uuid[])),
-       sharing AS (
-         SELECT x.meter_id, count(*)::int AS n
-           FROM service_account_meter x JOIN service_account o ON o.id = x.account_id
-          WHERE x.meter_id IN (SELECT meter_id FROM links) AND o.opened_on <= $3::date AND (o.closed_on IS NULL OR o.closed_on >= $2::date)
-          GROUP BY x.meter_id)
-       SELECT l.account_id, l.meter_id, m.meter_number, coalesce(s.n, 1) AS shared_with,
-              r.read_on::text AS read_on, r.reading::text AS reading, r.kind, r.consumption_gallons::text AS gallons, r.flags
-         FROM links l JOIN service_meter m ON m.id = l.meter_id LEFT JOIN sharing s ON s.meter_id = l.meter_id
-         LEFT JOIN meter_reading r ON r.meter_id = l.meter_id
-               AND r.read_on BETWEEN greatest($2::date, l.opened_on) AND least($3::date, coalesce(l.closed_on, $3::date))
-        ORDER BY l.account_id, r.read_on, m.meter_number`,
-      [ids, from, to],
-    ) as Promise<any[]>,
-    periods.length
-      ? (db.query(
-          `WITH p AS (SELECT * FROM unnest($2::date[], $3::date[]) WITH ORDINALITY AS p(from_on, to_on, i))
-           SELECT t.account_id, array_agg(t.i ORDER BY t.i) AS periods, array_agg(t.gallons ORDER BY t.i) AS gallons
-             FROM (SELECT am.account_id, p.i, sum(r.consumption_gallons)::text AS gallons
-                     FROM service_account_meter am JOIN service_account a ON a.id = am.account_id
-                     JOIN meter_reading r ON r.meter_id = am.meter_id AND r.consumption_gallons IS NOT NULL
-                          AND r.read_on BETWEEN $4::date AND $5::date AND r.read_on >= a.opened_on AND (a.closed_on IS NULL OR r.read_on <= a.closed_on)
-                     JOIN p ON r.read_on BETWEEN p.from_on AND p.to_on
-                    WHERE am.account_id = ANY($1::uuid[])
-                    GROUP BY am.account_id, p.i) t
-            GROUP BY t.account_id`,
-          [ids, periods.map((p) => p.from), periods.map((p) => p.to), periods[0].from, periods[periods.length - 1].to],
-        ) as Promise<any[]>)
-      : Promise.resolve([] as any[]),
-  ]);
+  // One statement, driven by the batch's accounts: each account's meters, then each meter's reads
+  // from the first history period to the period's end by the (meter_id, read_on) index (a few reads
+  // a meter), split here into the period's reads and the earlier periods' buckets (width_bucket over
+  // the periods' first days). Joining the whole of meter_reading by hash on every batch made the
+  // preview grow faster than its accounts (docs/benchmarks.md, bill runs).
+  const rows: any[] = await db.query(
+    `WITH lk AS (
+       SELECT am.account_id, am.meter_id, m.meter_number,
+              greatest(a.opened_on, $4::date) AS h_from, greatest(a.opened_on, $2::date) AS p_from, least(coalesce(a.closed_on, $3::date), $3::date) AS to_on
+         FROM service_account_meter am JOIN service_account a ON a.id = am.account_id JOIN service_meter m ON m.id = am.meter_id
+        WHERE am.account_id = ANY($1::uuid[])),
+     sharing AS (
+       SELECT x.meter_id, count(*)::int AS n
+         FROM (SELECT DISTINCT meter_id FROM lk) u JOIN service_account_meter x ON x.meter_id = u.meter_id JOIN service_account o ON o.id = x.account_id
+        WHERE o.opened_on <= $3::date AND (o.closed_on IS NULL OR o.closed_on >= $2::date)
+        GROUP BY x.meter_id)
+     SELECT lk.account_id, lk.meter_id, lk.meter_number, coalesce(s.n, 1) AS shared_with, r.reads, r.history
+       FROM lk LEFT JOIN sharing s ON s.meter_id = lk.meter_id
+       CROSS JOIN LATERAL (
+         SELECT json_agg(json_build_array(r.read_on::text, r.reading::text, r.kind, r.consumption_gallons::text, r.flags) ORDER BY r.read_on) FILTER (WHERE r.read_on >= lk.p_from) AS reads,
+                string_agg(width_bucket(r.read_on, $5::date[]) || ':' || r.consumption_gallons, ',') FILTER (WHERE r.read_on < $2::date AND r.consumption_gallons IS NOT NULL) AS history
+           FROM meter_reading r
+          WHERE r.meter_id = lk.meter_id AND r.read_on BETWEEN least(lk.h_from, lk.p_from) AND lk.to_on) r`,
+    [ids, from, to, historyFrom, periods.length ? periods.map((p) => p.from) : [from]],
+  );
 
-  for (const r of reads) {
+  const hist = new Map<string, Map<number, number>>();
+  for (const r of rows) {
     const c = out.get(r.account_id)!;
     if (r.shared_with > 1) c.shared = true;
-    if (!r.read_on) continue;
-    const flags: string[] = r.flags ?? [];
-    const measured = r.gallons !== null;
-    c.reads.push({
-      meterId: r.meter_id,
-      meterNumber: r.meter_number,
-      readOn: r.read_on,
-      reading: Number(r.reading),
-      kind: r.kind,
-      gallons: measured ? Number(r.gallons) : 0,
-      flags,
-      sharedWith: r.shared_with,
-    });
-    if (measured) {
-      c.gallons += Number(r.gallons);
-      c.noRead = false;
+    for (const [readOn, reading, kind, gallons, flags] of (r.reads ?? []) as [string, string, ReadKind, string | null, string[] | null][]) {
+      const measured = gallons !== null;
+      c.reads.push({ meterId: r.meter_id, meterNumber: r.meter_number, readOn, reading: Number(reading), kind, gallons: measured ? Number(gallons) : 0, flags: flags ?? [], sharedWith: r.shared_with });
+      if (measured) {
+        c.gallons += Number(gallons);
+        c.noRead = false;
+      }
+      if (kind === "ESTIMATED") c.estimated = true;
     }
-    if (r.kind === "ESTIMATED") c.estimated = true;
+    // "period:gallons,..." (a string: the driver's array parser costs more than the split, per row of every batch).
+    if (r.history) {
+      const h = hist.get(r.account_id) ?? new Map<number, number>();
+      for (const pair of (r.history as string).split(",")) {
+        const at = pair.indexOf(":");
+        const b = Number(pair.slice(0, at));
+        h.set(b, (h.get(b) ?? 0) + Number(pair.slice(at + 1)));
+      }
+      hist.set(r.account_id, h);
+    }
   }
-  for (const h of history) {
-    const c = out.get(h.account_id)!;
-    c.history = (h.periods as (string | number)[]).map((i, k) => {
-      const p = periods[Number(i) - 1];
-      return { from: p.from, to: p.to, gallons: Number(h.gallons[k]) };
-    });
+  for (const [id, h] of hist) {
+    const c = out.get(id)!;
+    c.history = [...h.keys()]
+      .filter((i) => i >= 1 && i <= periods.length)
+      .sort((a, b) => a - b)
+      .map((i) => ({ from: periods[i - 1].from, to: periods[i - 1].to, gallons: h.get(i)! }));
   }
+  // An account's reads in date order (then by meter), whatever the order of its meters' rows.
+  for (const c of out.values()) if (c.reads.length > 1) c.reads.sort((a, b) => (a.readOn < b.readOn ? -1 : a.readOn > b.readOn ? 1 : a.meterNumber < b.meterNumber ? -1 : a.meterNumber > b.meterNumber ? 1 : 0));
   return out;
 }

@@ -124,7 +124,7 @@ type MeterRow = {
   isNew?: boolean;
 };
 
-type Good = { id: string; meter: MeterRow; readOn: CalendarDate; reading: number; kind: ReadKind; gallons: number | null; flags: ReadFlag[]; line: number };
+type Good = { id: string; meter: MeterRow; readOn: CalendarDate; reading: number; kind: ReadKind; gallons: number | null; flags: ReadFlag[]; line: number | null };
 
 /**
  * The Town Clerk imports a reading file. Each bad row is reported (unknown meter or account, a bad
@@ -150,33 +150,8 @@ export async function importReadings(ds: DataSource, viewer: Viewer, input: { di
     const accounts = [...new Set(rows.map((r) => r.account).filter(Boolean).map((s) => s.toLowerCase()))];
     // One import at a time in a district (two files naming the same meter would measure from the same last read).
     await tx.query(`SELECT pg_advisory_xact_lock(hashtext('meter_reading_import'), hashtext($1))`, [district.id]);
-    // Every meter the file names or the accounts it names are served by, with what a new read is measured from (set-based: no subquery per meter).
-    const meterRows: any[] = await tx.query(
-      `WITH named AS (
-         SELECT m.id FROM unnest($2::text[]) AS n(number) JOIN service_meter m ON m.district_id = $1 AND lower(m.meter_number) = n.number
-         UNION
-         SELECT am.meter_id FROM unnest($3::text[]) AS n(number)
-           JOIN service_account a ON a.district_id = $1 AND lower(a.account_number) = n.number JOIN service_account_meter am ON am.account_id = a.id),
-       r AS (SELECT r.meter_id, r.read_on, r.reading, r.kind, r.consumption_gallons FROM meter_reading r JOIN named n ON n.id = r.meter_id),
-       l AS (SELECT DISTINCT ON (meter_id) meter_id, read_on, reading, kind FROM r ORDER BY meter_id, read_on DESC),
-       la AS (SELECT DISTINCT ON (meter_id) meter_id, read_on, reading FROM r WHERE kind = 'ACTUAL' ORDER BY meter_id, read_on DESC),
-       occ AS (SELECT x.meter_id, max(a.opened_on) AS since FROM service_account_meter x JOIN named n ON n.id = x.meter_id
-                 JOIN service_account a ON a.id = x.account_id AND a.closed_on IS NULL GROUP BY x.meter_id),
-       agg AS (SELECT r.meter_id,
-                      coalesce(sum(r.consumption_gallons) FILTER (WHERE r.kind = 'ESTIMATED' AND (la.read_on IS NULL OR r.read_on > la.read_on)), 0) AS estimated_since,
-                      min(r.read_on) FILTER (WHERE r.kind = 'ACTUAL' AND r.read_on >= greatest(la.read_on - 365, coalesce(occ.since, la.read_on - 365))) AS usage_from
-                 FROM r LEFT JOIN la USING (meter_id) LEFT JOIN occ USING (meter_id) GROUP BY r.meter_id),
-       ug AS (SELECT r.meter_id, sum(r.consumption_gallons) AS gallons FROM r JOIN agg USING (meter_id) JOIN la USING (meter_id)
-               WHERE r.read_on > agg.usage_from AND r.read_on <= la.read_on GROUP BY r.meter_id)
-       SELECT m.id, m.property_id, lower(m.meter_number) AS number, m.meter_number AS label, m.installed_on::text AS installed_on, m.removed_on::text AS removed_on,
-              m.register_digits, m.gallons_per_unit::float8 AS gallons_per_unit, m.start_reading::text AS start_reading,
-              l.read_on::text AS last_on, l.reading::text AS last_reading, l.kind AS last_kind,
-              la.read_on::text AS actual_on, la.reading::text AS actual_reading,
-              coalesce(agg.estimated_since, 0)::text AS estimated_since, agg.usage_from::text AS usage_from, ug.gallons::text AS usage_gallons
-         FROM named n JOIN service_meter m ON m.id = n.id
-         LEFT JOIN l ON l.meter_id = m.id LEFT JOIN la ON la.meter_id = m.id LEFT JOIN agg ON agg.meter_id = m.id LEFT JOIN ug ON ug.meter_id = m.id`,
-      [district.id, numbers, accounts],
-    );
+    // Every meter the file names or the accounts it names are served by, with what a new read is measured from.
+    const meterRows = await metersNamed(tx, district.id, numbers, accounts);
     const accountRows: any[] = accounts.length
       ? await tx.query(
           `SELECT lower(a.account_number) AS number, a.id, a.opened_on::text AS opened_on, a.closed_on::text AS closed_on, am.meter_id
@@ -189,21 +164,7 @@ export async function importReadings(ds: DataSource, viewer: Viewer, input: { di
     const meters = new Map<string, MeterRow>();
     const byNumber = new Map<string, MeterRow[]>();
     for (const r of meterRows) {
-      const m: MeterRow = {
-        id: r.id,
-        number: r.number,
-        label: r.label,
-        propertyId: r.property_id,
-        installedOn: r.installed_on,
-        removedOn: r.removed_on,
-        register: { digits: r.register_digits, gallonsPerUnit: Number(r.gallons_per_unit), startReading: r.start_reading === null ? null : Number(r.start_reading) },
-        state: {
-          last: r.last_on ? { readOn: r.last_on, reading: Number(r.last_reading), kind: r.last_kind } : null,
-          lastActual: r.actual_on ? { readOn: r.actual_on, reading: Number(r.actual_reading) } : null,
-          estimatedSince: Number(r.estimated_since),
-          usage: r.usage_from && r.usage_gallons !== null ? { gallons: Number(r.usage_gallons), days: daysFrom(r.usage_from, r.actual_on) } : null,
-        },
-      };
+      const m = toMeterRow(r);
       meters.set(m.id, m);
       byNumber.set(m.number, [...(byNumber.get(m.number) ?? []), m]);
     }
@@ -394,10 +355,85 @@ export async function importReadings(ds: DataSource, viewer: Viewer, input: { di
   });
 }
 
+/** Meters of the district by number (lower-cased) or by the accounts (numbers, lower-cased) they serve, with what a new read is measured from (set-based: no subquery per meter). */
+async function metersNamed(tx: Db, districtId: string, numbers: string[], accounts: string[]): Promise<any[]> {
+  return tx.query(
+      `WITH named AS (
+         SELECT m.id FROM unnest($2::text[]) AS n(number) JOIN service_meter m ON m.district_id = $1 AND lower(m.meter_number) = n.number
+         UNION
+         SELECT am.meter_id FROM unnest($3::text[]) AS n(number)
+           JOIN service_account a ON a.district_id = $1 AND lower(a.account_number) = n.number JOIN service_account_meter am ON am.account_id = a.id),
+       r AS (SELECT r.meter_id, r.read_on, r.reading, r.kind, r.consumption_gallons FROM meter_reading r JOIN named n ON n.id = r.meter_id),
+       l AS (SELECT DISTINCT ON (meter_id) meter_id, read_on, reading, kind FROM r ORDER BY meter_id, read_on DESC),
+       la AS (SELECT DISTINCT ON (meter_id) meter_id, read_on, reading FROM r WHERE kind = 'ACTUAL' ORDER BY meter_id, read_on DESC),
+       occ AS (SELECT x.meter_id, max(a.opened_on) AS since FROM service_account_meter x JOIN named n ON n.id = x.meter_id
+                 JOIN service_account a ON a.id = x.account_id AND a.closed_on IS NULL GROUP BY x.meter_id),
+       agg AS (SELECT r.meter_id,
+                      coalesce(sum(r.consumption_gallons) FILTER (WHERE r.kind = 'ESTIMATED' AND (la.read_on IS NULL OR r.read_on > la.read_on)), 0) AS estimated_since,
+                      min(r.read_on) FILTER (WHERE r.kind = 'ACTUAL' AND r.read_on >= greatest(la.read_on - 365, coalesce(occ.since, la.read_on - 365))) AS usage_from
+                 FROM r LEFT JOIN la USING (meter_id) LEFT JOIN occ USING (meter_id) GROUP BY r.meter_id),
+       ug AS (SELECT r.meter_id, sum(r.consumption_gallons) AS gallons FROM r JOIN agg USING (meter_id) JOIN la USING (meter_id)
+               WHERE r.read_on > agg.usage_from AND r.read_on <= la.read_on GROUP BY r.meter_id)
+       SELECT m.id, m.property_id, lower(m.meter_number) AS number, m.meter_number AS label, m.installed_on::text AS installed_on, m.removed_on::text AS removed_on,
+              m.register_digits, m.gallons_per_unit::float8 AS gallons_per_unit, m.start_reading::text AS start_reading,
+              l.read_on::text AS last_on, l.reading::text AS last_reading, l.kind AS last_kind,
+              la.read_on::text AS actual_on, la.reading::text AS actual_reading,
+              coalesce(agg.estimated_since, 0)::text AS estimated_since, agg.usage_from::text AS usage_from, ug.gallons::text AS usage_gallons
+         FROM named n JOIN service_meter m ON m.id = n.id
+         LEFT JOIN l ON l.meter_id = m.id LEFT JOIN la ON la.meter_id = m.id LEFT JOIN agg ON agg.meter_id = m.id LEFT JOIN ug ON ug.meter_id = m.id`,
+    [districtId, numbers, accounts],
+  );
+}
+
+function toMeterRow(r: any): MeterRow {
+  return {
+    id: r.id,
+    number: r.number,
+    label: r.label,
+    propertyId: r.property_id,
+    installedOn: r.installed_on,
+    removedOn: r.removed_on,
+    register: { digits: r.register_digits, gallonsPerUnit: Number(r.gallons_per_unit), startReading: r.start_reading === null ? null : Number(r.start_reading) },
+    state: {
+      last: r.last_on ? { readOn: r.last_on, reading: Number(r.last_reading), kind: r.last_kind } : null,
+      lastActual: r.actual_on ? { readOn: r.actual_on, reading: Number(r.actual_reading) } : null,
+      estimatedSince: Number(r.estimated_since),
+      usage: r.usage_from && r.usage_gallons !== null ? { gallons: Number(r.usage_gallons), days: daysFrom(r.usage_from, r.actual_on) } : null,
+    },
+  };
+}
+
+/**
+ * One actual read the Town Clerk records outside a file, in the caller's transaction (an account's
+ * final reading when it closes, SUL 1205's "records of meter readings"): measured from the meter's
+ * reads like an imported one (rollover, true-up of estimates before it), flagged FINAL when it is
+ * the last read for a leaving account. Returns why it cannot be recorded, for the caller's field.
+ */
+export async function recordActualRead(
+  tx: Db,
+  input: { districtId: string; meterId: string; meterNumber: string; readOn: CalendarDate; reading: number; userId: string; final: boolean },
+): Promise<{ error: string } | { id: string; gallons: number | null; flags: ReadFlag[] }> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtext('meter_reading_import'), hashtext($1))`, [input.districtId]);
+  const row = (await metersNamed(tx, input.districtId, [input.meterNumber.toLowerCase()], [])).find((r) => r.id === input.meterId);
+  if (!row) return { error: "The account's meter is not in the register." };
+  const m = toMeterRow(row);
+  const last = m.state.last;
+  if (last && input.readOn <= last.readOn)
+    return { error: last.readOn === input.readOn ? `Meter ${m.label} already has a read on ${input.readOn}.` : `Meter ${m.label} already has a later read (${last.readOn}).` };
+  const r = measureActual(m.register, m.state, input.reading);
+  if ("error" in r) return r;
+  const flags: ReadFlag[] = input.final ? [...r.flags, "FINAL"] : r.flags;
+  const id = randomUUID();
+  await insertReads(tx, input.districtId, null, input.userId, [{ id, meter: m, readOn: input.readOn, reading: input.reading, kind: "ACTUAL", gallons: r.gallons, flags, line: null }]);
+  if (flags.includes("TRUE_UP"))
+    await tx.query(`UPDATE meter_reading SET trued_up_by_id = $2 WHERE meter_id = $1 AND kind = 'ESTIMATED' AND trued_up_by_id IS NULL AND read_on < $3`, [m.id, id, input.readOn]);
+  return { id, gallons: r.gallons, flags };
+}
+
 const daysFrom = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 
 /** The reads, a few thousand to a statement (arrays unnested: one statement whatever a chunk's size). */
-async function insertReads(tx: Db, districtId: string, importId: string, userId: string, good: Good[]) {
+async function insertReads(tx: Db, districtId: string, importId: string | null, userId: string, good: Good[]) {
   for (let i = 0; i < good.length; i += CHUNK) {
     const c = good.slice(i, i + CHUNK);
     await tx.query(

@@ -234,6 +234,13 @@ export class AddMeterInput {
   @Field(() => ID) accountId: string;
   @Field(() => String) meterNumber: string;
   @Field(() => String) installedOn: string;
+  @Field(() => Float, { nullable: true, description: "SUL 1205: a new meter's register reading when installed (later reads are measured from it)" }) startReading?: number | null;
+}
+
+@InputType("LinkIndustrialPermitInput")
+export class LinkIndustrialPermitInput {
+  @Field(() => ID) accountId: string;
+  @Field(() => String, { nullable: true, description: "SUL 1202: the industrial discharge permit's number (empty to unlink)" }) permitNumber?: string | null;
 }
 
 @InputType("RemoveServiceMeterInput")
@@ -284,6 +291,12 @@ export class ServiceAccountsResolver {
   @Mutation(() => AccountType, { description: "The Town Clerk records a meter serving the account (a meter of the property already in service is shared)" })
   addServiceMeter(@Arg("input", () => AddMeterInput) input: AddMeterInput, @Ctx() ctx: Context) {
     return rents.addMeter(ctx.ds, ctx.viewer!, input, meta(ctx));
+  }
+
+  @Access("CLERK")
+  @Mutation(() => AccountType, { description: "SUL 1202: the Town Clerk links the account to its industrial user's discharge permit (its results for a period make the surcharge)" })
+  linkIndustrialPermit(@Arg("input", () => LinkIndustrialPermitInput) input: LinkIndustrialPermitInput, @Ctx() ctx: Context) {
+    return rents.linkIndustrialPermit(ctx.ds, ctx.viewer!, input, meta(ctx));
   }
 
   @Access("CLERK")

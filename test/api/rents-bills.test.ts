@@ -138,7 +138,7 @@ describe("a Lakeview quarter: preview, flags, issue", () => {
 
     q1Run = (await clerk.ok(PREVIEW, { i: { districtId: lakeview.id, cycle: "OTHER", periodStart: "2026-01-01" } })).previewBillRun;
     expect(q1Run).toMatchObject({ status: "PREVIEW", periodEnd: "2026-03-31", mailedOn: null, earliestMailing: "2026-04-01" });
-    expect(q1Run.tasks.map((t: any) => t.key)).toEqual(["surcharge"]);
+    expect(q1Run.tasks.map((t: any) => t.key)).toEqual(["surcharge", "surcharge"]);
     const bills = await allBills(q1Run.id);
 
     // The fixed part: $120,000 × 90/365 shared over the district's EDU-days of the quarter.
@@ -358,7 +358,127 @@ describe("who may do what, operation by operation", () => {
     expect(errorCode(await huronClerk.gql(ISSUE, issue))).toBe("NOT_FOUND");
     expect(errorCode(await huronClerk.gql(ADJUST, adjust))).toBe("NOT_FOUND");
     // The Clerk.
-    expect((await clerk.ok(RUNS, { d: lakeview.id })).billRuns.tasks.map((t: any) => t.key)).toEqual(["surcharge"]);
+    expect((await clerk.ok(RUNS, { d: lakeview.id })).billRuns.tasks.map((t: any) => t.key)).toEqual(["surcharge", "surcharge"]);
     expect((await clerk.ok(ADJUST, adjust)).recordBillAdjustment.amountCents).toBe(100);
+  });
+});
+
+describe("two Clerks previewing the same period at once", () => {
+  it("the second is told the preview is being computed, and by whom (CONFLICT), never a server error; a mark left by a stopped preview frees the period after 15 minutes", async () => {
+    const q2 = { i: { districtId: lakeview.id, cycle: "OTHER", periodStart: "2025-10-01" } };
+    const run = (await clerk.ok(PREVIEW, q2)).previewBillRun;
+    const [{ id: clerkId, display_name: name }] = await db().query(`SELECT id, display_name FROM app_user WHERE email = $1`, [DEMO.lakeviewClerk]);
+    await db().query(`UPDATE bill_run SET computing_by_id = $2, computing_since = now() WHERE id = $1`, [run.id, clerkId]);
+    const busy = await clerk.gql(PREVIEW, q2);
+    expect(errorCode(busy)).toBe("CONFLICT");
+    expect(busy.errors![0].message.startsWith(`A preview of this period is being computed by ${name} (started `)).toBe(true);
+    expect(busy.errors![0].message.endsWith("); preview it again once it is done.")).toBe(true);
+    const issuing = await clerk.gql(ISSUE, { i: { runId: run.id, mailedOn: today(), confirm: true } });
+    expect(errorCode(issuing)).toBe("CONFLICT");
+    expect(issuing.errors![0].message).toContain("issue the bills once it is done");
+    await db().query(`UPDATE bill_run SET computing_since = now() - interval '15 minutes' WHERE id = $1`, [run.id]);
+    expect((await clerk.ok(PREVIEW, q2)).previewBillRun.billCount).toBe(run.billCount);
+    expect(await db().query(`SELECT computing_by_id, computing_since FROM bill_run WHERE id = $1`, [run.id])).toEqual([{ computing_by_id: null, computing_since: null }]);
+
+    // Really at once, on a period not yet previewed: one computes it; the other waits for the run's row and is told so, or previews after it.
+    const q3 = { i: { districtId: lakeview.id, cycle: "OTHER", periodStart: "2025-07-01" } };
+    const both = await Promise.all([clerk.gql(PREVIEW, q3), clerk.gql(PREVIEW, q3)]);
+    expect(both.map((r) => (r.errors ? errorCode(r) : "OK")).sort()).toSatisfy((codes: string[]) => codes[1] === "OK" && ["CONFLICT", "OK"].includes(codes[0]));
+    const [{ runs, bills, distinct }] = await db().query(
+      `SELECT count(DISTINCT r.id)::int AS runs, count(b.id)::int AS bills, count(DISTINCT b.account_id)::int AS distinct
+         FROM bill_run r LEFT JOIN bill b ON b.run_id = r.id WHERE r.district_id = $1 AND r.cycle = 'OTHER' AND r.period_start = '2025-07-01'`,
+      [lakeview.id],
+    );
+    expect([runs, bills]).toEqual([1, distinct]);
+  });
+});
+
+describe("SUL 1202: the surcharge on an industrial user's strengths above normal sewage (201)", () => {
+  const LINK = `mutation($i: LinkIndustrialPermitInput!) { linkIndustrialPermit(input: $i) { id } }`;
+  it("billed from the permit's own results for the period once the Board sets the rates: above the ceiling a line with the concentrations and the formula, at it none", async () => {
+    const admin = await signedInAs(srv.url, DEMO.lakeviewAdmin);
+    // The Board's resolution: $0.30 a pound of BOD and $0.25 a pound of suspended solids.
+    await admin.ok(CHANGE, {
+      i: { districtId: lakeview.id, effectiveDate: "2026-01-01", reason: "Surcharge rates", resolutionNumber: "2026-12", resolutionAdoptedOn: "2025-12-20",
+        changes: [{ key: "billing.surchargePerPoundBod", value: 30 }, { key: "billing.surchargePerPoundSuspendedSolids", value: 25 }] },
+    });
+    const [{ id: userId }] = await db().query(`SELECT id FROM app_user WHERE email = $1`, [DEMO.lakeviewClerk]);
+    const [{ id: versionId }] = await db().query(`SELECT id FROM rulebook_version WHERE district_id = $1 ORDER BY version DESC LIMIT 1`, [lakeview.id]);
+    /** An issued permit with one signed report of November's results (and one October result, outside the period). */
+    const permit = async (number: string, results: [string, number, string][]) => {
+      const [{ id: orgId }] = await db().query(`INSERT INTO organization (name, kind, created_by_id) VALUES ($1, 'INDUSTRIAL_USER', $2) RETURNING id`, [`${number} Works`, userId]);
+      const [{ id }] = await db().query(
+        `INSERT INTO industrial_permit (district_id, organization_id, applicant_id, status, facility_name, submitted_at, notice_published_on, permit_number, issued_at, effective_on, expires_on, reporting_months, rulebook_version_id)
+         VALUES ($1, $2, $3, 'ISSUED', 'Plant', '2025-01-01', '2025-01-15', $4, '2025-02-01', '2025-02-01', '2030-01-31', '{6,12}', $5) RETURNING id`,
+        [lakeview.id, orgId, userId, number, versionId],
+      );
+      const [{ id: reportId }] = await db().query(`INSERT INTO industrial_report (permit_id, kind, period_start, period_end, due_on, status) VALUES ($1, 'PERIODIC', '2026-10-01', '2026-11-30', '2026-12-30', 'DRAFT') RETURNING id`, [id]);
+      for (const [parameter, value, at] of results)
+        await db().query(
+          `INSERT INTO industrial_result (report_id, permit_id, parameter, sample_type, sampled_at, value, unit, lab, method, status, message, created_by_id)
+           VALUES ($1, $2, $3, 'COMPOSITE', $4, $5, 'mg/L', 'Lab', 'SM 5210', 'NO_LIMIT', 'no limit', $6)`,
+          [reportId, id, parameter, at, value, userId],
+        );
+      await db().query(`UPDATE industrial_report SET status = 'SIGNED', signed_at = '2026-12-01T15:00:00Z', signer_id = $2 WHERE id = $1`, [reportId, userId]);
+    };
+    await permit("LKV-IU-SUR-1", [["BOD", 400, "2026-11-03T14:00:00Z"], ["BOD", 424, "2026-11-17T14:00:00Z"], ["TSS", 301, "2026-11-17T14:00:00Z"], ["BOD", 9000, "2026-10-20T14:00:00Z"]]);
+    await permit("LKV-IU-SUR-2", [["BOD (5-day)", 250, "2026-11-10T14:00:00Z"], ["Suspended solids", 300, "2026-11-10T14:00:00Z"]]);
+    const strong = await metered(clerk, lakeview.id, { homes: 1, reads: [["2026-10-30", 5000], ["2026-11-27", 120_000]] });
+    const normal = await metered(clerk, lakeview.id, { homes: 1, reads: [["2026-10-30", 5000], ["2026-11-27", 120_000]] });
+    await db().query(`UPDATE service_account SET class = 'INDUSTRIAL' WHERE id = ANY($1::uuid[])`, [[strong.accounts[0].id, normal.accounts[0].id]]);
+
+    // The Clerk links each account to its permit; an unknown number is refused at its field; only the district's Clerk may.
+    const refused = await clerk.gql(LINK, { i: { accountId: strong.accounts[0].id, permitNumber: "LKV-IU-NONE" } });
+    expect(refused.errors![0].extensions!.fields).toEqual({ permitNumber: "No issued industrial discharge permit of this district is numbered LKV-IU-NONE." });
+    expect(errorCode(await operator.gql(LINK, { i: { accountId: strong.accounts[0].id, permitNumber: "LKV-IU-SUR-1" } }))).toBe("FORBIDDEN");
+    expect(errorCode(await huronClerk.gql(LINK, { i: { accountId: strong.accounts[0].id, permitNumber: "LKV-IU-SUR-1" } }))).toBe("NOT_FOUND");
+    expect(errorCode(await new Client(srv.url).gql(LINK, { i: { accountId: strong.accounts[0].id, permitNumber: "LKV-IU-SUR-1" } }))).toBe("UNAUTHENTICATED");
+    await clerk.ok(LINK, { i: { accountId: strong.accounts[0].id, permitNumber: "lkv-iu-sur-1" } });
+    await clerk.ok(LINK, { i: { accountId: normal.accounts[0].id, permitNumber: "LKV-IU-SUR-2" } });
+
+    const run = (await clerk.ok(PREVIEW, { i: { districtId: lakeview.id, cycle: "INDUSTRIAL", periodStart: "2026-11-01" } })).previewBillRun;
+    expect(run.tasks.map((t: any) => t.key)).not.toContain("surcharge");
+    const items = (await clerk.ok(BILLS, { r: run.id, n: 200 })).billRunBills.items;
+    const s = billOf(items, strong.accounts[0].id).lines.filter((l: any) => l.kind === "SURCHARGE");
+    // BOD: (412 − 250) × 8.34 × 0.12 = 162.1 lb × $0.30 = $48.63 (the October result is another period's); TSS 1 mg/L above: 1.0 lb × $0.25.
+    expect(s.map((l: any) => [l.amountCents, l.rate, l.section])).toEqual([
+      [4863, "$0.30 per pound", "Sewer Use Law 1202"],
+      [25, "$0.25 per pound", "Sewer Use Law 1202"],
+    ]);
+    expect(s[0].description).toBe("Surcharge for abnormal sewage, BOD (5-day): average 412 mg/L in 2 results for the period, normal sewage 250 mg/L (Sewer Use Law 201 (Sewage, Normal))");
+    expect(s[0].quantity).toBe("(412 − 250) mg/L × 8.34 lb per million gallons per mg/L × 0.12 million gallons = 162.1 lb");
+    expect(s[0].kindLabel).toBe("Surcharge");
+    expect(billOf(items, normal.accounts[0].id).lines.map((l: any) => l.kind)).not.toContain("SURCHARGE");
+  });
+});
+
+describe("Huron VI-5: a residence reinstated within twelve months pays the minimums of the time it was discontinued", () => {
+  const CLOSE = `mutation($i: CloseServiceAccountInput!) { closeServiceAccount(input: $i) { id } }`;
+  const discontinuedThenReopened = async (reopenedOn: string) => {
+    const m = await metered(huronClerk, huron.id, { openedOn: "2024-01-01" });
+    await huronClerk.ok(CLOSE, { i: { accountId: m.accounts[0].id, lastDay: "2025-06-30", reason: "DISCONTINUED" } });
+    const again = (await huronClerk.ok(OPEN, { i: { propertyId: m.propertyId, class: "RESIDENTIAL", occupantName: "Back again", openedOn: reopenedOn } })).openServiceAccount;
+    return again.id as string;
+  };
+  const billFor = async (periodStart: string, accountId: string) => {
+    const run = (await huronClerk.ok(PREVIEW, { i: { districtId: huron.id, cycle: "ALL", periodStart } })).previewBillRun;
+    let after: string | null = null;
+    do {
+      const page: any = (await huronClerk.ok(BILLS, { r: run.id, n: 200, a: after })).billRunBills;
+      const b = billOf(page.items, accountId);
+      if (b) return b;
+      after = page.nextCursor;
+    } while (after);
+    throw new Error("no bill");
+  };
+  it("reinstated twelve months to the day after the filing: its first bill carries three quarters and 90 of 91 days of minimums ($179.51); a day later, none", async () => {
+    const atTwelve = await discontinuedThenReopened("2026-06-30");
+    const b = await billFor("2026-04-01", atTwelve);
+    const gap = b.lines.find((l: any) => l.kind === "REINSTATEMENT_MINIMUMS");
+    expect(gap).toMatchObject({ amountCents: 17_951, section: "Huron VI-5", rate: "$45.00 per period of 3 months, for its days discontinued" });
+    expect(gap.description).toContain("filed June 30, 2025 was reinstated June 30, 2026, within 12 months");
+    expect(gap.quantity).toBe("364 days discontinued, July 1, 2025 to June 29, 2026, over 4 billing periods");
+    const past = await discontinuedThenReopened("2026-07-01");
+    expect((await billFor("2026-07-01", past)).lines.map((l: any) => l.kind)).not.toContain("REINSTATEMENT_MINIMUMS");
   });
 });

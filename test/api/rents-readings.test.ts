@@ -124,7 +124,7 @@ describe("periodConsumption: what the bill runs read", () => {
     const ids = many.accounts.map((a) => a.id);
     const forOne = await countStatements(db(), () => periodConsumption(db(), ids.slice(0, 1), "2026-10-01", "2026-12-31"));
     const forMany = await countStatements(db(), () => periodConsumption(db(), [...ids, "00000000-0000-4000-8000-000000000000"], "2026-10-01", "2026-12-31"));
-    expect(forOne).toBe(2);
+    expect(forOne).toBe(1);
     expect(forMany).toBe(forOne);
     const map = await periodConsumption(db(), [...ids, "00000000-0000-4000-8000-000000000000"], "2026-10-01", "2026-12-31");
     expect(map.get("00000000-0000-4000-8000-000000000000")).toMatchObject({ noRead: true, gallons: 0 });
@@ -237,6 +237,37 @@ describe("importing a reading file", () => {
     const forFew = await countStatements(db(), () => importFile(clerk, lakeview.id, file(few)));
     const forMany = await countStatements(db(), () => importFile(clerk, lakeview.id, file(many)));
     expect(forMany).toBe(forFew);
+  });
+});
+
+describe("a meter's start reading and an account's final reading are meter reads (SUL 1205)", () => {
+  const CLOSE = `mutation($i: CloseServiceAccountInput!) { closeServiceAccount(input: $i) { id closedOn } }`;
+  const READS = `query($m: ID!) { meterReadings(meterId: $m) { readOn reading kind gallons flags importId } }`;
+  it("a new meter's start reading measures its first read; the final reading on closing is written as the meter's read and the final bill's period uses it", async () => {
+    const n = ++parcel;
+    const p = (await clerk.ok(ADD, { i: { districtId: lakeview.id, taxParcel: `77.${n}-9-${n}`, streetNumber: String(n), street: "Final Lane", zip: "13600", ownerName: `Owner ${n}`, ownerSince: "2020-01-01" } }))
+      .addSewerProperty;
+    const a = (await clerk.ok(OPEN, { i: { propertyId: p.id, class: "RESIDENTIAL", occupantName: "Leaving Occupant", openedOn: "2026-01-01" } })).openServiceAccount;
+    const bad = await clerk.gql(METER, { i: { accountId: a.id, meterNumber: `F-${n}`, installedOn: "2026-01-01", startReading: 1_000_000 } });
+    expect(errorCode(bad)).toBe("BAD_USER_INPUT");
+    expect(bad.errors![0].extensions!.fields).toEqual({ startReading: "The reading has more digits than the meter's register (6)." });
+    const meterId = (await clerk.ok(METER, { i: { accountId: a.id, meterNumber: `F-${n}`, installedOn: "2026-01-01", startReading: 500 } })).addServiceMeter.meters[0].id;
+    // A meter already in service keeps its own start: a second account sharing it cannot set one.
+    const b = (await clerk.ok(OPEN, { i: { propertyId: p.id, class: "RESIDENTIAL", occupantName: "Roommate", openedOn: "2026-01-01" } })).openServiceAccount;
+    expect((await clerk.gql(METER, { i: { accountId: b.id, meterNumber: `F-${n}`, installedOn: "2026-01-01", startReading: 7 } })).errors![0].extensions!.fields).toHaveProperty("startReading");
+
+    // The final reading must be one the register can give after its last read, and taken by the last day.
+    const close = (reading: number, readOn: string) => ({ i: { accountId: a.id, lastDay: "2026-02-14", reason: "MOVE_OUT", finalReading: reading, finalReadOn: readOn } });
+    expect((await clerk.gql(CLOSE, close(2_500, "2026-02-15"))).errors![0].extensions!.fields).toHaveProperty("finalReadOn");
+    expect((await clerk.gql(CLOSE, close(400, "2026-02-14"))).errors![0].extensions!.fields).toEqual({
+      finalReading: "The reading 400 is lower than the last one (500, the meter's start reading) and is not a rollover of its register.",
+    });
+    expect((await clerk.ok(CLOSE, close(2_500, "2026-02-14"))).closeServiceAccount.closedOn).toBe("2026-02-14");
+    expect((await clerk.ok(READS, { m: meterId })).meterReadings).toEqual([{ readOn: "2026-02-14", reading: 2500, kind: "ACTUAL", gallons: 2000, flags: ["FIRST_READ", "FINAL"], importId: null }]);
+    const [{ n: audited }] = await db().query(`SELECT count(*)::int AS n FROM audit_entry WHERE entity_id = $1 AND action = 'rents.account_closed'`, [a.id]);
+    expect(audited).toBe(1);
+    // The final bill's consumption: the quarter's reads within the account's days.
+    expect((await periodConsumption(db(), [a.id], "2026-01-01", "2026-03-31")).get(a.id)).toMatchObject({ gallons: 2000, noRead: false, shared: false });
   });
 });
 
