@@ -16,6 +16,8 @@ export const LABELS: Record<string, string> = {
   id: "Application",
   startsOn: "Construction starts on",
   documents: "As-built drawings",
+  "documents.*.documentId": "As-built drawings",
+  "documents.*.kind": "As-built drawings",
 };
 
 type Extension = {
