@@ -57,9 +57,9 @@ const FIELDS = `accountId accountNumber address districtName provider offered no
 export async function loader(args: LoaderFunctionArgs) {
   const { request, context, params } = args;
   if (new URL(request.url).searchParams.get("setup") === "done")
-    await gql(context, request, `mutation FinishAutopaySetup($a: ID!) { finishAutopaySetup(accountId: $a) { accountId } }`, { a: params.accountId });
+    await gql(context, request, `mutation FinishAutopaySetup($a: ID!) { finishAutopaySetup(accountId: $a) { accountId } }`, { a: params.id });
   return requireSignedIn<{ serviceAccountAutopay: Autopay }>(args, `query Autopay($a: ID!) { serviceAccountAutopay(accountId: $a) { ${FIELDS} } }`, {
-    a: params.accountId,
+    a: params.id,
   });
 }
 
@@ -94,7 +94,7 @@ const MUTATIONS: Record<string, { query: string; vars: (a: string) => Record<str
 export async function action({ request, context, params }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const intent = String((await request.formData()).get("intent") ?? "");
-  const a = params.accountId!;
+  const a = params.id!;
   const r =
     intent === "setup"
       ? await gql<{ startAutopaySetup: { url: string } }>(context, request, `mutation($a: ID!) { startAutopaySetup(accountId: $a) { url } }`, { a })
