@@ -347,6 +347,7 @@ describe("who may see and do what, operation by operation", () => {
   });
 });
 
+/** The first render of each page compiles it in Vite: 120 s each on a busy machine. */
 describe("the pages, without JavaScript", () => {
   const get = async (c: Client, path: string) => {
     const res = await fetch(`${srv.url}${path}`, { headers: { cookie: c.cookieHeader }, redirect: "manual" });
@@ -384,7 +385,7 @@ describe("the pages, without JavaScript", () => {
     const ok = await post(owner, `/properties/bills/${bill.id}`, { accountId: acct.id, amount: "20.00" });
     expect(ok.status).toBe(302);
     expect(ok.location).toMatch(/^\/payments\/[0-9a-f-]{36}$/);
-  });
+  }, 120_000);
 
   it("the Clerk's account page records a counter payment, with the check number asked for at its field, and a receipt", async () => {
     const path = `/staff/properties/accounts/${acct.id}`;
@@ -400,7 +401,7 @@ describe("the pages, without JavaScript", () => {
     expect(after).toContain("check no. 2001");
     // The operator reads it but has no counter.
     expect(text((await get(operator, path)).html)).not.toContain("Record a payment at the counter");
-  });
+  }, 120_000);
 
   it("the receivables page, with SUL 1214's figures for Lakeview and none for Huron, and its CSV", async () => {
     const lk = await get(clerk, `/staff/receivables?districtId=${lakeview.id}`);
@@ -414,5 +415,5 @@ describe("the pages, without JavaScript", () => {
     expect(csv.type).toContain("text/csv");
     expect(csv.html).toContain(`"check","2001","12.00"`);
     expect((await get(clerk, `/staff/properties?districtId=${lakeview.id}`)).html).toContain(`/staff/receivables?districtId=${lakeview.id}`);
-  });
+  }, 120_000);
 });
