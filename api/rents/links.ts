@@ -7,7 +7,7 @@ import type { Config } from "../config.js";
 import { isUuid } from "../documents/documents.service.js";
 import { enqueueEmails } from "../outbox/outbox.service.js";
 import { Payment } from "../payments/payment.entity.js";
-import { actorOf, addressOf, linkedSql, type Db, type Meta } from "./common.js";
+import { actorOf, addressOf, type Db, type Meta } from "./common.js";
 import { SEWER_ACCOUNT_PAYABLE, accountBalances, createAccountPayment, type AccountBalance } from "./ledger.js";
 import { findAccountByNumberAndZip } from "./quick-pay.js";
 
@@ -125,7 +125,7 @@ export async function linkedBills(db: Db, viewer: Viewer): Promise<(LinkedBill &
     `SELECT b.id, b.number, b.served_from::text AS served_from, b.served_to::text AS served_to, b.total_cents, b.due_on::text AS due_on, a.account_number,
             d.name AS district_name, p.street_number, p.street, p.city, p.zip
        FROM bill b JOIN service_account a ON a.id = b.account_id JOIN sewer_property p ON p.id = b.property_id JOIN district d ON d.id = b.district_id
-      WHERE b.status = 'ISSUED' AND ${linkedSql("b.account_id", "$1")}
+      WHERE b.account_id IN (SELECT l.account_id FROM service_account_link l WHERE l.user_id = $1 AND l.unlinked_at IS NULL) AND b.status = 'ISSUED'
       ORDER BY b.mailed_on DESC, b.number DESC LIMIT 50`,
     [viewer.userId],
   );

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accountBalances } from "../../api/rents/ledger.js";
-import { MAX_LOOKUP_FAILURES_PER_ADDRESS, MAX_LOOKUP_FAILURES_PER_NUMBER, NO_MATCH } from "../../api/rents/quick-pay.js";
-import { Client, DEMO, errorCode, signedInAs, startTestServer, type GqlResponse, type TestServer } from "../harness.js";
+import { MAX_LOOKUP_FAILURES_PER_ADDRESS, MAX_LOOKUP_FAILURES_PER_NUMBER, NO_MATCH, quickPayLookup, startQuickPay } from "../../api/rents/quick-pay.js";
+import { Client, DEMO, countStatements, errorCode, signedInAs, startTestServer, type GqlResponse, type TestServer } from "../harness.js";
 
 /**
  * Paying the sewer bill as its owner does (issue 14, "Paying"): quick pay without signing in (the
@@ -226,6 +226,16 @@ describe("quick pay: the number and ZIP show what is due and nothing else", () =
     expect((await db().query(`SELECT amount_cents FROM payment WHERE id = $1`, [whole.paymentId]))[0].amount_cents).toBe(2_345);
   });
 
+  it("with Stripe on and no district account that takes charges: counter only, and no payment is made", async () => {
+    // The services under a Stripe configuration (no call reaches Stripe: the district has no connected account).
+    const config = { ...srv.config, stripe: { secretKey: "sk_test_x", webhookSecret: "whsec_x", connectWebhookSecret: "whsec_y" } };
+    const target = await account(clerk, lakeview.id);
+    await issuedBill(target, { periodStart: "2026-04-01", periodEnd: "2026-06-30", mailedOn: "2026-07-01", dueOn: "2026-07-21", totalCents: 900 });
+    expect((await quickPayLookup(db(), config, { accountNumber: target.accountNumber, zip: "13600" }, { ip: freshIp() })).cardPayments).toBe(false);
+    await expect(startQuickPay(db(), config, { accountNumber: target.accountNumber, zip: "13600" }, { ip: freshIp() })).rejects.toThrow(/takes payments at the district office only \(cash or check\)/);
+    expect(await db().query(`SELECT id FROM payment WHERE payable_id = $1`, [target.id])).toEqual([]);
+  });
+
   it("the token opens that payment's status and receipt, and nothing else", async () => {
     expect((await signedOut.ok(QUICK, { id: paymentId, a: access })).quickPayment).toMatchObject({ status: "PAID", accountNumber: acct.accountNumber, amountCents: 10_000 });
     // A wrong token, another payment's id, a payment with a payer: NOT_FOUND alike.
@@ -333,6 +343,14 @@ describe("linked accounts: read and pay, nothing else", () => {
     const bad = await post(landlord, "/properties", { intent: "link", accountNumber: other.accountNumber, zip: "14000" });
     expect(bad.status).toBe(400);
     expect(text(bad.html)).toContain(NO_MATCH);
+    // The list and the bills: a fixed number of statements whatever the number of links.
+    const two = await countStatements(db(), () => landlord.ok(LINKED));
+    const third = await account(clerk, lakeview.id);
+    await issuedBill(third, { periodStart: "2026-04-01", periodEnd: "2026-06-30", mailedOn: "2026-07-01", dueOn: "2026-07-21", totalCents: 1_000 });
+    await from(landlord, freshIp(), LINK, { i: { accountNumber: third.accountNumber, zip: "13600" } });
+    const three = await countStatements(db(), () => landlord.ok(LINKED));
+    expect((await landlord.ok(LINKED)).myLinkedAccounts).toHaveLength(3);
+    expect(three).toBe(two);
     expect((await post(landlord, "/properties", { intent: "unlink", accountId: acct.id })).location).toBe("/properties?done=unlinked");
     expect(errorCode(await landlord.gql(BILL, { id: bill.id }))).toBe("NOT_FOUND");
     expect(errorCode(await landlord.gql(PAY_LINKED, { i: { accountId: acct.id } }))).toBe("NOT_FOUND");
