@@ -189,7 +189,7 @@ export default function StaffSeptic() {
                         <div className="usa-checkbox">
                           <input className="usa-checkbox__input" type="checkbox" id={i === 0 ? "systemIds" : `system-${r.id}`} name="systemIds" value={r.id} aria-invalid={ord.systemIds ? true : undefined} />
                           <label className="usa-checkbox__label" htmlFor={i === 0 ? "systemIds" : `system-${r.id}`}>
-                            <span className="usa-sr-only">Order {r.address} connected</span>
+                            Order<span className="usa-sr-only"> {r.address} connected</span>
                           </label>
                         </div>
                       )}
