@@ -25,12 +25,12 @@ import { DistrictStripeAccounts1766830000000 } from "./1766830000000-DistrictStr
 import { SewerExtensions1766840000000 } from "./1766840000000-SewerExtensions.js";
 import { ExtensionLaterals1766840000001 } from "./1766840000001-ExtensionLaterals.js";
 import { ExtensionConstruction1766910000000 } from "./1766910000000-ExtensionConstruction.js";
-import { OwnerPaying1766860000000 } from "./1766860000000-OwnerPaying.js";
 import { AccountLedger1766850000000 } from "./1766850000000-AccountLedger.js";
 import { BillRunGuardsSurchargeReinstatement1766880000000 } from "./1766880000000-BillRunGuardsSurchargeReinstatement.js";
+import { OwnerPaying1766860000000 } from "./1766860000000-OwnerPaying.js";
 import { Autopay1766870000000 } from "./1766870000000-Autopay.js";
 
-import { SepticSystems1766900000000 } from "./1766900000000-SepticSystems.js";
 import { Inflow1766890000000 } from "./1766890000000-Inflow.js";
+import { SepticSystems1766900000000 } from "./1766900000000-SepticSystems.js";
 /** Every migration, in order. A new migration is added here and reviewed by hand. */
-export const migrations = [Foundation1764460800000, Payments1764547200000, Contractors1764633600000, LateralPermits1764720000000, ContractorRenewals1764806400000, Haulers1764892800000, Enforcement1764979200000, Industrial1765065600000, IndustrialSnc1765152000000, IndustrialResultWrites1765195200000, IndustrialReportKinds1765238400000, IndustrialLifecycle1765324800000, IndustrialDailyFlows1765411200000, PaymentCancellation1765497600000, LateralWorkDoneBy1765540800000, LateralInspectionTimesAndRecordDrawings1765627200000, DistrictOperatorTitle1765670400000, SignUpAttempts1765713600000, DumpingFeeIsAFee1765800000000, Prosecutions1766250000000, SewerRents1766700000000, MeterReadings1766800000000, BillRuns1766810000000, DistrictStripeAccounts1766830000000, SewerExtensions1766840000000, ExtensionLaterals1766840000001, AccountLedger1766850000000, OwnerPaying1766860000000, Autopay1766870000000, BillRunGuardsSurchargeReinstatement1766880000000, SepticSystems1766900000000, Inflow1766890000000, ExtensionConstruction1766910000000];
+export const migrations = [Foundation1764460800000, Payments1764547200000, Contractors1764633600000, LateralPermits1764720000000, ContractorRenewals1764806400000, Haulers1764892800000, Enforcement1764979200000, Industrial1765065600000, IndustrialSnc1765152000000, IndustrialResultWrites1765195200000, IndustrialReportKinds1765238400000, IndustrialLifecycle1765324800000, IndustrialDailyFlows1765411200000, PaymentCancellation1765497600000, LateralWorkDoneBy1765540800000, LateralInspectionTimesAndRecordDrawings1765627200000, DistrictOperatorTitle1765670400000, SignUpAttempts1765713600000, DumpingFeeIsAFee1765800000000, Prosecutions1766250000000, SewerRents1766700000000, MeterReadings1766800000000, BillRuns1766810000000, DistrictStripeAccounts1766830000000, SewerExtensions1766840000000, ExtensionLaterals1766840000001, AccountLedger1766850000000, OwnerPaying1766860000000, Autopay1766870000000, BillRunGuardsSurchargeReinstatement1766880000000, Inflow1766890000000, SepticSystems1766900000000, ExtensionConstruction1766910000000];

@@ -10,8 +10,8 @@ const RECURRING: { name: string; everyMs: number }[] = [
   { name: "outbox.send", everyMs: 30_000 },
   { name: "contractors.expiry-reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/contractors/contractors.service.ts
   { name: "haulers.expiry-reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/haulers/haulers.service.ts (emails link to PUBLIC_URL)
-  { name: "rents.late-charges", everyMs: 60 * 60 * 1000 }, // hourly, so each district's day starts with its late charges whatever its zone; api/rents/ledger.service.ts
   { name: "extensions.guarantee-reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/extensions/acceptance.service.ts (SUL 507)
+  { name: "rents.late-charges", everyMs: 60 * 60 * 1000 }, // hourly, so each district's day starts with its late charges whatever its zone; api/rents/ledger.service.ts
   { name: "septic.reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/septic/reminders.service.ts (pump-outs due, SUL 405 notices)
   { name: "rents.autopay", everyMs: 60 * 60 * 1000 }, // hourly: each bill is charged in the first hour of its due date in its district's zone; api/rents/autopay-charges.ts
 ];

@@ -36,7 +36,7 @@ import {
   type Cycle,
   type FlagCode,
 } from "./bill-rules.js";
-import { actorOf, type Db, type Meta } from "./common.js";
+import { actorOf, isLinked, type Db, type Meta } from "./common.js";
 import { periodConsumption } from "./consumption.js";
 import { formatEdus } from "./rules.js";
 
@@ -727,7 +727,7 @@ export async function billRunBills(db: Db, viewer: Viewer, runId: string, opts: 
   return { items, nextCursor: rows.length > n ? encodeCursor("b", items[items.length - 1].id) : null };
 }
 
-/** May the viewer read this bill: its district's staff (a preview too); an issued bill its account's occupant or the property's owner of record (their ownership's). */
+/** May the viewer read this bill: its district's staff (a preview too); an issued bill its account's occupant, the property's owner of record (their ownership's) or whoever linked the account. */
 async function mayRead(db: Db, viewer: Viewer, r: any): Promise<boolean> {
   if (isStaff(viewer, r.district_id)) return true;
   if (r.status !== "ISSUED") return false;
@@ -738,7 +738,9 @@ async function mayRead(db: Db, viewer: Viewer, r: any): Promise<boolean> {
   );
   if (!x) return false;
   if (x.occupant_user_id === viewer.userId) return true;
-  return x.owner_user_id === viewer.userId && (x.owner_from === null || r.served_to >= x.owner_from);
+  if (x.owner_user_id === viewer.userId && (x.owner_from === null || r.served_to >= x.owner_from)) return true;
+  // A person who linked the account (api/rents/links.ts: read and pay only) reads its issued bills.
+  return isLinked(db, viewer, r.account_id);
 }
 
 export async function getBill(db: Db, viewer: Viewer, id: string): Promise<BillView> {
