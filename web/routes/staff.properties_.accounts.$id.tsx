@@ -57,7 +57,7 @@ const REASONS = [
 /** Each form's labels, by intent. */
 const FORMS: Record<string, Record<string, string>> = {
   assess: { effectiveOn: "Applies from", counts: "Counts", waterUsageEdus: "EDUs determined from water usage", waterUsageBasis: "What they rest on", occupancy: "Occupancy", sharedMeterAgreement: "Agreement of the users behind one meter" },
-  meter: { meterNumber: "Meter number", installedOn: "Installed on" },
+  meter: { meterNumber: "Meter number", installedOn: "Installed on", startReading: "Start reading" },
   unmeter: { meterId: "Meter", removedOn: "Out of service from" },
   close: { lastDay: "Last day served", reason: "Why it closes", forwardingAddress: "Forwarding address for the final bill", finalReading: "Final meter reading", finalReadOn: "Read on" },
   payment: { amount: "Amount received (dollars)", method: "Paid in", checkNumber: "Check number" },
@@ -130,7 +130,9 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       i: { accountId: params.id, effectiveOn: values.effectiveOn, counts, waterUsageEdus: orNull("waterUsageEdus"), waterUsageBasis: orNull("waterUsageBasis"), occupancy: orNull("occupancy"), sharedMeterAgreement: orNull("sharedMeterAgreement") },
     });
   } else if (intent === "meter") {
-    r = await gql(context, request, `mutation AddMeter($i: AddServiceMeterInput!) { addServiceMeter(input: $i) { id } }`, { i: { accountId: params.id, meterNumber: values.meterNumber, installedOn: values.installedOn } });
+    r = await gql(context, request, `mutation AddMeter($i: AddServiceMeterInput!) { addServiceMeter(input: $i) { id } }`, {
+      i: { accountId: params.id, meterNumber: values.meterNumber, installedOn: values.installedOn, startReading: values.startReading ? (/^\d+$/.test(values.startReading) ? Number(values.startReading) : -1) : null },
+    });
   } else if (intent === "unmeter") {
     r = await gql(context, request, `mutation RemoveMeter($i: RemoveServiceMeterInput!) { removeServiceMeter(input: $i) { id } }`, { i: { accountId: params.id, meterId: values.meterId, removedOn: values.removedOn } });
   } else {
@@ -412,6 +414,7 @@ export default function StaffAccount() {
             <input type="hidden" name="intent" value="meter" />
             <TextField name="meterNumber" label={FORMS.meter.meterNumber} hint="A meter of this property already in service is shared with this account" defaultValue={v("meter", "meterNumber")} error={e("meter").meterNumber} required />
             <TextField name="installedOn" type="date" label={FORMS.meter.installedOn} defaultValue={v("meter", "installedOn")} error={e("meter").installedOn} required />
+            <TextField name="startReading" label={FORMS.meter.startReading} hint="A new meter's register reading when installed; leave empty for a meter already in service" inputMode="numeric" defaultValue={v("meter", "startReading")} error={e("meter").startReading} />
             <button className="usa-button usa-button--outline" type="submit">
               Record the meter
             </button>
