@@ -350,6 +350,9 @@ describe("owners and occupants change without losing history", () => {
   it("a move-out closes on the last day, not before the account opened, and only once; a final reading needs its date", async () => {
     const p = await property(clerk, lakeview.id);
     const a = await account(clerk, p.id, { openedOn: "2024-03-01" });
+    // A final reading is read off a meter in service (it is written as the meter's read).
+    expect(fields(await clerk.gql(CLOSE, { i: { accountId: a.id, lastDay: "2024-03-01", reason: "MOVE_OUT", finalReading: 1234, finalReadOn: "2024-03-01" } })).finalReading).toBe("The account has no meter in service to read.");
+    await clerk.ok(METER, { i: { accountId: a.id, meterNumber: `WM-${p.id.slice(0, 8)}`, installedOn: "2024-03-01", startReading: 1200 } });
     expect(fields(await clerk.gql(CLOSE, { i: { accountId: a.id, lastDay: "2024-02-29", reason: "MOVE_OUT" } })).lastDay).toBe("The last day cannot come before the account opened (2024-03-01).");
     expect(fields(await clerk.gql(CLOSE, { i: { accountId: a.id, lastDay: "2024-03-01", reason: "MOVE_OUT", finalReading: 1234 } })).finalReadOn).toBe("Enter a date like 2026-12-01.");
     expect(fields(await clerk.gql(CLOSE, { i: { accountId: a.id, lastDay: "2024-03-01", reason: "GONE" } })).reason).toBeTruthy();
