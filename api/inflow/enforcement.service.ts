@@ -23,65 +23,72 @@ export async function openEnforcement(
   meta: Meta,
 ): Promise<{ actionId: string; number: string }> {
   if (!isUuid(input.sourceId ?? "")) throw notFound("That finding");
-  const [s] = await ds.query(
-    `SELECT s.id, s.kind, s.location, s.state, s.inspection_id, v.visited_on::text AS visited_on, v.rulebook_version_id, d.prior
+  // One transaction, the finding's row locked: two presses open one action, and the action and its audit entry commit together.
+  return ds.transaction(async (tx) => {
+    await tx.query(`SELECT id FROM inflow_source WHERE id = $1 FOR UPDATE`, [input.sourceId]);
+    const [s] = await tx.query(
+      `SELECT s.id, s.kind, s.location, s.state, s.inspection_id, v.visited_on::text AS visited_on, v.rulebook_version_id, d.prior
        FROM inflow_source s JOIN inflow_visit v ON v.id = s.visit_id
        LEFT JOIN LATERAL (SELECT to_char(v2.visited_on, 'YYYY-MM-DD') AS prior FROM inflow_source s2 JOIN inflow_visit v2 ON v2.id = s2.visit_id WHERE s2.id = s.reconnects_source_id) d ON true
       WHERE s.id = $1`,
-    [input.sourceId],
-  );
-  if (!s) throw notFound("That finding");
-  const i = await getInspection(ds, viewer, s.inspection_id).catch(() => {
-    throw notFound("That finding");
-  });
-  const district = await loadDistrict(ds, i.districtId);
-  requireOperator(viewer, district);
-  const rb = await rulebookById(ds, s.rulebook_version_id);
-  const rule = enforceable(rb, s.state as SourceState);
-  const label = SOURCE_KIND_LABELS[s.kind as SourceKind];
-  if (!rule.ok)
-    throw conflict(
-      s.state === "DISCONNECTED"
-        ? "That source was found disconnected: there is no violation to serve."
-        : `Under ${rule.section} an enforcement action follows a source reconnected after its disconnection; a connection found is answered by the disconnection order.`,
+      [input.sourceId],
     );
-  const [existing] = await ds.query(`SELECT number FROM enforcement_action WHERE subject_type = 'InflowSource' AND subject_id = $1 LIMIT 1`, [s.id]);
-  if (existing) throw conflict(`Enforcement action ${existing.number} was already opened from this finding.`);
-  // The respondent: the one named, else the owner of record when in the portal.
-  let email = clean(input.respondentEmail);
-  if (!email && i.ownerUserId) [{ email }] = await ds.query(`SELECT email FROM app_user WHERE id = $1`, [i.ownerUserId]);
-  const where = `${i.address} (tax parcel ${i.taxParcel})`;
-  const what = `${label}${s.location ? ` (${s.location})` : ""}`;
-  const violation =
-    s.state === "RECONNECTED"
-      ? `On ${formatDate(s.visited_on)} the ${district.operatorTitle} found the ${what.toLowerCase()} of ${where} reconnected to the sanitary sewer after its disconnection${s.prior ? ` recorded on ${formatDate(s.prior)}` : ""}: a wilful violation (${rule.section}). Inspection ${i.number}.`
-      : `On ${formatDate(s.visited_on)} the ${district.operatorTitle} found the ${what.toLowerCase()} of ${where} connected to the sanitary sewer, which ${rule.section} forbids. Inspection ${i.number}.`;
-  const action = await createAction(
-    ds,
-    viewer,
-    {
-      districtId: district.id,
-      kind: clean(input.kind) ?? "NOTICE_OF_VIOLATION",
-      respondentEmail: email,
-      violation,
-      requirements: clean(input.requirements) ?? `Disconnect the ${label.toLowerCase()} from the sanitary sewer in a fashion the ${district.operatorTitle} approves, and keep it disconnected.`,
-      correctBy: clean(input.correctBy),
-      subjectType: "InflowSource",
-      subjectId: s.id,
-      subjectLabel: `${i.number}: ${label}`,
-      taxParcel: i.taxParcel,
-      propertyAddress: i.address,
-    },
-    meta,
-  );
-  await ds.transaction((tx) =>
-    audit(tx, actorOf(viewer, meta.requestId), {
+    if (!s) throw notFound("That finding");
+    const i = await getInspection(tx, viewer, s.inspection_id).catch(() => {
+      throw notFound("That finding");
+    });
+    const district = await loadDistrict(tx, i.districtId);
+    requireOperator(viewer, district);
+    const rb = await rulebookById(tx, s.rulebook_version_id);
+    const rule = enforceable(rb, s.state as SourceState);
+    const label = SOURCE_KIND_LABELS[s.kind as SourceKind];
+    if (!rule.ok)
+      throw conflict(
+        s.state === "DISCONNECTED"
+          ? "That source was found disconnected: there is no violation to serve."
+          : `Under ${rule.section} an enforcement action follows a source reconnected after its disconnection; a connection found is answered by the disconnection order.`,
+      );
+    const [existing] = await tx.query(`SELECT number FROM enforcement_action WHERE subject_type = 'InflowSource' AND subject_id = $1 LIMIT 1`, [s.id]);
+    if (existing) throw conflict(`Enforcement action ${existing.number} was already opened from this finding.`);
+    // The respondent: the one named, else the owner of record when in the portal.
+    let email = clean(input.respondentEmail);
+    if (!email && i.ownerUserId) [{ email }] = await tx.query(`SELECT email FROM app_user WHERE id = $1`, [i.ownerUserId]);
+    const where = `${i.address} (tax parcel ${i.taxParcel})`;
+    const what = `${label}${s.location ? ` (${s.location})` : ""}`;
+    const violation =
+      s.state === "RECONNECTED"
+        ? `On ${formatDate(s.visited_on)} the ${district.operatorTitle} found the ${what.toLowerCase()} of ${where} reconnected to the sanitary sewer after its disconnection${
+            s.prior ? ` recorded on ${formatDate(s.prior)}` : ""
+          }: a wilful violation (${rule.section}). Inspection ${i.number}.`
+        : `On ${formatDate(s.visited_on)} the ${district.operatorTitle} found the ${what.toLowerCase()} of ${where} connected to the sanitary sewer, which ${rule.section} forbids. Inspection ${
+            i.number
+          }.`;
+    // createAction takes the caller's transaction as its data source (its own transaction nests in this one).
+    const action = await createAction(
+      tx as unknown as DataSource,
+      viewer,
+      {
+        districtId: district.id,
+        kind: clean(input.kind) ?? "NOTICE_OF_VIOLATION",
+        respondentEmail: email,
+        violation,
+        requirements: clean(input.requirements) ?? `Disconnect the ${label.toLowerCase()} from the sanitary sewer in a fashion the ${district.operatorTitle} approves, and keep it disconnected.`,
+        correctBy: clean(input.correctBy),
+        subjectType: "InflowSource",
+        subjectId: s.id,
+        subjectLabel: `${i.number}: ${label}`,
+        taxParcel: i.taxParcel,
+        propertyAddress: i.address,
+      },
+      meta,
+    );
+    await audit(tx, actorOf(viewer, meta.requestId), {
       action: "inflow.enforcement_opened",
       entityType: "InflowInspection",
       entityId: i.id,
       districtId: district.id,
       details: { sourceId: s.id, enforcementActionId: action.id, number: action.number, section: rule.section },
-    }),
-  );
-  return { actionId: action.id, number: action.number };
+    });
+    return { actionId: action.id, number: action.number };
+  });
 }
