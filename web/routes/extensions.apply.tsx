@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, redirect, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
+import { DocumentChoices } from "~/components/document-choices";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
 import { ErrorSummary, TextField } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
@@ -148,15 +149,7 @@ export default function ApplyExtension() {
           <SelectField name="pipePvc" label={LABELS.pipePvc} options={[{ value: "PVC", label: "Heavy wall PVC to the listed ASTM specifications" }, { value: "OTHER", label: "Other (needs the Operator's written approval)" }]} defaultValue={v.pipePvc} error={e.pipePvc} required />
           <TextField name="designerName" label={LABELS.designerName} defaultValue={v.designerName} error={e.designerName} required />
           <TextField name="designerLicense" label={LABELS.designerLicense} defaultValue={v.designerLicense} error={e.designerLicense} required />
-          <fieldset className="usa-fieldset">
-            <legend className="usa-legend">{LABELS.documents}</legend>
-            <p className="usa-hint">
-              Choose from the files you uploaded (<Link className="usa-link" to="/account/documents">upload them first</Link>).
-            </p>
-            {DOCUMENT_KINDS.map((kind) => (
-              <SelectField key={kind} name={`doc-${kind}`} id={`doc-${kind}`} label={LABELS[`doc-${kind}`]} options={[{ value: "", label: "None" }, ...documents.map((d) => ({ value: d.id, label: d.filename }))]} defaultValue={v[`doc-${kind}`]} error={e[`doc-${kind}`]} />
-            ))}
-          </fieldset>
+          <DocumentChoices legend={LABELS.documents} kinds={DOCUMENT_KINDS} labels={LABELS} documents={documents} values={v} errors={e} />
           <button className="usa-button" type="submit">
             Apply
           </button>

@@ -2,54 +2,10 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
-import { CalendarDate, daysLeftText } from "~/components/format";
+import { CalendarDate } from "~/components/format";
+import { INSPECTION_FIELDS, InspectionSummary, VisitFacts, type Inspection } from "~/components/inflow";
 import { SuccessAlert } from "~/components/forms";
 
-// The same reading of an inspection as the staff page (web/routes/staff.inflow_.$id.tsx), which a route cannot import from another route.
-type Source = { id: string; kindLabel: string; location: string | null; state: string; stateLabel: string; enforceable: boolean; enforcementActionId: string | null; enforcementNumber: string | null };
-type Visit = {
-  visitNumber: number;
-  visitedOn: string;
-  stormSewerFeet: number | null;
-  naturalDrainageAdequate: boolean;
-  disconnectionRequired: boolean;
-  outcomeLabel: string;
-  orderDeadline: string | null;
-  notes: string | null;
-  inspectorName: string;
-  sources: Source[];
-  photos: { documentId: string; filename: string }[];
-};
-type Inspection = {
-  id: string;
-  districtId: string;
-  number: string;
-  status: string;
-  statusLabel: string;
-  originLabel: string;
-  taxParcel: string;
-  address: string;
-  ownerName: string | null;
-  buyerName: string | null;
-  soldOn: string | null;
-  closingOn: string | null;
-  orderIssuedOn: string | null;
-  orderDeadline: string | null;
-  dueOn: string | null;
-  daysLeft: number | null;
-  certificateNumber: string | null;
-  certificateIssuedOn: string | null;
-  certificateBasis: string | null;
-  certificateDocumentId: string | null;
-  canInspect: boolean;
-  today: string;
-  parties: { name: string; roleLabel: string; closingOn: string | null }[];
-  visits: Visit[];
-};
-const INSPECTION_FIELDS = `id districtId number status statusLabel originLabel taxParcel address ownerName buyerName soldOn closingOn orderIssuedOn orderDeadline dueOn daysLeft
-  certificateNumber certificateIssuedOn certificateBasis certificateDocumentId canInspect today parties { name roleLabel closingOn }
-  visits { visitNumber visitedOn stormSewerFeet naturalDrainageAdequate disconnectionRequired outcomeLabel orderDeadline notes inspectorName
-    sources { id kindLabel location state stateLabel enforceable enforcementActionId enforcementNumber } photos { documentId filename } }`;
 
 export const meta: MetaFunction = () => [{ title: "Inflow inspection | Tapline" }];
 
@@ -112,78 +68,6 @@ export default function InflowInspectionPage() {
         </section>
       ))}
     </>
-  );
-}
-
-/** Where an inspection stands, as its owner and its staff both read it. */
-function InspectionSummary({ i }: { i: Pick<Inspection, "address" | "taxParcel" | "statusLabel" | "originLabel" | "soldOn" | "closingOn" | "status" | "orderDeadline" | "daysLeft" | "certificateNumber" | "certificateIssuedOn" | "certificateBasis" | "certificateDocumentId"> }) {
-  return (
-    <dl>
-      <dt>Property</dt>
-      <dd>
-        {i.address} (tax parcel {i.taxParcel})
-      </dd>
-      <dt>Status</dt>
-      <dd>{i.statusLabel}</dd>
-      <dt>Opened by</dt>
-      <dd>
-        {i.originLabel}
-        {i.soldOn && (
-          <>
-            {" "}
-            (sold on <CalendarDate date={i.soldOn} />)
-          </>
-        )}
-      </dd>
-      {i.closingOn && i.status === "OPEN" && (
-        <>
-          <dt>Closing</dt>
-          <dd>
-            <CalendarDate date={i.closingOn} /> ({daysLeftText(i.daysLeft)})
-          </dd>
-        </>
-      )}
-      {i.status === "ORDERED" && i.orderDeadline && (
-        <>
-          <dt>Disconnect by</dt>
-          <dd>
-            <CalendarDate date={i.orderDeadline} /> ({daysLeftText(i.daysLeft)}); then the property is inspected again
-          </dd>
-        </>
-      )}
-      {i.certificateNumber && (
-        <>
-          <dt>Inflow compliance certificate</dt>
-          <dd>
-            {i.certificateNumber}, issued <CalendarDate date={i.certificateIssuedOn} />: {i.certificateBasis}{" "}
-            {i.certificateDocumentId && (
-              <a className="usa-link" href={`/documents/${i.certificateDocumentId}`}>
-                Certificate (PDF)
-              </a>
-            )}{" "}
-            <Link className="usa-link" to={`/inflow/verify?number=${encodeURIComponent(i.certificateNumber)}`}>
-              Public check
-            </Link>
-          </dd>
-        </>
-      )}
-    </dl>
-  );
-}
-
-/** What a visit found of the storm sewer and the drainage. */
-function VisitFacts({ v }: { v: Pick<Visit, "stormSewerFeet" | "naturalDrainageAdequate" | "disconnectionRequired" | "orderDeadline" | "inspectorName" | "notes"> }) {
-  return (
-    <p>
-      {v.stormSewerFeet === null ? "No separate storm sewer available" : `Nearest storm sewer ${v.stormSewerFeet} feet from the property line`};{" "}
-      {v.naturalDrainageAdequate ? "natural drainage sufficient" : "natural drainage not sufficient"}; disconnection {v.disconnectionRequired ? "required" : "not required"}
-      {v.orderDeadline && (
-        <>
-          ; disconnect by <CalendarDate date={v.orderDeadline} />
-        </>
-      )}
-      . Inspected by {v.inspectorName}.{v.notes ? ` ${v.notes}` : ""}
-    </p>
   );
 }
 
