@@ -7,6 +7,7 @@ import { enqueueJob, runDueJobs } from "../../api/jobs/queue.js";
 import { accountBalances } from "../../api/rents/ledger.js";
 import { AUTOPAY_RETRY_DAYS } from "../../api/rents/autopay.service.js";
 import { Client, DEMO, countStatements, errorCode, signedInAs, startTestServer, type TestServer } from "../harness.js";
+import { pageText, portal } from "../portal.js";
 import { connectDistrictAccount, startStripeStandIn, type StandIn } from "../stripe-standin.js";
 
 /**
@@ -366,24 +367,10 @@ describe("who may see and change autopay, operation by operation", () => {
   });
 });
 
-const get = async (c: Client, path: string) => {
-  const res = await fetch(`${srv.url}${path}`, { headers: { cookie: c.cookieHeader }, redirect: "manual" });
-  return { status: res.status, html: await res.text(), cookies: res.headers.getSetCookie().map((x) => x.split(";")[0]) };
-};
+const { get, post } = portal(() => srv.url);
 /** Presses a button of the page at `path` as a browser without JavaScript would (its CSRF token and cookie). */
-async function press(c: Client, path: string, intent: string) {
-  const page = await get(c, path);
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)?.[1];
-  expect(csrf, `a form on ${path}`).toBeTruthy();
-  const res = await fetch(`${srv.url}${path}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: [c.cookieHeader, ...page.cookies].join("; "), origin: srv.url },
-    body: new URLSearchParams({ csrf: csrf!, intent }).toString(),
-  });
-  return { status: res.status, location: res.headers.get("location"), html: await res.text() };
-}
-const text = (html: string) => html.replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/&#x27;|&#39;/g, "'").replace(/\s+/g, " ");
+const press = (c: Client, path: string, intent: string) => post(c, path, { intent });
+const text = pageText;
 
 describe("the person billed manages autopay", () => {
   it("Lakeview: the occupant with a sign-in, not the owner (SUL 1201); Huron: the owner of record (VI-3), not the occupant", async () => {

@@ -5,6 +5,8 @@ import { enqueueJob, runDueJobs } from "../../api/jobs/queue.js";
 import { accountBalances } from "../../api/rents/ledger.js";
 import { LATE_CHARGES_JOB, postLateCharges } from "../../api/rents/ledger.service.js";
 import { Client, DEMO, countStatements, errorCode, signedInAs, startTestServer, type GqlResponse, type TestServer } from "../harness.js";
+import { issueTestBill } from "../rents-fixtures.js";
+import { pageText, portal } from "../portal.js";
 
 /**
  * Sewer accounts' money (issue 14): balances with credits applied to the oldest bill first, paying
@@ -56,26 +58,9 @@ async function account(c: Client, districtId: string, o: { ownerEmail?: string; 
   return { id: a.id as string, accountNumber: a.accountNumber as string, propertyId: p.id as string, taxParcel, districtId };
 }
 
-let billSeq = 0;
-/** An issued bill as a bill run leaves it (the runs are tested in rents-bills.test.ts): mailed, due, numbered, frozen. */
-async function issuedBill(acct: { id: string; propertyId: string; districtId: string }, o: { periodStart: string; periodEnd: string; mailedOn: string; dueOn: string; totalCents: number }) {
-  const cycle = acct.districtId === huron.id ? "ALL" : "OTHER";
-  const [{ id: versionId }] = await db().query(`SELECT id FROM rulebook_version WHERE district_id = $1 ORDER BY version DESC LIMIT 1`, [acct.districtId]);
-  const [{ id: userId }] = await db().query(`SELECT id FROM app_user WHERE email = $1`, [DEMO.lakeviewClerk]);
-  const [run] = await db().query(
-    `INSERT INTO bill_run (district_id, cycle, period_start, period_end, status, rulebook_version_id, mailed_on, due_on, previewed_by_id)
-     VALUES ($1, $2, $3, $4, 'ISSUED', $5, $6, $7, $8)
-     ON CONFLICT (district_id, cycle, period_start) DO UPDATE SET bill_count = bill_run.bill_count + 1 RETURNING id`,
-    [acct.districtId, cycle, o.periodStart, o.periodEnd, versionId, o.mailedOn, o.dueOn, userId],
-  );
-  const number = `T-${o.periodStart.slice(0, 7).replace("-", "")}-${String(++billSeq).padStart(7, "0")}`;
-  const [b] = await db().query(
-    `INSERT INTO bill (run_id, district_id, cycle, kind, account_id, property_id, bill_to, period_start, period_end, served_from, served_to, total_cents, status, number, mailed_on, due_on, rulebook_version_id, issued_at)
-     VALUES ($1, $2, $3, 'ACCOUNT', $4, $5, 'Occupant', $6, $7, $6, $7, $8, 'ISSUED', $9, $10, $11, $12, now()) RETURNING id`,
-    [run.id, acct.districtId, cycle, acct.id, acct.propertyId, o.periodStart, o.periodEnd, o.totalCents, number, o.mailedOn, o.dueOn, versionId],
-  );
-  return { id: b.id as string, number };
-}
+/** An issued bill of the account's cycle (test/rents-fixtures.ts). */
+const issuedBill = (acct: { id: string; propertyId: string; districtId: string }, o: { periodStart: string; periodEnd: string; mailedOn: string; dueOn: string; totalCents: number }) =>
+  issueTestBill(db(), acct, { ...o, cycle: acct.districtId === huron.id ? "ALL" : "OTHER" }, "T");
 
 let jobRun = 0;
 /** The hourly job, as the worker queues it. */
@@ -349,24 +334,8 @@ describe("who may see and do what, operation by operation", () => {
 
 /** The first render of each page compiles it in Vite: 120 s each on a busy machine. */
 describe("the pages, without JavaScript", () => {
-  const get = async (c: Client, path: string) => {
-    const res = await fetch(`${srv.url}${path}`, { headers: { cookie: c.cookieHeader }, redirect: "manual" });
-    return { status: res.status, type: res.headers.get("content-type"), html: await res.text(), cookies: res.headers.getSetCookie().map((x) => x.split(";")[0]) };
-  };
-  /** Posts a form of the page at `path` as a browser without JavaScript would (its CSRF token and cookie). */
-  async function post(c: Client, path: string, f: Record<string, string>) {
-    const page = await get(c, path);
-    const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)?.[1];
-    expect(csrf, `a form on ${path}`).toBeTruthy();
-    const res = await fetch(`${srv.url}${path}`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie: [c.cookieHeader, ...page.cookies].join("; "), origin: srv.url },
-      body: new URLSearchParams({ csrf: csrf!, ...f }).toString(),
-    });
-    return { status: res.status, location: res.headers.get("location"), html: await res.text() };
-  }
-  const text = (html: string) => html.replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/&#x27;|&#39;/g, "'").replace(/\s+/g, " ");
+  const { get, post } = portal(() => srv.url);
+  const text = pageText;
   let acct: Awaited<ReturnType<typeof account>>;
   let bill: { id: string; number: string };
   beforeAll(async () => {

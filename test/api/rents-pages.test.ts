@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dateIn } from "../../api/common/dates.js";
 import { Client, DEMO, startTestServer, type TestServer } from "../harness.js";
+import { pageText, portal } from "../portal.js";
 
 /**
  * The register's pages without JavaScript (issue 14): the Clerk adds a property, opens an
@@ -27,28 +28,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => srv?.close());
 
-const get = async (c: Client, path: string) => {
-  const res = await fetch(`${srv.url}${path}`, { headers: { cookie: c.cookieHeader }, redirect: "manual" });
-  return { status: res.status, html: await res.text(), cookies: res.headers.getSetCookie().map((x) => x.split(";")[0]) };
-};
-
-/** Posts a form of the page at `path` as a browser without JavaScript would (its CSRF token and cookie). */
-async function post(c: Client, path: string, fields: Record<string, string | string[]>) {
-  const page = await get(c, path);
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)?.[1];
-  expect(csrf, `a form on ${path}`).toBeTruthy();
-  const body = new URLSearchParams({ csrf: csrf! });
-  for (const [k, v] of Object.entries(fields)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
-  const res = await fetch(`${srv.url}${path}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: [c.cookieHeader, ...page.cookies].join("; "), origin: srv.url },
-    body: body.toString(),
-  });
-  return { status: res.status, location: res.headers.get("location"), html: await res.text() };
-}
-
-const text = (html: string) => html.replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/&#x27;|&#39;/g, "'").replace(/\s+/g, " ");
+const { get, post } = portal(() => srv.url);
+const text = pageText;
 
 describe("the Clerk's register pages, without JavaScript", () => {
   it("adds a property, opens an account, assesses it on the worksheet; the owner reads it; another district's Clerk cannot", async () => {

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accountBalances } from "../../api/rents/ledger.js";
 import { MAX_LOOKUP_FAILURES_PER_ADDRESS, MAX_LOOKUP_FAILURES_PER_NUMBER, NO_MATCH, quickPayLookup, startQuickPay } from "../../api/rents/quick-pay.js";
 import { Client, DEMO, countStatements, errorCode, signedInAs, startTestServer, type GqlResponse, type TestServer } from "../harness.js";
+import { issueTestBill } from "../rents-fixtures.js";
+import { pageText, portal } from "../portal.js";
 
 /**
  * Paying the sewer bill as its owner does (issue 14, "Paying"): quick pay without signing in (the
@@ -70,45 +72,14 @@ async function account(c: Client, districtId: string, o: { ownerEmail?: string; 
   return { id: a.id as string, accountNumber: a.accountNumber as string, propertyId: p.id as string, districtId };
 }
 
-let billSeq = 0;
-/** An issued bill as a bill run leaves it (the runs are tested in rents-bills.test.ts), in the period's run. */
-async function issuedBill(acct: { id: string; propertyId: string; districtId: string }, o: { periodStart: string; periodEnd: string; mailedOn: string; dueOn: string; totalCents: number }) {
-  const cycle = acct.districtId === huron.id ? "ALL" : "OTHER";
-  const [{ id: versionId }] = await db().query(`SELECT id FROM rulebook_version WHERE district_id = $1 ORDER BY version DESC LIMIT 1`, [acct.districtId]);
-  const [{ id: userId }] = await db().query(`SELECT id FROM app_user WHERE email = $1`, [DEMO.lakeviewClerk]);
-  const [run] = await db().query(
-    `INSERT INTO bill_run (district_id, cycle, period_start, period_end, status, rulebook_version_id, mailed_on, due_on, previewed_by_id)
-     VALUES ($1, $2, $3, $4, 'ISSUED', $5, $6, $7, $8)
-     ON CONFLICT (district_id, cycle, period_start) DO UPDATE SET bill_count = bill_run.bill_count + 1 RETURNING id`,
-    [acct.districtId, cycle, o.periodStart, o.periodEnd, versionId, o.mailedOn, o.dueOn, userId],
-  );
-  const number = `Q-${o.periodStart.slice(0, 7).replace("-", "")}-${String(++billSeq).padStart(7, "0")}`;
-  const [b] = await db().query(
-    `INSERT INTO bill (run_id, district_id, cycle, kind, account_id, property_id, bill_to, period_start, period_end, served_from, served_to, total_cents, status, number, mailed_on, due_on, rulebook_version_id, issued_at)
-     VALUES ($1, $2, $3, 'ACCOUNT', $4, $5, 'Occupant', $6, $7, $6, $7, $8, 'ISSUED', $9, $10, $11, $12, clock_timestamp()) RETURNING id`,
-    [run.id, acct.districtId, cycle, acct.id, acct.propertyId, o.periodStart, o.periodEnd, o.totalCents, number, o.mailedOn, o.dueOn, versionId],
-  );
-  return { id: b.id as string, number, runId: run.id as string };
-}
+/** An issued bill of the account's cycle (test/rents-fixtures.ts). */
+const issuedBill = (acct: { id: string; propertyId: string; districtId: string }, o: { periodStart: string; periodEnd: string; mailedOn: string; dueOn: string; totalCents: number }) =>
+  issueTestBill(db(), acct, { ...o, cycle: acct.districtId === huron.id ? "ALL" : "OTHER" }, "Q");
 
-const get = async (c: Client, path: string) => {
-  const res = await fetch(`${srv.url}${path}`, { headers: { cookie: c.cookieHeader }, redirect: "manual" });
-  return { status: res.status, html: await res.text(), location: res.headers.get("location"), type: res.headers.get("content-type"), cookies: res.headers.getSetCookie().map((x) => x.split(";")[0]) };
-};
-/** Posts a form of the page at `path` as a browser without JavaScript would (its CSRF token and cookie). */
-async function post(c: Client, path: string, form: Record<string, string>, ip = "203.0.113.9") {
-  const page = await get(c, path);
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)?.[1];
-  expect(csrf, `a form on ${path}`).toBeTruthy();
-  const res = await fetch(`${srv.url}${path}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: [c.cookieHeader, ...page.cookies].filter(Boolean).join("; "), origin: srv.url, "x-forwarded-for": ip },
-    body: new URLSearchParams({ csrf: csrf!, ...form }).toString(),
-  });
-  return { status: res.status, location: res.headers.get("location"), html: await res.text() };
-}
-const text = (html: string) => html.replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/&#x27;|&#39;/g, "'").replace(/\s+/g, " ");
+const { get, post: postForm } = portal(() => srv.url);
+/** Posts a form of the page at `path`, from a client address of its own (quick pay's limits count by address). */
+const post = (c: Client, path: string, form: Record<string, string>, ip = "203.0.113.9") => postForm(c, path, form, { ip });
+const text = pageText;
 const accessOf = (url: string) => new URL(url, "http://x").searchParams.get("access")!;
 const sessionOf = (url: string) => /test-checkout\/([^?]+)/.exec(url)![1];
 

@@ -3,6 +3,7 @@ import { addCalendarDays, addMonths, dateIn } from "../../api/common/dates.js";
 import { DEMO_HAULER, loadDemoHaulerScene } from "../../api/db/demo-scene-haulers.js";
 import { sendSepticReminders } from "../../api/septic/reminders.service.js";
 import { Client, DEMO, countStatements, errorCode, signedInAs, startTestServer, type GqlResponse, type TestServer } from "../harness.js";
+import { pageText, portal } from "../portal.js";
 
 // Issue 17, septic systems (SUL 401-408; Huron II-3, II-4): the register (402), pump-outs from
 // licensed haulers' loads and their three years (407), construction permits (403-404), the 90-day
@@ -486,25 +487,8 @@ describe("who may see and do what, operation by operation", () => {
 });
 
 describe("the pages, without JavaScript", () => {
-  const get = async (c: Client, path: string) => {
-    const res = await fetch(`${srv.url}${path}`, { headers: { cookie: c.cookieHeader }, redirect: "manual" });
-    return { status: res.status, html: await res.text(), cookies: res.headers.getSetCookie().map((x) => x.split(";")[0]) };
-  };
-  async function post(c: Client, path: string, fields: Record<string, string | string[]>) {
-    const page = await get(c, path);
-    const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)?.[1];
-    expect(csrf, `a form on ${path}`).toBeTruthy();
-    const body = new URLSearchParams({ csrf: csrf! });
-    for (const [k, v] of Object.entries(fields)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
-    const res = await fetch(`${srv.url}${path}`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie: [c.cookieHeader, ...page.cookies].join("; "), origin: srv.url },
-      body: body.toString(),
-    });
-    return { status: res.status, location: res.headers.get("location"), html: await res.text() };
-  }
-  const text = (html: string) => html.replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/&#x27;|&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, "&").replace(/\s+/g, " ");
+  const { get, post } = portal(() => srv.url);
+  const text = pageText;
 
   it("the Operator registers a system by its tax parcel, refused beside the field for two homes, and serves a notice; the owner reads the days left", async () => {
     const propertyId = await property(clerk, lakeview, "77", "Page Street");
