@@ -118,7 +118,7 @@ export default function ExtensionStatus() {
           <ErrorSummary message={a?.error} fields={a?.fields} labels={LABELS} />
           <Form method="post" className="usa-form">
             <AuthenticityTokenInput />
-            <TextField name="startsOn" label={LABELS.startsOn} type="date" hint="For example 2027-03-15." defaultValue={a?.startsOn} error={a?.fields?.startsOn} required />
+            <TextField name="startsOn" label={LABELS.startsOn} type="date" hint="The first day of construction, not before the earliest date above." defaultValue={a?.startsOn} error={a?.fields?.startsOn} required />
             <button className="usa-button" type="submit">
               {e.constructionStartsOn ? "Give a new notice" : "Give notice"}
             </button>

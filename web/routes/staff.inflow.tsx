@@ -247,7 +247,7 @@ export default function StaffInflow() {
             <input type="hidden" name="form" value="sale" />
             <input type="hidden" name="districtId" value={district.id} />
             <TextField name="taxParcel" label={LABELS.taxParcel} defaultValue={err("sale")?.values.taxParcel} error={err("sale")?.fields?.taxParcel} required />
-            <TextField name="soldOn" label={LABELS.soldOn} type="date" hint="For example 2026-11-20." defaultValue={err("sale")?.values.soldOn} error={err("sale")?.fields?.soldOn} required />
+            <TextField name="soldOn" label={LABELS.soldOn} type="date" hint="As the Tax Assessor's notice of the sale gives it." defaultValue={err("sale")?.values.soldOn} error={err("sale")?.fields?.soldOn} required />
             <TextField name="buyerName" label={LABELS.buyerName} defaultValue={err("sale")?.values.buyerName} error={err("sale")?.fields?.buyerName} required />
             <button className="usa-button" type="submit">
               Record the sale
