@@ -1,4 +1,5 @@
 import { Link } from "@remix-run/react";
+import { DocumentLinks } from "./document-links";
 import { CalendarDate, daysLeftText } from "./format";
 
 /** An inflow inspection as its owner, its requesters and the staff read it (SUL 701-704; Huron III-8). */
@@ -122,3 +123,12 @@ export function VisitFacts({ v }: { v: Pick<Visit, "stormSewerFeet" | "naturalDr
   );
 }
 
+/** A visit's photos as download links. */
+export function VisitPhotos({ photos }: { photos: Visit["photos"] }) {
+  if (!photos.length) return null;
+  return (
+    <p>
+      Photos: <DocumentLinks documents={photos.map((p) => ({ id: p.documentId, filename: p.filename, downloadUrl: `/documents/${p.documentId}` }))} />
+    </p>
+  );
+}

@@ -3,7 +3,7 @@ import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
 import { CalendarDate } from "~/components/format";
-import { INSPECTION_FIELDS, InspectionSummary, VisitFacts, type Inspection } from "~/components/inflow";
+import { INSPECTION_FIELDS, InspectionSummary, VisitFacts, VisitPhotos, type Inspection } from "~/components/inflow";
 import { SuccessAlert } from "~/components/forms";
 
 
@@ -52,19 +52,7 @@ export default function InflowInspectionPage() {
               ))}
             </ul>
           )}
-          {v.photos.length > 0 && (
-            <p>
-              Photos:{" "}
-              {v.photos.map((p, n) => (
-                <span key={p.documentId}>
-                  {n > 0 && ", "}
-                  <a className="usa-link" href={`/documents/${p.documentId}`}>
-                    {p.filename}
-                  </a>
-                </span>
-              ))}
-            </p>
-          )}
+          <VisitPhotos photos={v.photos} />
         </section>
       ))}
     </>

@@ -4,7 +4,7 @@ import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, RadioGroup, SelectField, TextAreaField } from "~/components/fields";
 import { CalendarDate } from "~/components/format";
-import { INSPECTION_FIELDS, InspectionSummary, VisitFacts, type Inspection, type Visit } from "~/components/inflow";
+import { INSPECTION_FIELDS, InspectionSummary, VisitFacts, VisitPhotos, type Inspection, type Visit } from "~/components/inflow";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
@@ -200,19 +200,7 @@ export default function StaffInflowInspection() {
               ))}
             </ul>
           )}
-          {vi.photos.length > 0 && (
-            <p>
-              Photos:{" "}
-              {vi.photos.map((p, n) => (
-                <span key={p.documentId}>
-                  {n > 0 && ", "}
-                  <a className="usa-link" href={`/documents/${p.documentId}`}>
-                    {p.filename}
-                  </a>
-                </span>
-              ))}
-            </p>
-          )}
+          <VisitPhotos photos={vi.photos} />
         </section>
       ))}
       {i.canInspect && (i.status === "OPEN" || i.status === "ORDERED") && (
