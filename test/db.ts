@@ -27,7 +27,9 @@ function fingerprint(): string {
   return h.digest("hex").slice(0, 16);
 }
 
-export const templateDir = () => path.resolve(`.cache/pglite-template-${fingerprint()}`);
+// Chosen once per run by the global setup and handed to the workers, so a migration edited while a
+// run is under way (another developer's, in the same checkout) does not send its workers elsewhere.
+export const templateDir = () => process.env.TAPLINE_PGLITE_TEMPLATE ?? path.resolve(`.cache/pglite-template-${fingerprint()}`);
 
 function withDatabase(url: string, name: string): string {
   const u = new URL(url);
@@ -54,10 +56,14 @@ export async function prepareTemplate(): Promise<void> {
     return;
   }
   const dir = templateDir();
+  process.env.TAPLINE_PGLITE_TEMPLATE = dir;
   if (fs.existsSync(path.join(dir, "READY"))) return;
   fs.rmSync(dir, { recursive: true, force: true });
-  for (const old of fs.existsSync(".cache") ? fs.readdirSync(".cache") : [])
-    if (old.startsWith("pglite-template-")) fs.rmSync(path.join(".cache", old), { recursive: true, force: true });
+  // Older templates go, except one another run made in the last hour (it may be copying from it).
+  for (const old of fs.existsSync(".cache") ? fs.readdirSync(".cache") : []) {
+    const p = path.join(".cache", old);
+    if (old.startsWith("pglite-template-") && Date.now() - fs.statSync(p).mtimeMs > 3_600_000) fs.rmSync(p, { recursive: true, force: true });
+  }
   const db = await startEmbeddedDatabase(dir);
   const ds = createDataSource(db.url, { poolSize: 1 });
   await ds.initialize();
