@@ -3,7 +3,7 @@ import { audit, type Actor } from "../audit/audit.service.js";
 import { AppError, badInput, conflict, notFound } from "../common/errors.js";
 import { announceInvalidation, onInvalidation } from "../common/invalidation.js";
 import { newToken, sha256 } from "../common/tokens.js";
-import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
+import { enqueueJob, registerJobHandler, type JobRun } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
 import { dummyHash, hashPassword, passwordProblem, verifyPassword } from "./passwords.js";
 import { ApiToken, OneTimeToken, User, UserSession, type OneTimePurpose, type StaffRoleName } from "./user.entity.js";
@@ -335,11 +335,12 @@ export async function requestPasswordReset(ds: DataSource, emailInput: string, m
   await enqueueJob(ds, { name: PASSWORD_RESET_JOB, payload: { email, publicUrl: meta.publicUrl, requestId: meta.requestId ?? null }, maxAttempts: 3 });
 }
 
-/** The password reset job: the link, its email and their audit entry, in one transaction. */
-export async function sendPasswordReset(ds: DataSource, payload: { email: string; publicUrl: string; requestId?: string | null }): Promise<void> {
+/** The password reset job: the link, its email, their audit entry and the job's completion, in one transaction (one email however often it runs). */
+export async function sendPasswordReset(ds: DataSource, payload: { email: string; publicUrl: string; requestId?: string | null }, job?: JobRun): Promise<void> {
   const { email } = payload;
   const actor: Actor = { userId: null, requestId: payload.requestId ?? undefined };
   await ds.transaction(async (tx) => {
+    await job?.done(tx);
     const user = await tx.findOne(User, { where: { email } });
     if (!user) return;
     // At most a few links an hour to one address, so the form cannot be used to flood a mailbox.
@@ -366,7 +367,7 @@ export async function sendPasswordReset(ds: DataSource, payload: { email: string
   });
 }
 
-registerJobHandler(PASSWORD_RESET_JOB, (ds, payload) => sendPasswordReset(ds, payload));
+registerJobHandler(PASSWORD_RESET_JOB, (ds, payload, _log, job) => sendPasswordReset(ds, payload, job));
 
 export async function resetPassword(ds: DataSource, token: string, newPassword: string, meta: RequestMeta): Promise<void> {
   // Validate the link before spending a hash on the password.

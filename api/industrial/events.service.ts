@@ -457,8 +457,9 @@ export async function setDatedReport(
   });
 }
 
-registerJobHandler(REMINDER_JOB, async (ds, payload: { reportId: string; dueOn: string; publicUrl?: string }) => {
+registerJobHandler(REMINDER_JOB, async (ds, payload: { reportId: string; dueOn: string; publicUrl?: string }, _log, job) => {
   await ds.transaction(async (tx) => {
+    await job.done(tx); // the reminder and the job's completion commit together: one email
     const r = await loadReport(tx, payload.reportId);
     if (!r || r.status === "SIGNED" || r.dueOn !== payload.dueOn) return;
     const p = await loadPermit(tx, r.permitId);
@@ -700,8 +701,9 @@ async function openDuties(tx: EntityManager, reportId: string, kind: "NOTIFY" | 
  * violation. A week before, the organization is reminded of each repeat sampling still owed
  * (one job per save that opened such duties; see insertResults).
  */
-registerJobHandler(RESAMPLE_REMINDER_JOB, async (ds, payload: { reportId: string; dueOn: string; publicUrl?: string }) => {
+registerJobHandler(RESAMPLE_REMINDER_JOB, async (ds, payload: { reportId: string; dueOn: string; publicUrl?: string }, _log, job) => {
   await ds.transaction(async (tx) => {
+    await job.done(tx); // the reminder and the job's completion commit together: one email
     const o = await openDuties(tx, payload.reportId, "RESAMPLE", { on: payload.dueOn });
     if (!o) return;
     const parameters = o.parameters.join(", ");
@@ -723,8 +725,9 @@ registerJobHandler(RESAMPLE_REMINDER_JOB, async (ds, payload: { reportId: string
  * learning of it. Before that time runs out (see insertResults), the organization is reminded of
  * each notification still owed.
  */
-registerJobHandler(NOTIFY_REMINDER_JOB, async (ds, payload: { reportId: string; dueAt: string; publicUrl?: string }) => {
+registerJobHandler(NOTIFY_REMINDER_JOB, async (ds, payload: { reportId: string; dueAt: string; publicUrl?: string }, _log, job) => {
   await ds.transaction(async (tx) => {
+    await job.done(tx); // the reminder and the job's completion commit together: one email
     const o = await openDuties(tx, payload.reportId, "NOTIFY", { at: payload.dueAt });
     if (!o) return;
     const parameters = o.parameters.join(", ");
@@ -743,8 +746,9 @@ registerJobHandler(NOTIFY_REMINDER_JOB, async (ds, payload: { reportId: string; 
 });
 
 /** On a milestone's date, unless a progress report on it is already filed (SUL 1004 A(12)(c)). */
-registerJobHandler(PROGRESS_REMINDER_JOB, async (ds, payload: { permitId: string; milestoneIndex: number; progressDueOn: string; publicUrl?: string }) => {
+registerJobHandler(PROGRESS_REMINDER_JOB, async (ds, payload: { permitId: string; milestoneIndex: number; progressDueOn: string; publicUrl?: string }, _log, job) => {
   await ds.transaction(async (tx) => {
+    await job.done(tx); // the reminder and the job's completion commit together: one email
     const p = await loadPermit(tx, payload.permitId);
     const m = ((p?.complianceSchedule ?? []) as Milestone[])[payload.milestoneIndex];
     if (!p || p.status !== "ISSUED" || !m) return;

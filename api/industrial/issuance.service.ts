@@ -389,8 +389,11 @@ export async function scheduleProgressReminders(tx: EntityManager, permitId: str
     });
   }
 }
-registerJobHandler(SUPERSEDE_JOB, async (ds, payload: { permitId: string }) => {
-  await ds.transaction((tx) => endSuperseded(tx, payload.permitId));
+registerJobHandler(SUPERSEDE_JOB, async (ds, payload: { permitId: string }, _log, job) => {
+  await ds.transaction(async (tx) => {
+    await job.done(tx);
+    await endSuperseded(tx, payload.permitId);
+  });
 });
 
 /** SUL 1004 G: revocation for one of the law's reasons, with the Operator's explanation. */

@@ -5,7 +5,7 @@ import { clock } from "../common/clock.js";
 import { addCalendarDays, dateIn, daysBetween, formatDate, isCalendarDate, zonedWallTime, type CalendarDate } from "../common/dates.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../common/errors.js";
 import { isUuid } from "../documents/documents.service.js";
-import { enqueueJob, registerJobHandler } from "../jobs/queue.js";
+import { enqueueJob, registerJobHandler, type JobRun } from "../jobs/queue.js";
 import { STATUS_LABELS, actorOf, editablePermit, limitsOf, loadDistrict, loadPermit, permitRulebook, rowOf, type Db, type Milestone, type PermitRow } from "./common.js";
 import type { Limit } from "./limits.js";
 import {
@@ -239,8 +239,9 @@ export async function withdrawModification(ds: DataSource, viewer: Viewer, input
  * change, report periods not yet begun or started are made again from the new months; reports
  * started or signed are never touched.
  */
-export async function applyModification(ds: DataSource, id: string, publicUrl: string): Promise<boolean> {
+export async function applyModification(ds: DataSource, id: string, publicUrl: string, job?: JobRun): Promise<boolean> {
   return ds.transaction(async (tx) => {
+    await job?.done(tx);
     const [r] = await tx.query(`SELECT * FROM industrial_permit_modification WHERE id = $1 FOR UPDATE`, [id]);
     if (!r || r.status !== "PENDING") return false;
     const m = modOf(r);
@@ -319,8 +320,8 @@ async function regenerateReports(tx: EntityManager, p: PermitRow, months: number
   return periods.length;
 }
 
-registerJobHandler(MODIFICATION_JOB, async (ds, payload: { modificationId: string; publicUrl?: string }) => {
-  await applyModification(ds, payload.modificationId, payload.publicUrl ?? "");
+registerJobHandler(MODIFICATION_JOB, async (ds, payload: { modificationId: string; publicUrl?: string }, _log, job) => {
+  await applyModification(ds, payload.modificationId, payload.publicUrl ?? "", job);
 });
 
 // ---------------------------------------------------------------------------------------------

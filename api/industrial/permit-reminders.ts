@@ -12,8 +12,9 @@ import { notifyOrganization } from "./permit-common.js";
 export const REISSUANCE_REMINDER_JOB = "industrial.reissuance-reminder";
 export const REPORT_REMINDER_JOB = "industrial.report-reminder";
 
-registerJobHandler(REISSUANCE_REMINDER_JOB, async (ds, payload: { permitId: string; deadline: string; expiresOn: string; publicUrl?: string }) => {
+registerJobHandler(REISSUANCE_REMINDER_JOB, async (ds, payload: { permitId: string; deadline: string; expiresOn: string; publicUrl?: string }, _log, job) => {
   await ds.transaction(async (tx) => {
+    await job.done(tx); // the reminder and the job's completion commit together: one email
     const p = await loadPermit(tx, payload.permitId);
     if (!p || p.status !== "ISSUED" || p.expiresOn !== payload.expiresOn) return;
     // already applied for (SUL 1004 E): no reminder
@@ -35,8 +36,9 @@ registerJobHandler(REISSUANCE_REMINDER_JOB, async (ds, payload: { permitId: stri
   });
 });
 
-registerJobHandler(REPORT_REMINDER_JOB, async (ds, payload: { reportId: string; publicUrl?: string }) => {
+registerJobHandler(REPORT_REMINDER_JOB, async (ds, payload: { reportId: string; publicUrl?: string }, _log, job) => {
   await ds.transaction(async (tx) => {
+    await job.done(tx); // the reminder and the job's completion commit together: one email
     const [r] = await tx.query(`SELECT id, permit_id, status, due_on::text AS due_on, period_start::text AS s, period_end::text AS e FROM industrial_report WHERE id = $1`, [payload.reportId]);
     if (!r || r.status === "SIGNED") return;
     const p = await loadPermit(tx, r.permit_id);

@@ -7,7 +7,9 @@ import { clock } from "../common/clock.js";
  * handler's own transaction, so its changes and its completion commit together and a crash can
  * neither lose the job nor run it twice (it throws, rolling that transaction back, when this run
  * lost the job: its lease lapsed and another instance took it). A handler that does not call it is
- * marked done after it returns: at least once, so such a handler checks its records' state first.
+ * marked done after it returns (at least once), so it must change nothing on a second run: it
+ * works in batches, each of which checks and marks its records' state under a row lock or a unique
+ * key in the transaction that writes its effects (test/api/jobs.test.ts runs every handler twice).
  */
 export type JobRun = { id: string; attempt: number; done(tx: EntityManager): Promise<void> };
 export type JobHandler = (ds: DataSource, payload: any, log: Logger, job: JobRun) => Promise<void>;
@@ -15,6 +17,11 @@ const handlers = new Map<string, JobHandler>();
 
 export function registerJobHandler(name: string, handler: JobHandler): void {
   handlers.set(name, handler);
+}
+
+/** The handlers registered, by job name (test/api/jobs.test.ts runs each one twice on one job). */
+export function registeredJobHandlers(): ReadonlyMap<string, JobHandler> {
+  return handlers;
 }
 
 /**
@@ -32,7 +39,7 @@ export async function enqueueJob(
   );
 }
 
-type JobRow = { id: string; name: string; payload: unknown; attempts: number; max_attempts: number };
+export type JobRow = { id: string; name: string; payload: unknown; attempts: number; max_attempts: number };
 
 /** How long a claim lasts unless its runner renews it (every third of it, while the job runs). */
 export const JOB_LEASE_MS = 60_000;
@@ -57,15 +64,7 @@ const OWNED = `id = $1 AND status = 'running' AND attempts = $2`;
  */
 export async function runDueJobs(ds: DataSource, log: Logger, limit = 5, opts: RunOptions = {}): Promise<number> {
   const leaseMs = opts.leaseMs ?? JOB_LEASE_MS;
-  // run_at is on the rules' clock (api/common/clock.ts), so moved time in tests makes reminders due.
-  const claimed: JobRow[] = await ds.query(
-    `UPDATE job SET status = 'running', attempts = attempts + 1, locked_until = now() + make_interval(secs => $3)
-      WHERE id IN (SELECT id FROM job
-                    WHERE (status = 'queued' AND run_at <= $2) OR (status = 'running' AND locked_until < now())
-                    ORDER BY run_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-      RETURNING id, name, payload, attempts, max_attempts`,
-    [limit, clock.now(), leaseMs / 1000],
-  ).then((r: any) => (Array.isArray(r[0]) ? r[0] : r));
+  const claimed = await claimDueJobs(ds, limit, leaseMs);
   for (const [i, job] of claimed.entries()) {
     if (opts.stopping?.()) {
       const rest = claimed.slice(i);
@@ -77,23 +76,43 @@ export async function runDueJobs(ds: DataSource, log: Logger, limit = 5, opts: R
       log.info({ jobs: rest.length }, "shutting down: claimed jobs handed back to the queue");
       break;
     }
-    await runOne(ds, log, job, leaseMs);
+    await runClaimedJob(ds, log, job, leaseMs);
   }
   return claimed.length;
 }
 
-async function runOne(ds: DataSource, log: Logger, job: JobRow, leaseMs: number): Promise<void> {
-  const handler = handlers.get(job.name);
-  let completed = false;
-  const run: JobRun = {
+/** Claims up to `limit` due jobs (and those whose lease lapsed), each with the next attempt number. */
+export async function claimDueJobs(ds: DataSource, limit: number, leaseMs = JOB_LEASE_MS): Promise<JobRow[]> {
+  // run_at is on the rules' clock (api/common/clock.ts), so moved time in tests makes reminders due.
+  return ds.query(
+    `UPDATE job SET status = 'running', attempts = attempts + 1, locked_until = now() + make_interval(secs => $3)
+      WHERE id IN (SELECT id FROM job
+                    WHERE (status = 'queued' AND run_at <= $2) OR (status = 'running' AND locked_until < now())
+                    ORDER BY run_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+      RETURNING id, name, payload, attempts, max_attempts`,
+    [limit, clock.now(), leaseMs / 1000],
+  ).then((r: any) => (Array.isArray(r[0]) ? r[0] : r));
+}
+
+/** What a claimed job's handler is given: `done(tx)` completes the job in the handler's transaction, fenced by the attempt. */
+export function jobRunOf(job: Pick<JobRow, "id" | "attempts">): JobRun & { completed: boolean } {
+  const run = {
     id: job.id,
     attempt: job.attempts,
-    async done(tx) {
+    completed: false,
+    async done(tx: EntityManager) {
       const r = await tx.query(`UPDATE job SET status = 'done', finished_at = now(), locked_until = NULL WHERE ${OWNED} RETURNING id`, [job.id, job.attempts]);
       if (!(Array.isArray(r[0]) ? r[0] : r).length) throw new Error(`job ${job.id} is no longer this run's (its lease lapsed)`);
-      completed = true;
+      run.completed = true;
     },
   };
+  return run;
+}
+
+/** Runs one claimed job: its handler, the lease renewed meanwhile, then its completion or its failure (both fenced by the attempt). */
+export async function runClaimedJob(ds: DataSource, log: Logger, job: JobRow, leaseMs = JOB_LEASE_MS): Promise<void> {
+  const handler = handlers.get(job.name);
+  const run = jobRunOf(job);
   const renew = setInterval(() => {
     ds.query(`UPDATE job SET locked_until = now() + make_interval(secs => $3) WHERE ${OWNED}`, [job.id, job.attempts, leaseMs / 1000]).catch((err) =>
       log.warn({ err, jobId: job.id }, "job lease not renewed"),
@@ -104,7 +123,7 @@ async function runOne(ds: DataSource, log: Logger, job: JobRow, leaseMs: number)
     if (!handler) throw new Error(`no handler registered for job ${job.name}`);
     await handler(ds, job.payload, log.child({ job: job.name, jobId: job.id }), run);
     clearInterval(renew);
-    if (!completed) await ds.query(`UPDATE job SET status = 'done', finished_at = now(), locked_until = NULL WHERE ${OWNED}`, [job.id, job.attempts]);
+    if (!run.completed) await ds.query(`UPDATE job SET status = 'done', finished_at = now(), locked_until = NULL WHERE ${OWNED}`, [job.id, job.attempts]);
   } catch (err: any) {
     clearInterval(renew);
     const failed = job.attempts >= job.max_attempts;

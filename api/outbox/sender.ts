@@ -5,25 +5,41 @@ import { registerJobHandler } from "../jobs/queue.js";
 /**
  * Sends unsent outbox emails over SMTP when it is configured. Without SMTP the emails stay in the
  * outbox, where the recipient (and the Clerk) read them in the portal.
+ *
+ * Each email is sent inside its own short transaction that holds its row (FOR UPDATE SKIP LOCKED)
+ * and marks it sent: two runs at once (two instances, or a run whose lease lapsed) never send the
+ * same email, and a sent one is never picked again. Only a crash between the mail server's
+ * acceptance and the commit can send one email twice; it then goes out with the same Message-ID,
+ * which mail systems use to recognise a repeat.
  */
 export function registerOutboxSender(config: Config): void {
   const smtp = config.smtp;
   const transport = smtp
     ? nodemailer.createTransport({ host: smtp.host, port: smtp.port, auth: smtp.user ? { user: smtp.user, pass: smtp.password } : undefined })
     : null;
+  const domain = /@([^>\s]+)>?\s*$/.exec(smtp?.from ?? "")?.[1] ?? "tapline.local";
   registerJobHandler("outbox.send", async (ds, _payload, log) => {
     if (!transport) return;
-    const rows: { id: string; to_address: string; subject: string; body_text: string }[] = await ds.query(
-      `SELECT id, to_address, subject, body_text FROM outbox_email WHERE sent_at IS NULL AND attempts < 5 ORDER BY created_at LIMIT 50`,
-    );
-    for (const m of rows) {
-      try {
-        await transport.sendMail({ from: smtp!.from, to: m.to_address, subject: m.subject, text: m.body_text });
-        await ds.query(`UPDATE outbox_email SET sent_at = now(), attempts = attempts + 1 WHERE id = $1`, [m.id]);
-      } catch (err: any) {
-        log.warn({ err, emailId: m.id }, "email not sent; will retry");
-        await ds.query(`UPDATE outbox_email SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, [m.id, String(err?.message).slice(0, 500)]);
-      }
+    const tried: string[] = []; // a failure waits for the next run
+    while (tried.length < 50) {
+      const more = await ds.transaction(async (tx) => {
+        const [m]: { id: string; to_address: string; subject: string; body_text: string }[] = await tx.query(
+          `SELECT id, to_address, subject, body_text FROM outbox_email
+            WHERE sent_at IS NULL AND attempts < 5 AND id <> ALL($1::uuid[]) ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+          [tried],
+        );
+        if (!m) return false;
+        tried.push(m.id);
+        try {
+          await transport.sendMail({ from: smtp!.from, to: m.to_address, subject: m.subject, text: m.body_text, messageId: `<${m.id}@${domain}>` });
+          await tx.query(`UPDATE outbox_email SET sent_at = now(), attempts = attempts + 1 WHERE id = $1`, [m.id]);
+        } catch (err: any) {
+          log.warn({ err, emailId: m.id }, "email not sent; will retry");
+          await tx.query(`UPDATE outbox_email SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, [m.id, String(err?.message).slice(0, 500)]);
+        }
+        return true;
+      });
+      if (!more) break;
     }
   });
 }

@@ -77,7 +77,7 @@ export async function enqueueCheckoutExpiry(tx: EntityManager, p: Payment, sessi
  * records that as paid after cancellation) or had lapsed; either way there is nothing to close.
  * Network and Stripe server errors throw, so the queue retries with backoff.
  */
-registerJobHandler(EXPIRE_CHECKOUT_JOB, async (ds, payload: { paymentId: string; sessionId: string }, log) => {
+registerJobHandler(EXPIRE_CHECKOUT_JOB, async (ds, payload: { paymentId: string; sessionId: string }, log, job) => {
   const config = jobConfigs.get(ds);
   if (!config?.stripe) {
     log.warn({ ...payload }, "Stripe is not configured: the cancelled payment's checkout session is left to lapse (24 hours); a payment on it is still recorded");
@@ -95,7 +95,9 @@ registerJobHandler(EXPIRE_CHECKOUT_JOB, async (ds, payload: { paymentId: string;
     status = (await stripe.checkout.sessions.retrieve(payload.sessionId, {}, account)).status;
   }
   if (status === "complete") log.warn({ ...payload }, "the payer completed the checkout before it could be closed; the webhook records it as paid after cancellation");
-  await ds.transaction((tx) =>
-    audit(tx, { userId: null }, { action: "payment.checkout_closed", entityType: "Payment", entityId: payload.paymentId, districtId: p?.district_id ?? null, details: { sessionId: payload.sessionId, sessionStatus: status } }),
-  );
+  // Closing a session twice is harmless (Stripe answers the second with its status); the audit entry and the job's completion commit together, once.
+  await ds.transaction(async (tx) => {
+    await job.done(tx);
+    await audit(tx, { userId: null }, { action: "payment.checkout_closed", entityType: "Payment", entityId: payload.paymentId, districtId: p?.district_id ?? null, details: { sessionId: payload.sessionId, sessionStatus: status } });
+  });
 });

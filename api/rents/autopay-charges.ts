@@ -148,39 +148,43 @@ async function prepare(ds: DataSource, config: Config, batch: Work[], publicUrl:
     if (balance <= 0) return plan("nothing was due: the account's balance is paid", false);
     return plan(null);
   });
-  const updated: any[] = rowsOf(
-    await ds.query(
-      `UPDATE autopay_charge c SET
-              status = CASE WHEN t.skip IS NULL THEN 'CHARGING' ELSE 'SKIPPED' END,
-              attempts = CASE WHEN t.skip IS NULL THEN c.attempts + 1 ELSE c.attempts END,
-              next_attempt_on = NULL, outcome = t.skip, amount_cents = t.amount,
-              provider = t.provider, stripe_account_id = t.acct, customer_id = t.customer, payment_method_id = t.pm, card_label = t.label, updated_at = now()
-         FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS t(bill_id, attempts, skip, amount, provider, acct, customer, pm, label)
-        WHERE c.bill_id = t.bill_id AND c.attempts = t.attempts AND c.status IN ('CHARGING', 'RETRY')
-        RETURNING c.bill_id, c.attempts, c.status`,
-      [
-        plans.map((p) => p.w.bill_id),
-        plans.map((p) => p.w.attempts),
-        plans.map((p) => p.skip),
-        plans.map((p) => p.amount),
-        plans.map((p) => p.card?.provider ?? null),
-        plans.map((p) => p.card?.stripe_account_id ?? null),
-        plans.map((p) => p.card?.customer_id ?? null),
-        plans.map((p) => p.card?.payment_method_id ?? null),
-        plans.map((p) => (p.card?.payment_method_id ? cardLabel(p.card) : null)),
-      ],
-    ),
-  );
-  const won = new Map(updated.map((u) => [u.bill_id, u]));
-  const notices: EmailDraft[] = plans
-    .filter((p) => p.skip && p.tellOwner && won.has(p.w.bill_id))
-    .map((p) =>
-      email(p.w, `Autopay did not charge sewer bill ${p.w.number}`, [
-        `Autopay did not charge sewer bill ${p.w.number} of account ${p.w.account_number}, due ${formatDate(p.w.due_on)}: ${p.skip}.`,
-        `The bill is left for you to pay: ${publicUrl}/properties/bills/${p.w.bill_id}`,
-      ], "rents.autopay_not_charged"),
+  // The attempts fixed and the skips' notices commit together: a run that dies between them neither loses nor repeats a notice.
+  const won = await ds.transaction(async (tx) => {
+    const updated: any[] = rowsOf(
+      await tx.query(
+        `UPDATE autopay_charge c SET
+                status = CASE WHEN t.skip IS NULL THEN 'CHARGING' ELSE 'SKIPPED' END,
+                attempts = CASE WHEN t.skip IS NULL THEN c.attempts + 1 ELSE c.attempts END,
+                next_attempt_on = NULL, outcome = t.skip, amount_cents = t.amount,
+                provider = t.provider, stripe_account_id = t.acct, customer_id = t.customer, payment_method_id = t.pm, card_label = t.label, updated_at = now()
+           FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS t(bill_id, attempts, skip, amount, provider, acct, customer, pm, label)
+          WHERE c.bill_id = t.bill_id AND c.attempts = t.attempts AND c.status IN ('CHARGING', 'RETRY')
+          RETURNING c.bill_id, c.attempts, c.status`,
+        [
+          plans.map((p) => p.w.bill_id),
+          plans.map((p) => p.w.attempts),
+          plans.map((p) => p.skip),
+          plans.map((p) => p.amount),
+          plans.map((p) => p.card?.provider ?? null),
+          plans.map((p) => p.card?.stripe_account_id ?? null),
+          plans.map((p) => p.card?.customer_id ?? null),
+          plans.map((p) => p.card?.payment_method_id ?? null),
+          plans.map((p) => (p.card?.payment_method_id ? cardLabel(p.card) : null)),
+        ],
+      ),
     );
-  if (notices.length) await ds.transaction((tx) => enqueueEmails(tx, notices));
+    const won = new Map<string, any>(updated.map((u) => [u.bill_id, u]));
+    const notices: EmailDraft[] = plans
+      .filter((p) => p.skip && p.tellOwner && won.has(p.w.bill_id))
+      .map((p) =>
+        email(p.w, `Autopay did not charge sewer bill ${p.w.number}`, [
+          `Autopay did not charge sewer bill ${p.w.number} of account ${p.w.account_number}, due ${formatDate(p.w.due_on)}: ${p.skip}.`,
+          `The bill is left for you to pay: ${publicUrl}/properties/bills/${p.w.bill_id}`,
+        ], "rents.autopay_not_charged"),
+      );
+    if (notices.length) await enqueueEmails(tx, notices);
+    return won;
+  });
   const go = plans
     .filter((p) => !p.skip && won.get(p.w.bill_id)?.status === "CHARGING")
     .map((p) => ({
