@@ -41,7 +41,7 @@ export async function startTapline(
   const log = opts.log ?? pino({ level: config.logLevel, redact: ["req.headers.cookie", "req.headers.authorization", "password", "*.password"] });
   const db = await connect(config);
   await oneInstanceAtATime(db.ds, !!config.databaseUrl, () =>
-    migrateAndLoad(db.ds, { demo: config.demo, scenes: opts.demoScenes ? { publicUrl: config.publicUrl, config } : undefined, log }),
+    migrateAndLoad(db.ds, { demo: config.demo, scenes: opts.demoScenes ? { publicUrl: config.publicUrl, config } : undefined, log, shared: !!config.databaseUrl }),
   );
   // On PostgreSQL other instances may share the database: each listens for the changes that make
   // its caches stale (api/common/invalidation.ts). PGlite has one connection and one instance.

@@ -12,7 +12,7 @@ import {
   publicResponseCache,
   readingPortalAnswer,
 } from "./graphql/cache.js";
-import { clearMicroCache } from "./graphql/micro-cache.js";
+import { listsChanged } from "./graphql/micro-cache.js";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import express from "express";
 import { randomUUID } from "node:crypto";
@@ -79,12 +79,12 @@ export async function createApi(opts: { ds: DataSource; config: Config; log: Log
       storableStringsPlugin<Context>(),
       // Apollo's cache-control plugin, without its per-field hook for operations with a signed-in root field.
       cacheControlPlugin<Context>(),
-      // Any mutation may change what a cached dashboard or queue shows: clear them.
+      // Any mutation may change what a cached dashboard or queue shows: clear them, on every instance.
       {
         async requestDidStart() {
           return {
             async willSendResponse({ operation }) {
-              if (operation?.operation === "mutation") clearMicroCache();
+              if (operation?.operation === "mutation") listsChanged(ds, log);
             },
           };
         },

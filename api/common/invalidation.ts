@@ -18,8 +18,12 @@ import type { EntityManager } from "typeorm";
  */
 export const INVALIDATION_CHANNEL = "tapline_invalidate";
 
-/** `viewers`: the people behind sessions and API tokens (key: a user id); `public`: public answers (districts, rulebooks). */
-export type CacheName = "viewers" | "public";
+/**
+ * `viewers`: the people behind sessions and API tokens (key: a user id); `public`: public answers
+ * (districts, rulebooks); `lists`: the hot signed-in lists (api/graphql/micro-cache.ts), after any
+ * mutation or webhook.
+ */
+export type CacheName = "viewers" | "public" | "lists";
 export type Invalidation = { cache: CacheName; key?: string };
 
 const forgetters = new Map<CacheName, ((key?: string) => unknown)[]>();
@@ -56,6 +60,16 @@ let shared = false;
 export async function announceInvalidation(tx: EntityManager, message: Invalidation): Promise<void> {
   if (!tx.queryRunner?.isTransactionActive) throw new Error("announceInvalidation runs inside the change's transaction");
   if (shared) await tx.query(`SELECT pg_notify($1, $2)`, [INVALIDATION_CHANNEL, JSON.stringify(message)]);
+}
+
+/**
+ * After a change has committed (a mutation, a webhook, loading the shipped rulebooks): tells every
+ * other instance to drop what it names, at once. For changes made in several transactions, where
+ * no one transaction can carry the NOTIFY. `always` sends it before this process listens (at
+ * start-up, on PostgreSQL). A no-op on PGlite; a failure is the caller's to log, never the change's.
+ */
+export async function announceCommitted(db: Pick<EntityManager, "query">, message: Invalidation, opts: { always?: boolean } = {}): Promise<void> {
+  if (shared || opts.always) await db.query(`SELECT pg_notify($1, $2)`, [INVALIDATION_CHANNEL, JSON.stringify(message)]);
 }
 
 export type InvalidationListener = { ready: Promise<void>; stop(): Promise<void> };

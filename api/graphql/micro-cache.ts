@@ -1,11 +1,14 @@
-import { onInvalidation } from "../common/invalidation.js";
+import type { Logger } from "pino";
+import type { DataSource } from "typeorm";
+import { announceCommitted, onInvalidation } from "../common/invalidation.js";
 
 /**
  * A short-lived cache for hot signed-in lists (the dashboard, the staff queue, the SNC dashboard).
- * Any mutation on this instance clears it (see the plugin in api/server.ts), so a person always
- * sees their own change at once; other people's changes made on another instance show within
- * MICRO_CACHE_MS plus one computation. A change of someone's sessions or roles, or of public data
- * (api/common/invalidation.ts), clears it on every instance.
+ * Any mutation or Stripe webhook clears it on every instance (`listsChanged`: here at once, on the
+ * others by a NOTIFY sent once the change has committed; see the plugin in api/server.ts), so a
+ * change made on one instance is on the lists of all of them at once. A change of someone's
+ * sessions or roles, or of public data (api/common/invalidation.ts), clears it on every instance
+ * too. Changes made by jobs show within MICRO_CACHE_MS plus one computation.
  *
  * One computation per key at a time (callers share the promise). Once an answer is older than
  * MICRO_CACHE_MS it is still served while a fresh one is computed in the background, so nobody
@@ -55,3 +58,10 @@ export function clearMicroCache(): void {
 }
 onInvalidation("viewers", clearMicroCache);
 onInvalidation("public", clearMicroCache);
+onInvalidation("lists", clearMicroCache);
+
+/** A change has committed that a cached list may show: dropped here, and on every other instance at once. */
+export function listsChanged(ds: DataSource, log: Logger): void {
+  clearMicroCache();
+  announceCommitted(ds, { cache: "lists" }).catch((err) => log.warn({ err }, "could not tell the other instances to drop their lists"));
+}

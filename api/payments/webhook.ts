@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type Stripe from "stripe";
 import type { DataSource } from "typeorm";
 import type { Config } from "../config.js";
-import { clearMicroCache } from "../graphql/micro-cache.js";
+import { listsChanged } from "../graphql/micro-cache.js";
 import { configurePaymentJobs, expireCheckout, recordProviderEvent, settleCheckout, stripeClient, type SettleOutcome } from "./payments.service.js";
 import { districtOwningAccount, recordAccountStatus } from "./connect.service.js";
 
@@ -164,7 +164,7 @@ export function registerStripeWebhook(app: express.Express, opts: { ds: DataSour
     }
     try {
       const outcome = await handleStripeEvent(ds, config, log, event);
-      clearMicroCache(); // a state change outside GraphQL: dashboards show it at once
+      listsChanged(ds, log); // a state change outside GraphQL: dashboards show it at once, on every instance
       log.info({ eventId: event.id, type: event.type, outcome }, "stripe webhook handled");
       res.status(200).json({ received: true });
     } catch (err) {

@@ -1,5 +1,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDataSource } from "../../api/db/data-source.js";
+import { migrateAndLoad } from "../../api/db/migrate.js";
+import { shippedDistrictFiles } from "../../api/districts/districts.service.js";
 import { Client, DEMO, errorCode, signedInAs } from "../harness.js";
 import { freshDatabase, REAL_PG, type TestDatabase } from "../db.js";
 import { startInstance, type Instance } from "../instances.js";
@@ -7,6 +10,9 @@ import { startInstance, type Instance } from "../instances.js";
 /**
  * Two app instances (child processes) on one PostgreSQL: what one changes, the other serves at
  * once (its caches are told by LISTEN/NOTIFY, api/common/invalidation.ts), and each job runs once.
+ * Each kind of cache: the viewer behind a session (signed out) and its roles (revoked, granted),
+ * the public answers (a rulebook changed by the ADMIN, a law file loaded by a starting instance)
+ * and the 2 s lists (a dashboard after a mutation made on the other instance).
  * PGlite serves one connection to one process, so there is nothing to share there.
  */
 const ME = `{ me { id email staffRoles { role } } }`;
@@ -74,6 +80,43 @@ describe.skipIf(!REAL_PG)("two instances on one PostgreSQL (skipped without DATA
       },
     });
     for (const c of pub) expect(impactFee(await c.ok(RULEBOOK, { on: "2027-02-01" }))).toBe(17500);
+  });
+
+  it("a list cached on one instance (the 2 s dashboard) shows a change made on the other at once", async () => {
+    const onA = await signedInAs(a.url, DEMO.applicant);
+    const onB = new Client(b.url);
+    onB.cookies = new Map(onA.cookies);
+    const DASHBOARD = `{ myDashboard { items { kind id } } }`;
+    const { district } = await onA.ok(`{ district(slug: "lakeview") { id } }`);
+    const before = (await onB.ok(DASHBOARD)).myDashboard.items; // B keeps it for 2 s
+    const { saveLateralPermitDraft: draft } = await onA.ok(`mutation($i: LateralPermitDraftInput!) { saveLateralPermitDraft(input: $i) { id } }`, {
+      i: { districtId: district.id, street: "Orchard Lane", streetNumber: "12" },
+    });
+    const after = (await onB.ok(DASHBOARD)).myDashboard.items;
+    expect(after.map((i: any) => i.id)).toContain(draft.id);
+    expect(after).toHaveLength(before.length + 1);
+  });
+
+  it("a law file loaded by an instance starting (a rolling upgrade) is served by the running ones at once", async () => {
+    const FEE_MAX = `query($on: String) { district(slug: "lakeview") { rulebook(on: $on) { entries { key amountCents } } } }`;
+    const feeMax = (d: any) => d.district.rulebook.entries.find((e: any) => e.key === "hauler.applicationFeeMax").amountCents;
+    const pub = [new Client(a.url), new Client(b.url)];
+    const was: number[] = [];
+    for (const c of pub) was.push(feeMax(await c.ok(FEE_MAX, { on: "2027-07-01" }))); // cached for a minute
+    // The new version's start: its shipped law file amended (a statute figure, from 2027-06-01), loaded on migrate.
+    const files = shippedDistrictFiles().map((f) =>
+      f.district.slug !== "lakeview"
+        ? f
+        : { ...f, rulebook: { ...f.rulebook, effectiveDate: "2027-06-01", entries: f.rulebook.entries.map((e: any) => (e.key === "hauler.applicationFeeMax" ? { ...e, value: was[0] + 2000 } : e)) } },
+    );
+    const ds = createDataSource(db.databaseUrl!, { poolSize: 2 });
+    await ds.initialize();
+    try {
+      await migrateAndLoad(ds, { demo: false, shared: true, districtFiles: files });
+    } finally {
+      await ds.destroy();
+    }
+    for (const c of pub) expect(feeMax(await c.ok(FEE_MAX, { on: "2027-07-01" }))).toBe(was[0] + 2000);
   });
 
   it("after its listening connection is cut, an instance reconnects, having dropped what it may have missed", async () => {
