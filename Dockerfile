@@ -4,6 +4,9 @@
 # Run:    see docker-compose.yml and docs/deploy.md
 
 ARG NODE_IMAGE=node:20-bookworm-slim
+# The backup stage's base: the PostgreSQL server's own image, so pg_dump and pg_restore are of its
+# major version (pg_dump refuses a newer server). Match docker-compose.yml's db service.
+ARG POSTGRES_IMAGE=postgres:16
 
 # --- production dependencies only (tsx is a runtime dependency, so it stays) ---
 FROM ${NODE_IMAGE} AS deps
@@ -23,7 +26,21 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
 
-# --- runtime ---
+# --- backup: `npm run backup`/`restore` with the PostgreSQL client of the server's version ---
+# docker compose run --rm backup (docs/deploy.md, "Backups"). Node from the node image (both are
+# Debian 12), the app's code and production dependencies; no portal build.
+FROM ${NODE_IMAGE} AS node
+FROM ${POSTGRES_IMAGE} AS backup
+COPY --from=node /usr/local/bin/node /usr/local/bin/node
+ENV NODE_ENV=production \
+    TAPLINE_DATA_DIR=/app/data
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY . .
+ENTRYPOINT []
+CMD ["node_modules/.bin/tsx", "api/db/backup-cli.ts", "/backups"]
+
+# --- runtime (the last stage: what `docker build .` makes) ---
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     PORT=3000 \
