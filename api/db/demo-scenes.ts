@@ -4,6 +4,7 @@ import { loadContractorScene } from "./demo-scene-contractors.js";
 import { loadEnforcementScene } from "./demo-scene-enforcement.js";
 import { loadDemoHaulerScene } from "./demo-scene-haulers.js";
 import { DEMO_INDUSTRY, loadIndustrialScene } from "./demo-scene-industrial.js";
+import { loadRentsScene } from "./demo-scene-rents.js";
 
 export { DEMO_INDUSTRY };
 
@@ -21,4 +22,6 @@ export async function loadDemoScenes(ds: DataSource, publicUrl: string, config?:
   await loadDemoHaulerScene(ds, config);
   // A fine served on the demo applicant in each district, as each law has it (demo-scene-enforcement.ts).
   await loadEnforcementScene(ds, publicUrl);
+  // Sewer rents: the Boards' schedules, a few properties (one the applicant's), two quarters of readings and the last quarter's bills issued (demo-scene-rents.ts).
+  await loadRentsScene(ds, publicUrl);
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addCalendarDays, dateIn } from "../../api/common/dates.js";
 import { DEMO_CONTRACTOR } from "../../api/db/demo-scene-contractors.js";
 import { DEMO_ENFORCEMENT } from "../../api/db/demo-scene-enforcement.js";
+import { DEMO_RENTS, quarterStart } from "../../api/db/demo-scene-rents.js";
 import { DEMO_INDUSTRY, loadDemoScenes } from "../../api/db/demo-scenes.js";
 import { Client, startTestServer, type TestServer } from "../harness.js";
 
@@ -100,5 +101,43 @@ describe("the demo applicant's fines", () => {
     // Filed within the window, the Lakeview petition is accepted.
     const filed = await applicant.ok(`mutation($i: FilePetitionInput!) { filePetition(input: $i) { status } }`, { i: { actionId: lvFine.id, grounds: "The leaders were disconnected the day after the notice.", relief: "MODIFY" } });
     expect(filed.filePetition.status).toBe("FILED");
+  });
+});
+
+describe("the demo sewer rents", () => {
+  it("each district's Board schedule, a few properties and the last quarter's bills issued; the applicant's own bill in each, with its use; a second start added nothing", async () => {
+    const applicant = new Client(srv.url);
+    await applicant.signIn(DEMO_RENTS.homeowner);
+    const { myServiceProperties: mine, mySewerBills: bills } = await applicant.ok(`{ myServiceProperties { districtName address accounts { id } } mySewerBills { id number districtName address totalCents dueOn } }`);
+    expect(mine.map((p: any) => p.address).sort()).toEqual([expect.stringMatching(/^14 Maple Street, Lakeview/), expect.stringMatching(/^8 Lakeshore Drive, Huron/)]);
+    expect(bills).toHaveLength(2);
+    for (const [slug, scene] of [["lakeview", DEMO_RENTS.lakeview], ["huron", DEMO_RENTS.huron]] as const) {
+      const [d] = await srv.running.ds.query(`SELECT id, time_zone FROM district WHERE slug = $1`, [slug]);
+      const today = dateIn(d.time_zone);
+      const [{ n: properties }] = await srv.running.ds.query(`SELECT count(*)::int AS n FROM sewer_property WHERE district_id = $1`, [d.id]);
+      expect(properties).toBe(scene.properties.length);
+      const [{ n: reads }] = await srv.running.ds.query(`SELECT count(*)::int AS n FROM meter_reading WHERE district_id = $1`, [d.id]);
+      expect(reads).toBe(3 * scene.properties.length); // a baseline and two quarters, once
+      const runs = await srv.running.ds.query(`SELECT status, period_start::text, mailed_on::text, bill_count FROM bill_run WHERE district_id = $1`, [d.id]);
+      expect(runs).toEqual([{ status: "ISSUED", period_start: quarterStart(today, 1), mailed_on: today, bill_count: expect.any(Number) }]);
+    }
+    // Lakeview (SUL 1203): the fixed part and the metered water; due 20 days after billing (1118).
+    const lv = bills.find((b: any) => b.address.startsWith("14 Maple Street"));
+    const { sewerBill: bill } = await applicant.ok(`query($id: ID!) { sewerBill(id: $id) { mailedOn dueOn gallons lines { kind section } usage { gallons } } }`, { id: lv.id });
+    expect(bill.lines.map((l: any) => [l.kind, l.section])).toEqual([["FIXED", "Sewer Use Law 1203"], ["VOLUME", "Sewer Use Law 1203"]]);
+    expect(bill.gallons).toBe(DEMO_RENTS.lakeview.properties[0].gallons[1]);
+    expect(bill.dueOn).toBe(addCalendarDays(bill.mailedOn, 20));
+    // Huron (VI-2, VII): two users behind one meter each pay the minimum and the owner the excess; due 15 days after mailing (VI-3).
+    const hu = bills.find((b: any) => b.address.startsWith("8 Lakeshore Drive"));
+    const { sewerBill: hb } = await applicant.ok(`query($id: ID!) { sewerBill(id: $id) { mailedOn dueOn lines { kind amountCents } } }`, { id: hu.id });
+    expect(hb.lines[0]).toEqual({ kind: "MINIMUM", amountCents: 4_500 });
+    expect(hb.dueOn).toBe(addCalendarDays(hb.mailedOn, 15));
+    const [{ n: excess }] = await srv.running.ds.query(`SELECT count(*)::int AS n FROM bill WHERE kind = 'OWNER_EXCESS' AND status <> 'PREVIEW'`);
+    expect(excess).toBe(1);
+    // The run page's flagged bill: the Lakeview account whose use is far from its own history.
+    const [{ flags }] = await srv.running.ds.query(
+      `SELECT b.flags FROM bill b JOIN service_account_meter sam ON sam.account_id = b.account_id JOIN service_meter m ON m.id = sam.meter_id WHERE m.meter_number = 'LV-31020'`,
+    );
+    expect(flags.map((f: { code: string }) => f.code)).toEqual(["FAR_FROM_HISTORY"]);
   });
 });
