@@ -125,7 +125,7 @@ export default function Delinquency() {
           <a className="usa-link" href={`/staff/delinquency/tax-levy.csv?districtId=${d.districtId}`}>
             Download the tax-levy report (CSV)
           </a>
-          : charges delinquent long enough to be added to the property taxes, as of the law's date.
+          : the charges listed here and the sewer bills delinquent long enough to be added to the property taxes, as of the law's date.
         </p>
       )}
       {d.items.length === 0 ? (
