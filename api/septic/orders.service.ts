@@ -36,6 +36,9 @@ export type OrderRow = {
   discontinuedOn: CalendarDate | null;
   closedOn: CalendarDate | null;
   rulebookVersionId: string;
+  /** The accepted sewer extension that made the public sewer available (SUL 408, 507), when the order names one */
+  extensionId: string | null;
+  extensionName: string | null;
 };
 
 const ORDER_COLUMNS = `o.id, o.district_id AS "districtId", o.system_id AS "systemId",
@@ -43,9 +46,11 @@ const ORDER_COLUMNS = `o.id, o.district_id AS "districtId", o.system_id AS "syst
   o.reason, to_char(o.issued_on, 'YYYY-MM-DD') AS "issuedOn", o.status, o.lateral_permit_id AS "lateralPermitId", lp.permit_number AS "lateralPermitNumber",
   o.pump_out_id AS "pumpOutId", to_char(po.pumped_on, 'YYYY-MM-DD') AS "pumpedOn", o.tank_disposition AS "tankDisposition",
   to_char(o.tank_disposition_on, 'YYYY-MM-DD') AS "tankDispositionOn", o.fill_material AS "fillMaterial", to_char(o.plugged_on, 'YYYY-MM-DD') AS "pluggedOn",
-  to_char(o.discontinued_on, 'YYYY-MM-DD') AS "discontinuedOn", to_char(o.closed_on, 'YYYY-MM-DD') AS "closedOn", o.rulebook_version_id AS "rulebookVersionId"`;
+  to_char(o.discontinued_on, 'YYYY-MM-DD') AS "discontinuedOn", to_char(o.closed_on, 'YYYY-MM-DD') AS "closedOn", o.rulebook_version_id AS "rulebookVersionId",
+  o.extension_id AS "extensionId", ext.name AS "extensionName"`;
 const ORDER_FROM = `septic_connection_order o JOIN septic_system s ON s.id = o.system_id JOIN sewer_property p ON p.id = s.property_id
-  LEFT JOIN lateral_permit lp ON lp.id = o.lateral_permit_id LEFT JOIN septic_pump_out po ON po.id = o.pump_out_id`;
+  LEFT JOIN lateral_permit lp ON lp.id = o.lateral_permit_id LEFT JOIN septic_pump_out po ON po.id = o.pump_out_id
+  LEFT JOIN sewer_extension ext ON ext.id = o.extension_id`;
 
 export async function getOrder(db: Db, viewer: Viewer, id: string, lock = false): Promise<OrderRow> {
   if (!isUuid(id)) throw notFound("That connection order");
@@ -83,16 +88,44 @@ export const lateralSection = (rb: Rulebook) => rb.entry("lateral.plansRequired"
 
 export const stepsOf = (rb: Rulebook, o: OrderRow) => orderSteps(rb, lateralSection(rb)).map((s) => ({ ...s, done: stepDone(s.step, o) }));
 
+export type OrderExtensionRow = { id: string; name: string; location: string; acceptedOn: CalendarDate; resolutionNumber: string };
+
+/**
+ * The district's sewer extensions the Town Board has accepted, newest first: the public sewers a
+ * connection order may name (SUL 408; an extension is the Town's from the Board's concurrence, 507).
+ * Its staff; one query on sewer_extension_accepted (district, accepted_on DESC). Read here, not in
+ * api/extensions: only what an order needs.
+ */
+export async function acceptedExtensions(db: Db, viewer: Viewer, districtId: string): Promise<OrderExtensionRow[]> {
+  requireStaffOf(viewer, districtId);
+  return db.query(
+    `SELECT id, name, location, to_char(accepted_on, 'YYYY-MM-DD') AS "acceptedOn", acceptance_resolution_number AS "resolutionNumber"
+       FROM sewer_extension WHERE district_id = $1 AND accepted_on IS NOT NULL ORDER BY accepted_on DESC, id DESC LIMIT 500`,
+    [districtId],
+  );
+}
+
+/** A note of the Operator's beside the extension's own words, so the reason stays within its 2,000 characters. */
+const NOTE_WITH_EXTENSION_MAX = 1500;
+
 /**
  * The District Operator orders the properties of these systems connected to the public sewer that
  * now reaches them (SUL 408; Huron II-4). One order per system in use without an open one; the
- * owner of record is emailed the steps.
+ * owner of record is emailed the steps. The order may name the accepted sewer extension that made
+ * the public sewer available (same district, accepted by the Town Board, 507); the reason then says
+ * which, with the Board's resolution and its date, and the Operator's words, if any, follow. Which
+ * properties an extension reaches is the Operator's to say (the law sets no distance for 408;
+ * docs/decisions/septic-order-from-extension.md).
  */
-export async function issueOrders(ds: DataSource, viewer: Viewer, input: { systemIds: string[]; reason: string }, meta: Meta): Promise<OrderRow[]> {
+export async function issueOrders(ds: DataSource, viewer: Viewer, input: { systemIds: string[]; reason?: string | null; extensionId?: string | null }, meta: Meta): Promise<OrderRow[]> {
   const ids = [...new Set(input.systemIds ?? [])];
   const fields: Record<string, string> = {};
-  const reason = clean(input.reason);
-  if (!reason || reason.length > 2000) fields.reason = "Say which public sewer now reaches the property (up to 2,000 characters).";
+  const note = clean(input.reason);
+  const extensionId = (input.extensionId ?? "").trim() || null;
+  if (extensionId && !isUuid(extensionId)) fields.extensionId = "Choose a sewer extension of this district that the Town Board has accepted.";
+  if (extensionId) {
+    if (note && note.length > NOTE_WITH_EXTENSION_MAX) fields.reason = `Use at most ${NOTE_WITH_EXTENSION_MAX.toLocaleString("en-US")} characters beside the sewer extension.`;
+  } else if (!note || note.length > 2000) fields.reason = "Say which public sewer now reaches the property (up to 2,000 characters), or choose the accepted sewer extension.";
   if (!ids.length || ids.length > 200 || !ids.every(isUuid)) fields.systemIds = "Choose the systems (up to 200) whose properties the public sewer now reaches.";
   throwIfAny(fields);
   return ds.transaction(async (tx) => {
@@ -112,14 +145,30 @@ export async function issueOrders(ds: DataSource, viewer: Viewer, input: { syste
     const rb = await rulebookOn(tx, district);
     const connect = rb.entry("septic.connectionOnSewerRequired");
     if (!connect.value) throw conflict(`The district's law does not require a connection when a public sewer arrives (${connect.section}).`);
+    let reason = note!;
+    if (extensionId) {
+      const ext = await acceptedExtensionFor(tx, rb, district, extensionId);
+      // SUL 408's "becomes available": the Board's acceptance makes the extension a public sewer of the Town (507).
+      reason =
+        `The sewer extension ${ext.name}, accepted by the Town Board by resolution ${ext.resolutionNumber} of ${formatDate(ext.acceptedOn)} (${ext.section}), ` +
+        `makes a public sewer available to the property (${connect.section}).` +
+        (note ? ` ${note}` : "");
+    }
     const today = dateIn(district.timeZone);
     const created: { id: string; system_id: string }[] = await tx.query(
-      `INSERT INTO septic_connection_order (district_id, system_id, reason, issued_on, issued_by_id, rulebook_version_id)
-       SELECT $1, unnest($2::uuid[]), $3, $4, $5, $6 RETURNING id, system_id`,
-      [districtId, ids, reason, today, viewer.userId, rb.version.id],
+      `INSERT INTO septic_connection_order (district_id, system_id, reason, issued_on, issued_by_id, rulebook_version_id, extension_id)
+       SELECT $1, unnest($2::uuid[]), $3, $4, $5, $6, $7 RETURNING id, system_id`,
+      [districtId, ids, reason, today, viewer.userId, rb.version.id, extensionId],
     );
     for (const c of created)
-      await audit(tx, actorOf(viewer, meta.requestId), { action: "septic.connection_ordered", entityType: "SepticConnectionOrder", entityId: c.id, districtId, reason, details: { systemId: c.system_id, issuedOn: today } });
+      await audit(tx, actorOf(viewer, meta.requestId), {
+        action: "septic.connection_ordered",
+        entityType: "SepticConnectionOrder",
+        entityId: c.id,
+        districtId,
+        reason,
+        details: { systemId: c.system_id, issuedOn: today, extensionId },
+      });
     // A pump-out already recorded today counts for its order.
     const todays: { id: string; system_id: string }[] = await tx.query(`SELECT id, system_id FROM septic_pump_out WHERE system_id = ANY($1::uuid[]) AND pumped_on >= $2`, [ids, today]);
     await attachPumpOuts(tx, actorOf(viewer, meta.requestId), todays.map((p) => ({ systemId: p.system_id, pumpOutId: p.id, pumpedOn: today })));
@@ -139,6 +188,26 @@ export async function issueOrders(ds: DataSource, viewer: Viewer, input: { syste
     }
     return orders;
   });
+}
+
+/**
+ * The sewer extension an order names: one of the district's, accepted by the Town Board (507), in a
+ * district whose law has extensions at all (Huron has no Article 5). BAD_USER_INPUT beside the field
+ * otherwise; another district's extension is answered as one not found.
+ */
+async function acceptedExtensionFor(tx: EntityManager, rb: Rulebook, district: { id: string; name: string }, id: string) {
+  const provided = rb.entry("extension.provided");
+  if (!rb.enabled("extension.provided"))
+    throw badInput({ extensionId: `${district.name}'s law has no sewer extensions built by developers (${provided.section}): say which public sewer now reaches the properties.` });
+  const [e]: { district_id: string; status: string; name: string; accepted_on: CalendarDate | null; resolution: string | null }[] = await tx.query(
+    `SELECT district_id, status, name, to_char(accepted_on, 'YYYY-MM-DD') AS accepted_on, acceptance_resolution_number AS resolution FROM sewer_extension WHERE id = $1`,
+    [id],
+  );
+  if (!e || e.district_id !== district.id) throw badInput({ extensionId: "Choose a sewer extension of this district that the Town Board has accepted." });
+  const section = rb.entry("extension.asBuiltCopies").section; // the rulebook's entry of 507, where acceptance is
+  if (e.status !== "ACCEPTED" || !e.accepted_on || !e.resolution)
+    throw badInput({ extensionId: `The Town Board has not accepted the sewer extension ${e.name}: it becomes a public sewer of the Town only then (${section}).` });
+  return { name: e.name, acceptedOn: e.accepted_on, resolutionNumber: e.resolution, section };
 }
 
 /**

@@ -114,6 +114,17 @@ export class OrderType {
   @Field(() => String, { nullable: true }) pluggedOn: string | null;
   @Field(() => String, { nullable: true }) discontinuedOn: string | null;
   @Field(() => String, { nullable: true }) closedOn: string | null;
+  @Field(() => ID, { nullable: true, description: "The accepted sewer extension that made the public sewer available (SUL 408, 507), when the order names one" }) extensionId: string | null;
+  @Field(() => String, { nullable: true, description: "That sewer extension's name" }) extensionName: string | null;
+}
+
+@ObjectType("SepticOrderExtension", { description: "A sewer extension the Town Board accepted (SUL 507): a public sewer a connection order may name (408)", simpleResolvers: true })
+export class OrderExtensionType {
+  @Field(() => ID) id: string;
+  @Field(() => String) name: string;
+  @Field(() => String) location: string;
+  @Field(() => String, { description: "YYYY-MM-DD, the Town Board's resolution" }) acceptedOn: string;
+  @Field(() => String, { description: "The Town Board's resolution accepting it" }) resolutionNumber: string;
 }
 
 @ObjectType("SepticSystem", { description: "A septic tank or cesspool on a property of the register (SUL 401-402)", simpleResolvers: true })
@@ -273,7 +284,8 @@ export class EscalateInput {
 @InputType("IssueSepticConnectionOrdersInput")
 export class IssueOrdersInput {
   @Field(() => [ID]) systemIds: string[];
-  @Field(() => String, { description: "Which public sewer now reaches the properties" }) reason: string;
+  @Field(() => String, { nullable: true, description: "Which public sewer now reaches the properties; with an extension named, the Operator's note, if any, after the extension's own words" }) reason?: string | null;
+  @Field(() => ID, { nullable: true, description: "The district's sewer extension, accepted by the Town Board (SUL 507), that made the public sewer available (408)" }) extensionId?: string | null;
 }
 
 @InputType("RecordSepticConnectionStepInput")
@@ -482,6 +494,12 @@ export class SepticOrdersResolver {
   @FieldResolver(() => [StepType], { description: "The steps the law asks for, in the order the work goes, and which are recorded" })
   async steps(@Root() o: OrderRow, @Ctx() ctx: Context): Promise<StepType[]> {
     return septic.stepsOf(await rulebookById(ctx.ds, o.rulebookVersionId), o);
+  }
+
+  @Query(() => [OrderExtensionType], { description: "The district's sewer extensions the Town Board has accepted, newest first: the public sewers a connection order may name (SUL 408, 507); its staff" })
+  @Access("CLERK", "OPERATOR", "BOARD", "ADMIN")
+  async septicOrderExtensions(@Arg("districtId", () => ID) districtId: string, @Ctx() ctx: Context) {
+    return septic.acceptedExtensions(ctx.ds, viewerOf(ctx), districtId);
   }
 
   @Query(() => [OrderType], { description: "The district's open connection orders, oldest first; its staff" })

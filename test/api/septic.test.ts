@@ -382,6 +382,103 @@ describe("when the sewer arrives (SUL 408)", () => {
   });
 });
 
+/**
+ * A sewer extension written to the database, accepted by the Town Board or only approved (the
+ * extensions' own tests walk the journey; test/e2e/fixtures.ts acceptedSewerExtension for the browser).
+ */
+async function sewerExtension(districtId: string, name: string, o: { accepted?: boolean; acceptedOn?: string; resolution?: string } = {}): Promise<string> {
+  const ds = srv.running.ds;
+  const [u] = await ds.query(`SELECT id FROM app_user WHERE email = $1`, [DEMO.lakeviewOperator]);
+  const [rb] = await ds.query(`SELECT id FROM rulebook_version WHERE district_id = $1 AND effective_date <= current_date ORDER BY effective_date DESC, version DESC LIMIT 1`, [districtId]);
+  const [org] = await ds.query(`INSERT INTO organization (name, kind, created_by_id) VALUES ($1, 'DEVELOPER', $2) RETURNING id`, [`Builders of ${name}`, u.id]);
+  const cap = (kind: string) => ds.query(`INSERT INTO sewer_capacity (district_id, kind, name, design_capacity_gpd, present_use_gpd, updated_by_id) VALUES ($1, $2, $3, 100000, 1000, $4) RETURNING id`, [districtId, kind, `${kind} for ${name}`, u.id]);
+  const [[seg], [plant]] = [await cap("SEGMENT"), await cap("PLANT")];
+  const accepted = o.accepted ?? true;
+  const on = o.acceptedOn ?? today();
+  const [e] = await ds.query(
+    `INSERT INTO sewer_extension (district_id, organization_id, applicant_id, status, name, location, map_reference, lots, design_flow_gpd, sewer_type, pipe_diameter_inches, pipe_pvc,
+       designer_name, designer_license, receiving_segment_id, plant_id, rulebook_version_id, decided_at, decided_by_id, as_built_copies, as_built_approved_at, final_approved_at,
+       accepted_on, acceptance_resolution_number, guarantee_ends_on, security_kind, security_description)
+     VALUES ($1, $2, $3, $4, $5, $6, 'Map 1', 4, 1600, 'GRAVITY', 8, true, 'Riley Engineer, P.E.', 'NY PE 1', $7, $8, $9, now(), $3, $10, $11, $11, $12, $13, $14, $15, $16) RETURNING id`,
+    [districtId, org.id, u.id, accepted ? "ACCEPTED" : "APPROVED", name, `${name} off Harbor Road`, seg.id, plant.id, rb.id, accepted ? 4 : null, accepted ? new Date() : null,
+      accepted ? on : null, accepted ? (o.resolution ?? "2026-90") : null, accepted ? addCalendarDays(on, 364) : null, accepted ? "OTHER" : null, accepted ? "Letter of credit" : null],
+  );
+  return e.id;
+}
+
+describe("an order from an accepted sewer extension (SUL 408, 507)", () => {
+  const EXTENSIONS = `query($d: ID!) { septicOrderExtensions(districtId: $d) { id name location acceptedOn resolutionNumber } }`;
+  const OWNED = `query($id: ID!) { septicSystem(id: $id) { connectionOrders { id reason extensionId extensionName } } }`;
+  let older: string;
+  let newer: string;
+  let approvedOnly: string;
+  let huronExtension: string;
+  let system: any;
+  beforeAll(async () => {
+    older = await sewerExtension(lakeview, "Meadowbrook Estates, section 1", { acceptedOn: addCalendarDays(today(), -30), resolution: "2026-71" });
+    newer = await sewerExtension(lakeview, "Aster Court sewer", { acceptedOn: addCalendarDays(today(), -2), resolution: "2026-88" });
+    approvedOnly = await sewerExtension(lakeview, "Harbor Heights, under construction", { accepted: false });
+    huronExtension = await sewerExtension(huron, "A Huron sewer");
+    system = await register(await property(clerk, lakeview, "4", "Aster Court"));
+  });
+
+  it("the district's accepted extensions, newest first, for its staff only", async () => {
+    const list = (await clerk.ok(EXTENSIONS, { d: lakeview })).septicOrderExtensions;
+    expect(list.map((x: any) => [x.id, x.resolutionNumber])).toEqual([[newer, "2026-88"], [older, "2026-71"]]);
+    expect(list[0]).toMatchObject({ name: "Aster Court sewer", location: "Aster Court sewer off Harbor Road", acceptedOn: addCalendarDays(today(), -2) });
+    expect(errorCode(await huronOperator.gql(EXTENSIONS, { d: lakeview }))).toBe("FORBIDDEN");
+    expect(errorCode(await owner.gql(EXTENSIONS, { d: lakeview }))).toBe("FORBIDDEN");
+  });
+
+  it("refuses an extension the Board has not accepted, another district's, and any in Huron, beside the field", async () => {
+    const unaccepted = await operator.gql(ISSUE, { i: { systemIds: [system.id], extensionId: approvedOnly } });
+    expect(errorCode(unaccepted)).toBe("BAD_USER_INPUT");
+    expect(unaccepted.errors![0].extensions!.fields).toEqual({
+      extensionId: "The Town Board has not accepted the sewer extension Harbor Heights, under construction: it becomes a public sewer of the Town only then (Sewer Use Law 507).",
+    });
+    for (const id of [huronExtension, NONE, "not-an-id"]) {
+      const r = await operator.gql(ISSUE, { i: { systemIds: [system.id], extensionId: id } });
+      expect(r.errors![0].extensions!.fields).toEqual({ extensionId: "Choose a sewer extension of this district that the Town Board has accepted." });
+    }
+    const huronSystem = await register(await property(huronClerk, huron, "9", "Main Street"), {}, huronOperator);
+    const r = await huronOperator.gql(ISSUE, { i: { systemIds: [huronSystem.id], extensionId: huronExtension } });
+    expect(r.errors![0].extensions!.fields).toEqual({ extensionId: "Town of Huron Sewer District No. 1's law has no sewer extensions built by developers (Huron Article III): say which public sewer now reaches the properties." });
+    // No order was made by any of these.
+    expect((await operator.ok(GET, { id: system.id })).septicSystem.connectionOrders).toEqual([]);
+  });
+
+  it("naming the accepted extension: the reason says which, with the Board's resolution and date, citing 408; the owner reads its name, others get NOT_FOUND", async () => {
+    const [o] = (await operator.ok(ISSUE, { i: { systemIds: [system.id], extensionId: older, reason: "Stub at lot 3." } })).issueSepticConnectionOrders;
+    const reason = `The sewer extension Meadowbrook Estates, section 1, accepted by the Town Board by resolution 2026-71 of ${formatWords(addCalendarDays(today(), -30))} (Sewer Use Law 507), makes a public sewer available to the property (Sewer Use Law 408). Stub at lot 3.`;
+    expect(o).toMatchObject({ status: "OPEN", reason });
+    const [mail] = (await emails("septic.connection_ordered", "septic-owner@example.org")).slice(-1);
+    expect(mail.body).toContain(reason);
+    const [audit] = await srv.running.ds.query(`SELECT details FROM audit_entry WHERE entity_id = $1 AND action = 'septic.connection_ordered'`, [o.id]);
+    expect(audit.details.extensionId).toBe(older);
+    const seen = (await owner.ok(OWNED, { id: system.id })).septicSystem.connectionOrders;
+    expect(seen).toEqual([{ id: o.id, reason, extensionId: older, extensionName: "Meadowbrook Estates, section 1" }]);
+    for (const c of [stranger, huronOperator]) expect(errorCode(await c.gql(OWNED, { id: system.id }))).toBe("NOT_FOUND");
+    const mine = pageText((await portal(() => srv.url).get(owner, "/septic")).html);
+    expect(mine).toContain("The public sewer that reaches your property: the sewer extension Meadowbrook Estates, section 1.");
+  }, 120_000); // the file's first portal page: Vite compiles it
+
+  it("opened for an extension, the staff page shows it preselected with its location, lists every system, and issues the order from the form", async () => {
+    const { get, post } = portal(() => srv.url);
+    const other = await register(await property(clerk, lakeview, "6", "Aster Court"));
+    const page = await get(operator, `/staff/septic?extension=${newer}`);
+    expect(page.status).toBe(200);
+    const text = pageText(page.html);
+    expect(text).toContain("Sewer extension Aster Court sewer Aster Court sewer off Harbor Road. Accepted by the Town Board by resolution 2026-88");
+    expect(text).toContain("6 Aster Court, Lakeview 13600");
+    expect(page.html).toMatch(new RegExp(`<option value="${newer}" selected="">`));
+    const issued = await post(operator, `/staff/septic?extension=${newer}`, { districtId: lakeview, intent: "order", systemIds: other.id, extensionId: newer, reason: "" });
+    expect(issued.status).toBe(302);
+    const staff = pageText((await get(operator, `/staff/septic/${other.id}`)).html);
+    expect(staff).toContain("Public sewer: sewer extension Aster Court sewer");
+    expect(staff).toContain("resolution 2026-88");
+  }, 120_000);
+});
+
 describe("Huron: no septic system may be kept in the district (II-3, II-4)", () => {
   let system: any;
   let propertyId: string;
@@ -437,6 +534,7 @@ describe("who may see and do what, operation by operation", () => {
     { name: "mySepticSystems", run: (c) => c.gql(MINE) },
     { name: "septicSystem", run: (c) => c.gql(GET, { id: system.id }) },
     { name: "districtSepticSystems", run: (c) => c.gql(LIST, { d: lakeview }) },
+    { name: "septicOrderExtensions", run: (c) => c.gql(`query($d: ID!) { septicOrderExtensions(districtId: $d) { id } }`, { d: lakeview }) },
     { name: "districtSepticNotices", run: (c) => c.gql(NOTICES, { d: lakeview }) },
     { name: "districtSepticConnectionOrders", run: (c) => c.gql(ORDERS, { d: lakeview }) },
     { name: "districtSepticPermits", run: (c) => c.gql(PERMITS, { d: lakeview }) },
@@ -449,7 +547,7 @@ describe("who may see and do what, operation by operation", () => {
     { name: "recordSepticConnectionStep", run: (c) => c.gql(STEP, { i: { orderId: order.id, step: "PLUGGED", on: "2000-01-01" } }) },
     { name: "decideSepticPermit", run: (c) => c.gql(DECIDE, { i: { id: permitId, decision: "DENY", reason: "x" } }) },
   ];
-  const staffOnly = { districtSepticSystems: "FORBIDDEN", districtSepticNotices: "FORBIDDEN", districtSepticConnectionOrders: "FORBIDDEN", districtSepticPermits: "FORBIDDEN" };
+  const staffOnly = { septicOrderExtensions: "FORBIDDEN", districtSepticSystems: "FORBIDDEN", districtSepticNotices: "FORBIDDEN", districtSepticConnectionOrders: "FORBIDDEN", districtSepticPermits: "FORBIDDEN" };
   const operatorOps = (code: string) => ({
     registerSepticSystem: code === "NOT_FOUND" ? "BAD_USER_INPUT" : code,
     linkSepticPumpOut: code,
@@ -465,11 +563,11 @@ describe("who may see and do what, operation by operation", () => {
     owner: { mySepticSystems: "OK", septicSystem: "OK", ...staffOnly, septicPermit: "OK", ...operatorOps("FORBIDDEN") },
     huronOperator: { mySepticSystems: "OK", septicSystem: "NOT_FOUND", ...staffOnly, septicPermit: "NOT_FOUND", ...operatorOps("NOT_FOUND") },
     lakeviewClerk: {
-      mySepticSystems: "OK", septicSystem: "OK", districtSepticSystems: "OK", districtSepticNotices: "OK", districtSepticConnectionOrders: "OK", districtSepticPermits: "OK", septicPermit: "OK",
+      mySepticSystems: "OK", septicSystem: "OK", septicOrderExtensions: "OK", districtSepticSystems: "OK", districtSepticNotices: "OK", districtSepticConnectionOrders: "OK", districtSepticPermits: "OK", septicPermit: "OK",
       ...operatorOps("FORBIDDEN"),
     },
     lakeviewOperator: {
-      mySepticSystems: "OK", septicSystem: "OK", districtSepticSystems: "OK", districtSepticNotices: "OK", districtSepticConnectionOrders: "OK", districtSepticPermits: "OK", septicPermit: "OK",
+      mySepticSystems: "OK", septicSystem: "OK", septicOrderExtensions: "OK", districtSepticSystems: "OK", districtSepticNotices: "OK", districtSepticConnectionOrders: "OK", districtSepticPermits: "OK", septicPermit: "OK",
       registerSepticSystem: "BAD_USER_INPUT", linkSepticPumpOut: "BAD_USER_INPUT", serveSepticNuisanceNotice: "BAD_USER_INPUT", escalateSepticNuisanceNotice: "CONFLICT",
       issueSepticConnectionOrders: "CONFLICT", recordSepticConnectionStep: "BAD_USER_INPUT", decideSepticPermit: "CONFLICT",
     },

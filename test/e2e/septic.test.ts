@@ -5,12 +5,14 @@ import { formatDate } from "../../api/common/format.js";
 import { DEMO_HAULER, loadDemoHaulerScene } from "../../api/db/demo-scene-haulers.js";
 import { Client, DEMO, signedInAs } from "../harness.js";
 import { expectNoAxeViolations, settled, signedInContext, startE2E, type E2E } from "./browser.js";
+import { acceptedSewerExtension } from "./fixtures.js";
 
 /**
  * Septic systems in the browser (issue 17, SUL 407, 408): the Operator registers an owner's septic
  * tank; a licensed hauler's load from its address, received at the station, is its pump-out and the
- * three years start again; a public sewer reaches the property, the Operator orders it connected and
- * records each abandonment step until the order closes; the owner reads it all.
+ * three years start again; a developer's sewer extension the Town Board accepted reaches the property
+ * (SUL 507), the Operator issues the connection order from it and records each abandonment step until
+ * the order closes; the owner reads it all.
  */
 
 let e: E2E;
@@ -92,10 +94,17 @@ describe("a septic tank pumped by a licensed hauler, then connected to the sewer
       expect(pumped).toContain(`Last pumped ${formatDate(today())}; the next pump-out is due by ${formatDate(addMonths(today(), 36))}`);
       expect(pumped).toContain(DEMO_HAULER.organization);
 
-      // A public sewer now reaches the property: the Operator ticks it and orders it connected.
-      await page.goto(url(`/staff/septic?districtId=${lakeview}&filter=ALL`));
+      // A developer's sewer extension along Orchard Lane, accepted by the Town Board today (SUL 507; its
+      // journey is the extensions' tests'). From the septic page opened for it (its works page links
+      // there) the Operator ticks the property it reaches and orders it connected (408).
+      const ext = await acceptedSewerExtension(e.srv.running.ds, { name: "Orchard Lane extension", location: "Orchard Lane from Harbor Road to the town line", resolutionNumber: "2026-112" });
+      await page.goto(url(`/staff/septic?extension=${ext.id}`));
+      const reaching = await main(page);
+      expect(reaching).toContain("Sewer extension Orchard Lane extension");
+      expect(reaching).toContain(`Orchard Lane from Harbor Road to the town line. Accepted by the Town Board by resolution 2026-112 of ${formatDate(today())}`);
+      expect(await page.getByLabel("Sewer extension that reaches them").inputValue()).toBe(ext.id);
+      await expectNoAxeViolations(page);
       await choose(page, "Order 12 Orchard Lane, Lakeview 13600 connected");
-      await page.getByLabel("Which public sewer now reaches them").fill("The Orchard Lane sewer extension, accepted this week.");
       await page.getByRole("button", { name: "Issue connection orders" }).click();
       await page.getByText("The connection orders are issued and the owners emailed.").waitFor();
 
@@ -104,7 +113,10 @@ describe("a septic tank pumped by a licensed hauler, then connected to the sewer
       await e.srv.running.ds.query(`INSERT INTO lateral_permit (district_id, applicant_id, status, tax_parcel) VALUES ($1, $2, 'SUBMITTED', $3)`, [lakeview, u.id, parcel]);
 
       await page.goto(systemUrl);
-      expect(await main(page)).toContain("Septage cleaned out by a licensed hauler (Sewer Use Law 408): recorded");
+      const ordered = await main(page);
+      expect(ordered).toContain(`The sewer extension Orchard Lane extension, accepted by the Town Board by resolution 2026-112 of ${formatDate(today())} (Sewer Use Law 507), makes a public sewer available to the property (Sewer Use Law 408).`);
+      expect(ordered).toContain("Public sewer: sewer extension Orchard Lane extension");
+      expect(ordered).toContain("Septage cleaned out by a licensed hauler (Sewer Use Law 408): recorded");
       await choose(page, "Building lateral permit applied for, to connect directly to the public sewer");
       await page.getByLabel("Lateral permit application").selectOption({ label: "Application under review" });
       await page.getByRole("button", { name: "Record the step" }).click();
@@ -125,6 +137,7 @@ describe("a septic tank pumped by a licensed hauler, then connected to the sewer
       await mine.goto(url("/septic"));
       const done = await main(mine);
       expect(done).toContain("Order to connect to the public sewer");
+      expect(done).toContain("The public sewer that reaches your property: the sewer extension Orchard Lane extension.");
       expect(done).toContain("Connection to the old system broken and both ends plugged (Sewer Use Law 408): recorded");
       expect(done).toContain(`Out of use since ${formatDate(today())}.`);
     } finally {

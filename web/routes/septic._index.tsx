@@ -8,7 +8,7 @@ import { SuccessAlert } from "~/components/forms";
 export const meta: MetaFunction = () => [{ title: "My septic systems | Tapline" }];
 
 type Standing = { state: string; dueOn: string | null; daysLeft: number | null; text: string };
-type Order = { id: string; statusLabel: string; reason: string; issuedOn: string; closedOn: string | null; steps: { step: string; label: string; section: string; done: boolean }[] };
+type Order = { id: string; statusLabel: string; reason: string; issuedOn: string; closedOn: string | null; extensionName: string | null; steps: { step: string; label: string; section: string; done: boolean }[] };
 type Notice = { id: string; statusLabel: string; condition: string; receivedOn: string; repairBy: string; daysLeft: number | null; lapsed: boolean; section: string };
 type System = {
   id: string;
@@ -32,7 +32,7 @@ export async function loader(args: LoaderFunctionArgs) {
     `query MySeptic { mySepticSystems { id address taxParcel kindLabel statusLabel forbiddenReason buildings { name useLabel }
         pumpStanding { state dueOn daysLeft text } pumpOuts { haulerLoadId pumpedOn haulerName licenseNumber gallons }
         nuisanceNotices { id statusLabel condition receivedOn repairBy daysLeft lapsed section }
-        connectionOrders { id statusLabel reason issuedOn closedOn steps { step label section done } } }
+        connectionOrders { id statusLabel reason issuedOn closedOn extensionName steps { step label section done } } }
       mySepticPermits { id address statusLabel permitNumber feeCents paymentId decisionReason submittedAt } }`,
   );
 }
@@ -127,6 +127,7 @@ export default function MySeptic() {
                     ) : null}
                     .
                   </p>
+                  {o.extensionName && <p>The public sewer that reaches your property: the sewer extension {o.extensionName}.</p>}
                   <ol className="usa-list">
                     {o.steps.map((st) => (
                       <li key={st.step}>

@@ -3,7 +3,7 @@ import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } f
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, RadioGroup, SelectField, TextAreaField } from "~/components/fields";
-import { CalendarDate } from "~/components/format";
+import { CalendarDate, formatCalendarDate } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
@@ -23,6 +23,7 @@ export const LABELS: Record<string, string> = {
   installedOn: "Installed on",
   reportedPumpedOn: "Last pumped on, as reported",
   systemIds: "Systems the public sewer now reaches",
+  extensionId: "Sewer extension that reaches them",
   reason: "Which public sewer now reaches them",
 };
 
@@ -41,6 +42,7 @@ type Row = { id: string; address: string; taxParcel: string; ownerName: string; 
 type Notice = { id: string; systemId: string; address: string; repairBy: string; daysLeft: number | null; lapsed: boolean };
 type Order = { id: string; systemId: string; address: string; issuedOn: string; steps: { label: string; done: boolean }[] };
 type Permit = { id: string; address: string; applicantName: string; statusLabel: string; permitNumber: string | null };
+type Extension = { id: string; name: string; location: string; acceptedOn: string; resolutionNumber: string };
 type Data = {
   districts: { id: string; name: string }[];
   districtId: string;
@@ -51,19 +53,30 @@ type Data = {
   notices: Notice[];
   orders: Order[];
   permits: Permit[];
+  /** The district's sewer extensions the Town Board accepted, newest first (SUL 507), and the one the page was opened for */
+  extensions: Extension[];
+  extension: string | null;
   district: { systemsAllowed: boolean; permitsUnavailable: string | null; pumpingIntervalYears: number | null; pumpingSection: string; pumpOutReminderDays: number; nuisanceReminderDays: number } | null;
 };
 
 export async function loader(args: LoaderFunctionArgs) {
   const info = await requireStaff(args);
   const url = new URL(args.request.url);
-  const district = info.districts.find((d) => d.id === url.searchParams.get("districtId")) ?? info.districts[0];
-  const filter = FILTERS.some((f) => f.value === url.searchParams.get("filter")) ? url.searchParams.get("filter")! : "OVERDUE";
+  // Opened for an accepted sewer extension (?extension=<id>, linked from its works page): its district, and every system to tick from.
+  const extension = url.searchParams.get("extension") || null;
+  let districtId = url.searchParams.get("districtId");
+  if (!districtId && extension && info.districts.length > 1) {
+    const r = await gql<{ sewerExtension: { districtId: string } }>(args.context, args.request, `query SepticExtensionDistrict($id: ID!) { sewerExtension(id: $id) { districtId } }`, { id: extension });
+    if (r.ok) districtId = r.data.sewerExtension.districtId;
+  }
+  const district = info.districts.find((d) => d.id === districtId) ?? info.districts[0];
+  const filter = FILTERS.some((f) => f.value === url.searchParams.get("filter")) ? url.searchParams.get("filter")! : extension ? "ALL" : "OVERDUE";
   const d = await requireSignedIn<{
     districtSepticSystems: { items: Row[]; nextCursor: string | null };
     districtSepticNotices: Notice[];
     districtSepticConnectionOrders: Order[];
     districtSepticPermits: Permit[];
+    septicOrderExtensions: Extension[];
     septicDistricts: ({ id: string } & NonNullable<Data["district"]>)[];
   }>(
     args,
@@ -72,6 +85,7 @@ export async function loader(args: LoaderFunctionArgs) {
       districtSepticNotices(districtId: $d) { id systemId address repairBy daysLeft lapsed }
       districtSepticConnectionOrders(districtId: $d) { id systemId address issuedOn steps { label done } }
       districtSepticPermits(districtId: $d) { id address applicantName statusLabel permitNumber }
+      septicOrderExtensions(districtId: $d) { id name location acceptedOn resolutionNumber }
       septicDistricts { id systemsAllowed permitsUnavailable pumpingIntervalYears pumpingSection pumpOutReminderDays nuisanceReminderDays } }`,
     { d: district.id, f: filter, a: url.searchParams.get("after") },
   );
@@ -84,6 +98,8 @@ export async function loader(args: LoaderFunctionArgs) {
     notices: d.districtSepticNotices,
     orders: d.districtSepticConnectionOrders,
     permits: d.districtSepticPermits,
+    extensions: d.septicOrderExtensions,
+    extension,
     district: d.septicDistricts.find((x) => x.id === district.id) ?? null,
   } satisfies Data;
 }
@@ -97,7 +113,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     Response.json({ intent: s("intent"), error: r.error.message, fields: r.error.fields ?? {}, values: Object.fromEntries([...f.entries()].map(([k, v]) => [k, String(v)])) }, { status: 400, headers });
   if (s("intent") === "order") {
     const r = await gql(context, request, `mutation IssueSepticOrders($i: IssueSepticConnectionOrdersInput!) { issueSepticConnectionOrders(input: $i) { id } }`, {
-      i: { systemIds: f.getAll("systemIds").map(String), reason: s("reason") },
+      i: { systemIds: f.getAll("systemIds").map(String), reason: s("reason") || null, extensionId: s("extensionId") || null },
     });
     if (!r.ok) return fail(r, cookieHeaders(r));
     return redirect(`/staff/septic?districtId=${districtId}&done=ordered`, { headers: cookieHeaders(r) });
@@ -125,18 +141,22 @@ const left = (n: number | null) => (n === null ? "" : n >= 0 ? `${n} day${n === 
 /** Staff: the district's septic systems by pump-out due (SUL 407), open notices (405), connection orders (408) and construction permits (403-404). */
 export default function StaffSeptic() {
   const data = useLoaderData<typeof loader>() as Data;
-  const { districts, districtId, operator, filter, items, nextCursor, notices, orders, permits, district } = data;
+  const { districts, districtId, operator, filter, items, nextCursor, notices, orders, permits, district, extensions, extension } = data;
   const a = useActionData<{ intent: string; error: string; fields: Record<string, string>; values: Record<string, string> }>();
   const [params] = useSearchParams();
   const v = a?.values ?? {};
   const reg = a && a.intent !== "order" ? a.fields : {};
   const ord = a && a.intent === "order" ? a.fields : {};
+  // The extension the Operator chose (or the page was opened for), shown so they tick the systems it reaches.
+  const chosen = extensions.find((x) => x.id === (a?.intent === "order" ? v.extensionId : extension)) ?? null;
+  const keep = extension ? `&extension=${encodeURIComponent(extension)}` : "";
   return (
     <>
       <h1>Septic systems</h1>
       {districts.length > 1 && (
         <Form method="get" className="usa-form">
           <SelectField name="districtId" label={LABELS.districtId} options={districts.map((d) => ({ value: d.id, label: d.name }))} defaultValue={districtId} />
+          {extension && <input type="hidden" name="extension" value={extension} />}
           <button className="usa-button usa-button--outline" type="submit">
             Show
           </button>
@@ -154,7 +174,7 @@ export default function StaffSeptic() {
         <ul className="usa-button-group">
           {FILTERS.map((f) => (
             <li key={f.value} className="usa-button-group__item">
-              <Link className={`usa-button${f.value === filter ? "" : " usa-button--outline"}`} to={`?districtId=${districtId}&filter=${f.value}`} aria-current={f.value === filter ? "page" : undefined}>
+              <Link className={`usa-button${f.value === filter ? "" : " usa-button--outline"}`} to={`?districtId=${districtId}&filter=${f.value}${keep}`} aria-current={f.value === filter ? "page" : undefined}>
                 {f.label}
               </Link>
             </li>
@@ -166,6 +186,26 @@ export default function StaffSeptic() {
         <AuthenticityTokenInput />
         <input type="hidden" name="districtId" value={districtId} />
         <input type="hidden" name="intent" value="order" />
+        {operator && extension && !chosen && (
+          <div className="usa-alert usa-alert--warning usa-alert--slim margin-bottom-2">
+            <div className="usa-alert__body">
+              <p className="usa-alert__text">That sewer extension is not one this district's Town Board has accepted (Sewer Use Law 507): it is not yet a public sewer an order can name.</p>
+            </div>
+          </div>
+        )}
+        {operator && chosen && (
+          <div className="usa-summary-box margin-bottom-2" role="region" aria-labelledby="chosen-extension">
+            <div className="usa-summary-box__body">
+              <h2 className="usa-summary-box__heading" id="chosen-extension">
+                Sewer extension {chosen.name}
+              </h2>
+              <p>
+                {chosen.location}. Accepted by the Town Board by resolution {chosen.resolutionNumber} of <CalendarDate date={chosen.acceptedOn} /> (Sewer Use Law 507). Tick the
+                septic systems on the properties it reaches: each gets an order to connect (Sewer Use Law 408).
+              </p>
+            </div>
+          </div>
+        )}
         {items.length === 0 ? (
           <p>No system in this list.</p>
         ) : (
@@ -216,7 +256,7 @@ export default function StaffSeptic() {
         )}
         {nextCursor && (
           <p>
-            <Link className="usa-link" to={`?districtId=${districtId}&filter=${filter}&after=${encodeURIComponent(nextCursor)}`}>
+            <Link className="usa-link" to={`?districtId=${districtId}&filter=${filter}&after=${encodeURIComponent(nextCursor)}${keep}`}>
               More systems
             </Link>
           </p>
@@ -224,7 +264,30 @@ export default function StaffSeptic() {
         {operator && items.length > 0 && (
           <div className="usa-form">
             {ord.systemIds && <span className="usa-error-message" role="alert">{ord.systemIds}</span>}
-            <TextAreaField name="reason" label={LABELS.reason} hint="The public sewer now reaches the ticked properties: each gets an order to connect (Sewer Use Law 408; Huron II-4)." defaultValue={v.reason} error={ord.reason} />
+            {extensions.length > 0 && (
+              <SelectField
+                name="extensionId"
+                label={LABELS.extensionId}
+                hint="A sewer extension the Town Board accepted (Sewer Use Law 507), newest first. The order then names it with the Board's resolution."
+                options={[
+                  { value: "", label: "None: the public sewer reached them otherwise" },
+                  ...extensions.map((x) => ({ value: x.id, label: `${x.name}, accepted ${formatCalendarDate(x.acceptedOn)} (resolution ${x.resolutionNumber})` })),
+                ]}
+                defaultValue={chosen?.id ?? ""}
+                error={ord.extensionId}
+              />
+            )}
+            <TextAreaField
+              name="reason"
+              label={LABELS.reason}
+              hint={
+                extensions.length > 0
+                  ? "The public sewer now reaches the ticked properties: each gets an order to connect (Sewer Use Law 408). Needed when no sewer extension is chosen; otherwise a note that follows its name."
+                  : "The public sewer now reaches the ticked properties: each gets an order to connect (Sewer Use Law 408; Huron II-4)."
+              }
+              defaultValue={v.reason}
+              error={ord.reason}
+            />
             <button className="usa-button" type="submit">
               Issue connection orders
             </button>

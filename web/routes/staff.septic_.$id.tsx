@@ -38,6 +38,8 @@ type Order = {
   reason: string;
   issuedOn: string;
   closedOn: string | null;
+  extensionId: string | null;
+  extensionName: string | null;
   steps: { step: string; label: string; section: string; done: boolean }[];
   lateralCandidates: { id: string; permitNumber: string | null; status: string }[] | null;
 };
@@ -70,7 +72,7 @@ export async function loader(args: LoaderFunctionArgs) {
       buildings { name useLabel } pumpStanding { state text daysLeft } pumpOuts { haulerLoadId pumpedOn haulerName matchedBy gallons }
       recentLoads { id sourceAddress receivedOn haulerName gallons }
       nuisanceNotices { id status statusLabel condition receivedOn repairBy daysLeft lapsed section enforcementActionId }
-      connectionOrders { id status statusLabel reason issuedOn closedOn steps { step label section done } lateralCandidates { id permitNumber status } } } }`,
+      connectionOrders { id status statusLabel reason issuedOn closedOn extensionId extensionName steps { step label section done } lateralCandidates { id permitNumber status } } } }`,
     { id: args.params.id },
   );
   const district = info.districts.find((x) => x.id === d.septicSystem.districtId);
@@ -257,6 +259,14 @@ export default function StaffSepticSystem() {
               <p>
                 Issued <CalendarDate date={o.issuedOn} />: {o.reason} {o.statusLabel}.
               </p>
+              {o.extensionId && (
+                <p>
+                  Public sewer:{" "}
+                  <Link className="usa-link" to={`/staff/extensions/${o.extensionId}`}>
+                    sewer extension {o.extensionName}
+                  </Link>
+                </p>
+              )}
               <ol className="usa-list">
                 {o.steps.map((st) => (
                   <li key={st.step}>
