@@ -38,7 +38,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 type Target = { ratio?: number; rps?: number; p99?: number; p99x?: number };
 const GENERIC_TARGET: Target = { ratio: 0.5, p99: 25 };
 /** A GraphQL operation (POST /graphql), or a portal page (`page`: a path, asked for as a browser does). */
-type Operation = { name: string; query: string; as?: string; target?: Target; bodies?: string[]; page?: string };
+type Operation = { name: string; query: string; as?: string; target?: Target; bodies?: string[]; page?: string; clients?: number };
 const OPERATIONS: Operation[] = [
   { name: "baseline { __typename }", query: `{ __typename }` },
   {
@@ -83,6 +83,37 @@ const OPERATIONS: Operation[] = [
     as: "bench.industry@example.org",
     target: { rps: 50, p99: 150 },
     query: `mutation($r: ID!, $results: [IndustrialResultInput!]!) { addIndustrialResults(reportId: $r, results: $results) { id status duties { kind dueOn } } }`,
+  },
+  // Issue 14: a resident's quick pay without signing in (account number and ZIP: the amount due),
+  // and the signed-in owner's pages (3 Huron properties with an account and 8 quarterly bills
+  // each, and 2 linked accounts with 4, among 80,000 bills of 20,000 other accounts): at least 50% of the baseline's requests/s, p99 at most twice
+  // the baseline's. Quick pay's lookups go to 500 accounts from as many client addresses (its
+  // limits and their locks are per number and per address; residents pay from their own).
+  {
+    name: "quick pay lookup (signed out)",
+    target: { ratio: 0.5, p99x: 2 },
+    clients: 500,
+    query: `mutation QuickPayLookup($i: QuickPayLookupInput!) { quickPayLookup(input: $i) { accountNumber districtName balanceCents pastDueCents periodFrom periodTo dueOn cardPayments } }`,
+  },
+  {
+    // The /properties page's query (web/routes/properties.tsx): properties, accounts, linked accounts, paperless choices.
+    name: "owner's accounts page (3+2 linked)",
+    as: "bench.owner@example.org",
+    target: { ratio: 0.5, p99x: 2 },
+    query: `query MyProperties { myServiceProperties { id districtName taxParcel address ownerName owners { fromDate }
+      accounts { id accountNumber classLabel occupantName openedOn closedOn closeReasonLabel meters { id meterNumber removedOn }
+        assessment { basis edus effectiveOn waterUsageEdus rows { key label count edus section } } } }
+      myLinkedAccounts { accountId accountNumber districtName address closedOn balanceCents pastDueCents lastBill { id number periodFrom periodTo dueOn }
+        bills { id number servedFrom servedTo totalCents dueOn } }
+      myPaperlessChoices { accountId paperless canChoose chosenAt } }`,
+  },
+  {
+    // The /properties/bills page's query (web/routes/properties_.bills._index.tsx).
+    name: "owner's bills page (24+8 bills)",
+    as: "bench.owner@example.org",
+    target: { ratio: 0.5, p99x: 2 },
+    query: `query MySewerBills { mySewerBills { id number districtName address servedFrom servedTo totalCents dueOn }
+      myLinkedBills { id number districtName address servedFrom servedTo totalCents dueOn } }`,
   },
 ];
 
@@ -213,6 +244,62 @@ async function seedStation(): Promise<string> {
   return day;
 }
 const stationDay = await seedStation();
+
+/**
+ * Seed for quick pay and the owner's pages (issue 14): in Huron, 20,000 accounts with a year of
+ * quarterly issued bills (80,000 bills: the owner's pages must not read every bill of a district),
+ * and the bench owner's 3 properties with an account each and two years of bills (24). Returns
+ * the quick-pay lookups' bodies (500 of the accounts, by number and ZIP).
+ */
+const RENT_ACCOUNTS = Number(process.env.BENCH_RENT_ACCOUNTS ?? (config.databaseUrl ? 20_000 : 2000));
+async function seedOwner(): Promise<string[]> {
+  const ds = running.ds;
+  const started = Date.now();
+  const [{ id: huron }] = await ds.query(`SELECT id FROM district WHERE slug = 'huron'`);
+  const [{ id: versionId }] = await ds.query(`SELECT id FROM rulebook_version WHERE district_id = $1 ORDER BY version DESC LIMIT 1`, [huron]);
+  const [{ id: clerk }] = await ds.query(`SELECT id FROM app_user WHERE email = 'clerk@huron.demo.tapline.local'`);
+  const [{ id: owner }] = await ds.query(`INSERT INTO app_user (email, display_name, password_hash) VALUES ('bench.owner@example.org', 'Bench Owner', $1) RETURNING id`, [await hashPassword(DEMO_PASSWORD)]);
+  await ds.query(
+    `INSERT INTO bill_run (district_id, cycle, period_start, period_end, status, rulebook_version_id, mailed_on, due_on, previewed_by_id)
+     SELECT $1, 'ALL', s, (s + interval '3 months' - interval '1 day')::date, 'ISSUED', $2, (s + interval '3 months')::date, (s + interval '3 months 14 days')::date, $3
+       FROM (SELECT (date '2024-07-01' + make_interval(months => 3 * k))::date AS s FROM generate_series(0, 7) k) per
+     ON CONFLICT (district_id, cycle, period_start) DO NOTHING`,
+    [huron, versionId, clerk],
+  );
+  await ds.query(
+    `WITH p AS (
+       INSERT INTO sewer_property (district_id, tax_parcel, street_number, street, zip, owner_name, owner_user_id)
+       SELECT $1, 'BQ-' || g, g::text, 'Quick Road', '13700', 'Owner ' || g, CASE WHEN g <= 3 THEN $3::uuid END FROM generate_series(1, $2) g RETURNING id, tax_parcel, owner_name, owner_user_id),
+     o AS (INSERT INTO sewer_property_owner (property_id, owner_name, owner_user_id, from_date) SELECT id, owner_name, owner_user_id, '2020-01-01' FROM p)
+     INSERT INTO service_account (district_id, property_id, account_number, class, occupant_name, opened_on)
+     SELECT $1, p.id, 'BQ-' || lpad(substr(p.tax_parcel, 4), 6, '0'), 'RESIDENTIAL', 'Occupant', '2024-01-01' FROM p`,
+    [huron, RENT_ACCOUNTS, owner],
+  );
+  // The owner's 3 accounts: two years of bills; the others: the last year's.
+  await ds.query(
+    `INSERT INTO bill (run_id, district_id, cycle, kind, account_id, property_id, bill_to, period_start, period_end, served_from, served_to, total_cents, status, number, mailed_on, due_on, rulebook_version_id, issued_at)
+     SELECT r.id, $1, 'ALL', 'ACCOUNT', a.id, a.property_id, 'Owner', r.period_start, r.period_end, r.period_start, r.period_end, 9000 + abs(hashtext(a.id::text || r.period_start::text)) % 3000,
+            'ISSUED', 'HRN-' || to_char(r.period_start, 'YYYYMM') || '-' || a.account_number, r.mailed_on, r.due_on, r.rulebook_version_id, now()
+       FROM service_account a JOIN bill_run r ON r.district_id = $1 AND r.cycle = 'ALL' AND r.period_start BETWEEN '2024-07-01' AND '2026-04-01'
+      WHERE a.district_id = $1 AND a.account_number LIKE 'BQ-%' AND (a.account_number <= 'BQ-000003' OR r.period_start >= '2025-07-01')`,
+    [huron],
+  );
+  // As a landlord, the owner has also linked two tenants' accounts (their last year's bills, 8).
+  await ds.query(
+    `INSERT INTO service_account_link (user_id, account_id, district_id) SELECT $2, id, district_id FROM service_account WHERE district_id = $1 AND account_number IN ('BQ-000004', 'BQ-000005')`,
+    [huron, owner],
+  );
+  await ds.query(`ANALYZE sewer_property; ANALYZE sewer_property_owner; ANALYZE service_account; ANALYZE bill; ANALYZE bill_run; ANALYZE service_account_link`);
+  const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM bill`);
+  console.log(`Quick pay and owner seed: ${RENT_ACCOUNTS} Huron accounts, ${n} bills in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const query = OPERATIONS.find((o) => o.name.startsWith("quick pay"))?.query ?? "";
+  return Array.from({ length: 500 }, (_, k) => JSON.stringify({ query, variables: { i: { accountNumber: `BQ-${String(1 + ((k * 37) % RENT_ACCOUNTS)).padStart(6, "0")}`, zip: "13700" } } }));
+}
+if (OPERATIONS.some((o) => /^(quick pay|owner)/.test(o.name))) {
+  const bodies = await seedOwner();
+  const op = OPERATIONS.find((o) => o.name.startsWith("quick pay"));
+  if (op) op.bodies = bodies;
+}
 
 /**
  * Seed for the SNC dashboard (SUL 201): 200 issued discharge permits in Lakeview, each with a
@@ -379,7 +466,7 @@ async function load(op: Operation, seconds: number) {
   if (op.page) writeFileSync(spec, JSON.stringify({ ...common, url: `${running.url}${op.page}`, method: "GET" }));
   else {
     const bodies = op.bodies ?? [JSON.stringify({ query: op.query, variables: { d: lakeviewId } })];
-    writeFileSync(spec, JSON.stringify({ ...common, url: `${running.url}/graphql`, method: "POST", bodies }));
+    writeFileSync(spec, JSON.stringify({ ...common, url: `${running.url}/graphql`, method: "POST", bodies, clients: op.clients }));
   }
   const { stdout } = await promisify(execFile)(process.execPath, [LOADER, spec], { maxBuffer: 16 * 1024 * 1024 });
   return JSON.parse(stdout);
@@ -427,7 +514,7 @@ async function statementsOf(op: Operation): Promise<{ statements: number; coldMs
     const ask = () =>
       fetch(`${running.url}/graphql`, {
         method: "POST",
-        headers: { "content-type": "application/json", cookie: cookies.get(op.as!)! },
+        headers: headersOf(op),
         body: op.bodies?.[0] ?? JSON.stringify({ query: op.query, variables: { d: lakeviewId } }),
       }).then(async (r) => {
         const j: any = await r.json();
@@ -443,13 +530,16 @@ async function statementsOf(op: Operation): Promise<{ statements: number; coldMs
     if (j.data.stationDaySheet && j.data.stationDaySheet.total !== 300) throw new Error(`the day sheet counts ${j.data.stationDaySheet.total} loads, not 300`);
     if (j.data.addIndustrialResults && j.data.addIndustrialResults.length !== 500) throw new Error(`saved ${j.data.addIndustrialResults.length} results, not 500`);
     if (j.data.industrialSncDashboard && j.data.industrialSncDashboard.totalPermits !== 200) throw new Error(`the SNC dashboard counts ${j.data.industrialSncDashboard.totalPermits} permits, not 200`);
+    if (j.data.mySewerBills && (j.data.mySewerBills.length !== 24 || j.data.myLinkedBills.length !== 8)) throw new Error(`the owner's bills page lists ${j.data.mySewerBills.length} + ${j.data.myLinkedBills.length} bills, not 24 + 8`);
+    if (j.data.myServiceProperties && (j.data.myServiceProperties.length !== 3 || j.data.myLinkedAccounts.length !== 2)) throw new Error(`the owner's page lists ${j.data.myServiceProperties.length} properties and ${j.data.myLinkedAccounts.length} linked accounts, not 3 and 2`);
+    if (j.data.quickPayLookup && !(j.data.quickPayLookup.balanceCents > 0)) throw new Error(`quick pay found nothing due: ${JSON.stringify(j.data.quickPayLookup)}`);
     return { statements: count, coldMs };
   } finally {
     logger.logQuery = original;
   }
 }
 const statementCounts = new Map<string, { statements: number; coldMs: number }>();
-for (const op of OPERATIONS) if (/^(board docket|station day|SNC dashboard|save report)/.test(op.name)) statementCounts.set(op.name, await statementsOf(op));
+for (const op of OPERATIONS) if (/^(board docket|station day|SNC dashboard|save report|quick pay|owner)/.test(op.name)) statementCounts.set(op.name, await statementsOf(op));
 
 /** CPU seconds the PostgreSQL server's processes have used (Linux /proc; 0 where it cannot be read, as on PGlite or another host). */
 function postgresCpuSeconds(): number {

@@ -556,14 +556,13 @@ export async function issueBillRun(
       const [r] = await tx.query(`SELECT status FROM bill_run WHERE id = $1 FOR UPDATE`, [run.id]);
       if (r.status !== "PREVIEW") return;
       await tx.query(`UPDATE bill_run SET status = 'ISSUING', mailed_on = $2, due_on = $3, issued_by_id = $4, issued_at = $5 WHERE id = $1`, [run.id, mailedOn, dates.dueOn, viewer.userId, clock.now()]);
-      await tx.query(`UPDATE bill SET due_text = $2 WHERE run_id = $1 AND status = 'PREVIEW'`, [run.id, dates.dueText]);
       await audit(tx, actorOf(viewer, meta.requestId), { action: "rents.bill_run_issue_started", entityType: "BillRun", entityId: run.id, districtId: run.districtId, details: { mailedOn, dueOn: dates.dueOn, bills: run.billCount } });
     });
   }
   const code = districtCode(district.slug);
   let left = max ?? Number.MAX_SAFE_INTEGER;
   while (left > 0) {
-    const n = await issueBatch(ds, viewer, run.id, code, Math.min(BATCH, left), rb.enabled("billing.minimumPerUserBehindMeter"), meta);
+    const n = await issueBatch(ds, viewer, run.id, code, Math.min(BATCH, left), rb, run.periodEnd, meta);
     if (n === 0) break;
     left -= n;
   }
@@ -581,19 +580,25 @@ export async function issueBillRun(
 }
 
 /** Numbers, freezes and emails up to `limit` bills of the run in one transaction; returns how many. */
-async function issueBatch(ds: DataSource, viewer: Viewer, runId: string, code: string, limit: number, toOwner: boolean, meta: Meta & { publicUrl: string }): Promise<number> {
+async function issueBatch(ds: DataSource, viewer: Viewer, runId: string, code: string, limit: number, rb: Rulebook, periodEnd: CalendarDate, meta: Meta & { publicUrl: string }): Promise<number> {
+  const toOwner = rb.enabled("billing.minimumPerUserBehindMeter");
   return ds.transaction(async (tx) => {
     const [run] = await tx.query(`SELECT district_id, status, mailed_on::text AS mailed_on, due_on::text AS due_on FROM bill_run WHERE id = $1 FOR UPDATE`, [runId]);
     if (run.status !== "ISSUING") return 0;
+    // The due date's words from the run's mailing date and the rulebook of the preview (issuing is
+    // refused once it changed), written with the number: not by a first UPDATE of every bill of the
+    // run, which wrote each bill twice (docs/benchmarks.md, bill runs).
+    const dates = mailingAndDue(rb, periodEnd, run.mailed_on);
+    const dueText = dates.ok ? dates.dueText : null;
     // A SELECT over the UPDATE, so the driver answers with the rows whatever it does with an UPDATE's.
     const issued: { id: string; number: string }[] = await tx.query(
       `WITH picked AS (SELECT id FROM bill WHERE run_id = $1 AND status = 'PREVIEW' ORDER BY id LIMIT $2),
-       done AS (UPDATE bill b SET status = 'ISSUED', mailed_on = $3, due_on = $4, issued_at = $5,
+       done AS (UPDATE bill b SET status = 'ISSUED', mailed_on = $3, due_on = $4, issued_at = $5, due_text = $7,
                        number = $6 || '-' || to_char(b.period_start, 'YYYYMM') || '-' || lpad(nextval('bill_number_seq')::text, 7, '0')
                   FROM picked WHERE b.id = picked.id
                 RETURNING b.id, b.number)
        SELECT id, number FROM done ORDER BY number`,
-      [runId, limit, run.mailed_on, run.due_on, clock.now(), code],
+      [runId, limit, run.mailed_on, run.due_on, clock.now(), code, dueText],
     );
     if (!issued.length) return 0;
     const ids = issued.map((b) => b.id);
@@ -776,9 +781,19 @@ export async function accountBills(db: Db, viewer: Viewer, accountId: string): P
 
 /** The signed-in person's issued bills: of the accounts they occupy and the properties they own (their ownership's), newest first. */
 export async function myBills(db: Db, viewer: Viewer): Promise<BillView[]> {
+  // The person's accounts and properties first (by their indexes), then their bills by account and
+  // by property: an OR across the joined account and property read every issued bill of every
+  // district (docs/benchmarks.md, the owner's pages).
   const rows = await db.query(
-    `SELECT ${BILL_COLUMNS} FROM ${BILL_FROM}
-      WHERE b.status = 'ISSUED' AND (a.occupant_user_id = $1 OR (p.owner_user_id = $1 AND b.served_to >= coalesce((SELECT o.from_date FROM sewer_property_owner o WHERE o.property_id = p.id AND o.to_date IS NULL), b.served_to)))
+    `WITH mine AS (
+       SELECT b.id FROM service_account a JOIN bill b ON b.account_id = a.id
+        WHERE a.occupant_user_id = $1 AND b.status = 'ISSUED'
+       UNION
+       SELECT b.id FROM sewer_property p JOIN bill b ON b.property_id = p.id
+        WHERE p.owner_user_id = $1 AND b.status = 'ISSUED'
+          AND b.served_to >= coalesce((SELECT o.from_date FROM sewer_property_owner o WHERE o.property_id = p.id AND o.to_date IS NULL), b.served_to))
+     SELECT ${BILL_COLUMNS} FROM ${BILL_FROM}
+      WHERE b.id IN (SELECT id FROM mine)
       ORDER BY b.mailed_on DESC, b.number DESC LIMIT 50`,
     [viewer.userId],
   );

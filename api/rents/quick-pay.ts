@@ -57,7 +57,7 @@ export async function findAccountByNumberAndZip(
   purpose: LookupPurpose,
   input: { accountNumber: string; zip: string },
   ip: string,
-): Promise<{ id: string; districtId: string; accountNumber: string }> {
+): Promise<{ id: string; districtId: string; accountNumber: string; districtName: string }> {
   const number = normalizeAccountNumber(input.accountNumber);
   const zip = normalizeZip(input.zip);
   const fields: Record<string, string> = {};
@@ -67,22 +67,30 @@ export async function findAccountByNumberAndZip(
   if (Object.keys(fields).length) throw badInput(fields);
 
   const found = await ds.transaction(async (tx) => {
-    // One statement per lock, before the count: the count's snapshot follows the last holder's commit.
-    for (const key of [`account-lookup:number:${number}`, `account-lookup:ip:${ip}`]) await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`tapline:${key}`]);
-    const [counts] = await tx.query(
-      `SELECT (SELECT count(*) FROM account_lookup_attempt WHERE account_number = $1 AND NOT succeeded AND created_at > now() - interval '${LOOKUP_WINDOW}')::int AS by_number,
-              (SELECT count(*) FROM account_lookup_attempt WHERE ip = $2 AND NOT succeeded AND created_at > now() - interval '${LOOKUP_WINDOW}')::int AS by_ip`,
-      [number, ip],
+    // Both locks in one statement (always the number's, then the address's), before the count: the
+    // count's snapshot, taken by the next statement, follows the last holder's commit.
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0)), pg_advisory_xact_lock(hashtextextended($2, 0))`, [
+      `tapline:account-lookup:number:${number}`,
+      `tapline:account-lookup:ip:${ip}`,
+    ]);
+    // The failures' counts, the lookup (the number and the ZIP matched together: one path whichever
+    // is wrong) and the attempt's record in one statement; nothing is looked up or recorded once refused.
+    const [r] = await tx.query(
+      `WITH c AS (
+         SELECT (SELECT count(*) FROM account_lookup_attempt WHERE account_number = $1 AND NOT succeeded AND created_at > now() - interval '${LOOKUP_WINDOW}') < $5
+            AND (SELECT count(*) FROM account_lookup_attempt WHERE ip = $2 AND NOT succeeded AND created_at > now() - interval '${LOOKUP_WINDOW}') < $6 AS admitted),
+       a AS (
+         SELECT a.id, a.district_id, a.account_number, d.name AS district_name
+           FROM service_account a JOIN sewer_property p ON p.id = a.property_id JOIN district d ON d.id = a.district_id
+          WHERE a.account_number = $1 AND left(p.zip, 5) = $3 AND (SELECT admitted FROM c)),
+       ins AS (
+         INSERT INTO account_lookup_attempt (purpose, account_number, ip, succeeded)
+         SELECT $4, $1, $2, EXISTS (SELECT 1 FROM a) FROM c WHERE c.admitted)
+       SELECT c.admitted, a.id, a.district_id, a.account_number, a.district_name FROM c LEFT JOIN a ON true`,
+      [number, ip, zip, purpose, MAX_LOOKUP_FAILURES_PER_NUMBER, MAX_LOOKUP_FAILURES_PER_ADDRESS],
     );
-    if (counts.by_number >= MAX_LOOKUP_FAILURES_PER_NUMBER || counts.by_ip >= MAX_LOOKUP_FAILURES_PER_ADDRESS) return "refused" as const;
-    // One statement whichever is wrong: the number and the ZIP are matched together.
-    const [a] = await tx.query(
-      `SELECT a.id, a.district_id, a.account_number FROM service_account a JOIN sewer_property p ON p.id = a.property_id
-        WHERE a.account_number = $1 AND left(p.zip, 5) = $2`,
-      [number, zip],
-    );
-    await tx.query(`INSERT INTO account_lookup_attempt (purpose, account_number, ip, succeeded) VALUES ($1, $2, $3, $4)`, [purpose, number, ip, !!a]);
-    return a ? { id: a.id as string, districtId: a.district_id as string, accountNumber: a.account_number as string } : null;
+    if (!r.admitted) return "refused" as const;
+    return r.id ? { id: r.id as string, districtId: r.district_id as string, accountNumber: r.account_number as string, districtName: r.district_name as string } : null;
   });
   if (found === "refused") throw new AppError("TOO_MANY_REQUESTS", TOO_MANY);
   if (!found) throw badInput({ accountNumber: NO_MATCH, zip: NO_MATCH });
@@ -106,15 +114,11 @@ async function cardPaymentsOf(db: DataSource | EntityManager, config: Config, di
   return takesCardPayments(config, await connectionOf(db, districtId));
 }
 
-async function describeAccount(ds: DataSource, config: Config, a: { id: string; districtId: string; accountNumber: string }): Promise<QuickPayAccount> {
-  const [[d], balance, cardPayments] = await Promise.all([
-    ds.query(`SELECT name FROM district WHERE id = $1`, [a.districtId]) as Promise<any[]>,
-    accountBalances(ds, [a.id]).then((m) => m.get(a.id)!),
-    cardPaymentsOf(ds, config, a.districtId),
-  ]);
+async function describeAccount(ds: DataSource, config: Config, a: { id: string; districtId: string; accountNumber: string; districtName: string }): Promise<QuickPayAccount> {
+  const [balance, cardPayments] = await Promise.all([accountBalances(ds, [a.id]).then((m) => m.get(a.id)!), cardPaymentsOf(ds, config, a.districtId)]);
   return {
     accountNumber: a.accountNumber,
-    districtName: d.name,
+    districtName: a.districtName,
     balanceCents: balance.balanceCents,
     pastDueCents: balance.pastDueCents,
     periodFrom: balance.lastBill?.periodFrom ?? null,

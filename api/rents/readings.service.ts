@@ -8,6 +8,7 @@ import { badInput, forbidden, notFound } from "../common/errors.js";
 import { isUuid } from "../documents/documents.service.js";
 import type { Page } from "../graphql/page.js";
 import { pageSize } from "../common/paging.js";
+import { uuid7 } from "../common/uuid7.js";
 import { actorOf, clean, requireClerk, type Db, type Meta } from "./common.js";
 import {
   COLUMN_NAMES,
@@ -286,7 +287,8 @@ export async function importReadings(ds: DataSource, viewer: Viewer, input: { di
       const kind: ReadKind = p.reading === null ? "ESTIMATED" : p.kind;
       if (p.change || m.removedOn === p.readOn) flags = [...flags, "FINAL"];
       seen.set(key, p.row.line);
-      good.push({ id: randomUUID(), meter: m, readOn: p.readOn, reading, kind, gallons, flags, line: p.row.line });
+      // Time-ordered ids (uuid7): 50,000 reads go in at the primary key's right edge, not at random pages (about 10% of each insert, docs/benchmarks.md).
+      good.push({ id: uuid7(), meter: m, readOn: p.readOn, reading, kind, gallons, flags, line: p.row.line });
       if (kind === "ESTIMATED") estimated++;
       m.state = afterRead(m.state, p.readOn, reading, kind, gallons);
       if (p.change) {

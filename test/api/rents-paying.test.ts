@@ -400,3 +400,47 @@ describe("paperless: only the party billed chooses; the run's paper mailing leav
     expect((await get(signedOut, m.csvUrl)).status).toBe(401);
   }, 120_000);
 });
+
+describe("the owner's pages and quick pay: SQL statements fixed whatever the number of bills", () => {
+  // The portal's queries (web/routes/properties.tsx, properties_.bills._index.tsx, the bill page's account money).
+  const ACCOUNTS_PAGE = `{ myServiceProperties { id address accounts { id accountNumber meters { id } assessment { basis edus rows { key count } } } }
+    myLinkedAccounts { accountId balanceCents pastDueCents lastBill { id number } bills { id number totalCents } } myPaperlessChoices { accountId paperless canChoose } }`;
+  const BILLS_PAGE = `{ mySewerBills { id number districtName address servedFrom servedTo totalCents dueOn } myLinkedBills { id number address totalCents } }`;
+  const ACCOUNT_MONEY = `query($a: ID!) { serviceAccountBalance(accountId: $a) { balanceCents pastDueCents lastBill { id number } lines { kind amountCents balanceCents } openBills { billId unpaidCents pastDue } }
+    serviceAccountBills(accountId: $a) { id number totalCents lines { description amountCents } } }`;
+  const quarter = (k: number) => {
+    const start = new Date(Date.UTC(2024, 3 * k, 1));
+    const end = new Date(Date.UTC(2024, 3 * k + 3, 0));
+    const mailed = new Date(Date.UTC(2024, 3 * k + 3, 1));
+    const due = new Date(Date.UTC(2024, 3 * k + 3, 21));
+    const d = (x: Date) => x.toISOString().slice(0, 10);
+    return { periodStart: d(start), periodEnd: d(end), mailedOn: d(mailed), dueOn: d(due), totalCents: 4_000 + k };
+  };
+
+  it("the accounts page, the bills page, an account's money and bills, and quick pay's lookup: as many statements with 1 bill an account as with 8", async () => {
+    const o = new Client(srv.url);
+    await o.signUp("paying-counted@example.com", "Cora Counted");
+    const own = await account(clerk, lakeview.id, { ownerEmail: "paying-counted@example.com" });
+    const tenant = await account(clerk, lakeview.id);
+    await issuedBill(own, quarter(0));
+    await issuedBill(tenant, quarter(0));
+    expect((await from(o, freshIp(), LINK, { i: { accountNumber: tenant.accountNumber, zip: "13600" } })).errors).toBeUndefined();
+    const count = async () => ({
+      accountsPage: await countStatements(db(), () => o.ok(ACCOUNTS_PAGE)),
+      billsPage: await countStatements(db(), () => o.ok(BILLS_PAGE)),
+      accountMoney: await countStatements(db(), () => o.ok(ACCOUNT_MONEY, { a: own.id })),
+      quickPay: await countStatements(db(), async () => expect((await from(signedOut, freshIp(), LOOKUP, { i: { accountNumber: own.accountNumber, zip: "13600" } })).errors).toBeUndefined()),
+    });
+    await count(); // the viewer's and the rulebooks' caches warm, as under load
+    const one = await count();
+    for (let k = 1; k < 8; k++) {
+      await issuedBill(own, quarter(k));
+      await issuedBill(tenant, quarter(k));
+    }
+    const eight = await count();
+    expect((await o.ok(BILLS_PAGE)).mySewerBills).toHaveLength(8);
+    expect((await o.ok(BILLS_PAGE)).myLinkedBills).toHaveLength(8);
+    expect((await o.ok(ACCOUNT_MONEY, { a: own.id })).serviceAccountBills).toHaveLength(8);
+    expect(eight).toEqual(one);
+  }, 120_000);
+});
