@@ -7,6 +7,7 @@ import { dateIn, formatDate, isCalendarDate, type CalendarDate } from "../common
 import { badInput, notFound } from "../common/errors.js";
 import { announceInvalidation } from "../common/invalidation.js";
 import { sha256 } from "../common/tokens.js";
+import { BOARD_TABLES, readBoardTable } from "./board-tables.js";
 import { District } from "./district.entity.js";
 import { RULEBOOK_KEYS, type RulebookKey } from "./rulebook-keys.js";
 import { planBoardChange, planLawVersion, versionInForce, type PlannedVersion, type VersionRow } from "./rulebook-merge.js";
@@ -242,7 +243,14 @@ export async function changeRulebook(ds: DataSource, actor: Actor, districtId: s
         continue;
       }
       boardChanges++;
-      const next = ruleEntry.safeParse({ ...e, value: c.value });
+      // A board table the portal edits (the Uni-Bell tables): its rows read and checked by their spec (board-tables.ts).
+      const spec = e.kind === "table" ? BOARD_TABLES[c.key] : undefined;
+      const table = spec ? readBoardTable(spec, c.value) : null;
+      if (table && "problem" in table) {
+        fields[c.key] = `${e.label}: ${table.problem}`;
+        continue;
+      }
+      const next = ruleEntry.safeParse({ ...e, value: table ? table.rows : c.value });
       if (!next.success) {
         fields[c.key] = `Not a valid value for ${e.label}.`;
         continue;

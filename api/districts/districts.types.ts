@@ -13,6 +13,13 @@ export class LimitRowType {
   @Field(() => String, { nullable: true }) note: string | null;
 }
 
+@ObjectType("RuleTableColumn", { description: "A column of a board table the ADMIN enters in the rulebook editor" })
+@Directive(CACHE_PUBLIC)
+export class RuleTableColumnType {
+  @Field(() => String, { description: "The row's field: parameter, minimum or average" }) field: string;
+  @Field(() => String) label: string;
+}
+
 /** Where a rulebook figure comes from (docs/decisions/statute-or-board-figures.md). */
 export enum RuleSourceEnum {
   STATUTE = "statute",
@@ -58,6 +65,8 @@ export class RuleEntryType {
   @Field(() => Int, { nullable: true, description: "For money: integer cents" }) amountCents: number | null;
   @Field(() => Float, { nullable: true }) number: number | null;
   @Field(() => [LimitRowType], { nullable: true }) rows: LimitRowType[] | null;
+  @Field(() => [RuleTableColumnType], { nullable: true, description: "BOARD tables the ADMIN enters (the Uni-Bell tables): the columns of a row; null otherwise" })
+  tableColumns: RuleTableColumnType[] | null;
   @Field(() => GraphQLJSON, { nullable: true, description: "The raw value as stored; null when this district's law does not set it" }) value: unknown;
   @Field(() => RuleSourceEnum, { description: "Set by the law (STATUTE) or by the Town Board within the law's bounds (BOARD)" }) source: RuleSourceEnum;
   @Field(() => RuleResolutionType, { nullable: true, description: "BOARD: the resolution that set the figure in force, where one is recorded" }) resolution: RuleResolutionType | null;

@@ -1,5 +1,6 @@
 import { formatDate } from "../common/dates.js";
 import { formatCents } from "../common/money.js";
+import { BOARD_TABLES } from "./board-tables.js";
 import { RULEBOOK_KEYS } from "./rulebook-keys.js";
 import type { RuleBound, RuleEntry } from "./rulebook-schema.js";
 import type { RuleBoundType, RuleEntryType, RuleSourceEnum, RulebookType } from "./districts.types.js";
@@ -74,6 +75,7 @@ export function presentEntry(e: RuleEntry, byKey: ReadonlyMap<string, RuleEntry>
     amountCents: e.kind === "money" || e.kind === "money_rate" ? (e.value as number | null) : null,
     number: typeof e.value === "number" ? e.value : null,
     rows: e.kind === "table" ? e.value.map((r) => ({ ...r, minimum: r.minimum ?? null, note: r.note ?? null })) : null,
+    tableColumns: e.kind === "table" && board ? (BOARD_TABLES[e.key]?.columns ?? null) : null,
     value: e.value,
     source: (board ? "board" : "statute") as RuleSourceEnum, // the enum's values are the stored words
     resolution,

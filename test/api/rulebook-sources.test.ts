@@ -195,6 +195,46 @@ describe("a Board change cites its resolution", () => {
   });
 });
 
+describe("the Board's Uni-Bell tables (SUL 505 F, G: cited by the law, not stated)", () => {
+  const T = "extension.sewerVacuumTestTable";
+  const change = (value: unknown, extra: Record<string, unknown> = resolution("2026-95")) =>
+    admins.lakeview.gql(CHANGE, { i: { districtId: ids.lakeview, effectiveDate: today(), reason: "Uni-Bell vacuum table", changes: [{ key: T, value }], ...extra } });
+  const label = "Vacuum test of sewers: time for a 0.5 psig drop (Uni-Bell table)";
+
+  it("the ADMIN enters rows of diameter, minimum time and seconds per foot with the resolution; a row it cannot read is refused, naming it, and nothing is written", async () => {
+    const before = await written("lakeview");
+    expect(fields(await change([{ parameter: "8", minimum: 113.5, average: 0.38 }], {}))).toMatchObject({ resolutionNumber: expect.any(String), resolutionAdoptedOn: expect.any(String) });
+    const problems: [unknown, string][] = [
+      [[{ parameter: "8", minimum: 113.5, average: 0.38 }, { parameter: "8.0", minimum: 120, average: 0.4 }], "Row 2: the 8-inch diameter is in the table twice; give each diameter once."],
+      [[{ parameter: "0", minimum: 113.5, average: 0.38 }], "Row 1: give the nominal pipe diameter in inches, a number greater than 0 (for example 8)."],
+      [[{ parameter: "eight", minimum: 113.5, average: 0.38 }], "Row 1: give the nominal pipe diameter in inches, a number greater than 0 (for example 8)."],
+      [[{ parameter: "8", minimum: 0, average: 0.38 }], "Row 1: give the minimum time in seconds, a number greater than 0 (for example 227)."],
+      [[{ parameter: "8", minimum: 113.5 }], "Row 1: give the time for a longer length in seconds per foot, a number greater than 0 (for example 0.76)."],
+      ["8, 113.5, 0.38", "Give the table as a list of rows."],
+    ];
+    for (const [value, message] of problems) expect(fields(await change(value))).toEqual({ [T]: `${label}: ${message}` });
+    expect(await written("lakeview")).toEqual(before);
+
+    await admins.lakeview.ok(CHANGE, {
+      i: { districtId: ids.lakeview, effectiveDate: today(), reason: "Uni-Bell vacuum table", ...resolution("2026-95"), changes: [{ key: T, value: [{ parameter: "10", minimum: 142, average: 0.59 }, { parameter: "8", minimum: 113.5, average: 0.38 }] }] },
+    });
+    const e = entryIn(await entries("lakeview"), T);
+    expect(e).toMatchObject({ source: "BOARD", resolution: { number: "2026-95", adoptedOn: today() } });
+    // Stored by diameter, with the unit.
+    expect(e.value).toEqual([
+      { parameter: "8", unit: "seconds", average: 0.38, maximum: null, minimum: 113.5 },
+      { parameter: "10", unit: "seconds", average: 0.59, maximum: null, minimum: 142 },
+    ]);
+    // The editor's columns come with the entry; the law's tables have none (read-only), nor Huron's (its law has no Article 5).
+    const COLS = `query($s: String!) { district(slug: $s) { rulebook { entries { key tableColumns { field label } } } } }`;
+    const cols = async (s: string) => Object.fromEntries((await new Client(srv.url).ok(COLS, { s })).district.rulebook.entries.map((x: { key: string; tableColumns: unknown }) => [x.key, x.tableColumns]));
+    const lv = await cols("lakeview");
+    expect(lv[T].map((c: { field: string }) => c.field)).toEqual(["parameter", "minimum", "average"]);
+    expect(lv["limits.table"]).toBeNull();
+    expect((await cols("huron"))[T]).toBeNull();
+  });
+});
+
 describe("a new version of the law keeps the Board's figures", () => {
   it("an amendment loaded after Board changes: the Board's figures stay in force, the law's new figures apply from its date and after", async () => {
     const admin = admins.lakeview;

@@ -11,7 +11,10 @@ import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
 import { centsToDollars, dollarsToCents } from "~/components/money";
 
-type District = { id: string; slug: string; name: string; timeZone: string; rulebook: Rulebook; rulebookVersions: RulebookVersion[] };
+/** A column of a board table the ADMIN enters (the API names them: the Uni-Bell tables, SUL 505 F and G). */
+type TableColumn = { field: "parameter" | "minimum" | "average"; label: string };
+type Entry = RuleEntry & { tableColumns: TableColumn[] | null };
+type District = { id: string; slug: string; name: string; timeZone: string; rulebook: Omit<Rulebook, "entries"> & { entries: Entry[] }; rulebookVersions: RulebookVersion[] };
 type Values = Record<string, string>;
 type ActionData = { error: string; fields: Record<string, string>; values: Values };
 
@@ -22,7 +25,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 const Q = `query RulebookForEdit($slug: String!) {
   district(slug: $slug) {
     id slug name timeZone
-    rulebook { version label effectiveDate entries { ${ENTRY_FIELDS} } }
+    rulebook { version label effectiveDate entries { ${ENTRY_FIELDS} tableColumns { field label } } }
     rulebookVersions { version label effectiveDate source reason }
   }
 }`;
@@ -41,8 +44,66 @@ export async function loader(args: LoaderFunctionArgs) {
   return { district, today: todayIn(district.timeZone) };
 }
 
-/** Only the Town Board's figures change here; the law's change only with the law (a new shipped version). Limits tables are the law's. */
+/**
+ * Only the Town Board's figures change here; the law's change only with the law (a new shipped
+ * version). Tables: the Board's tables the API gives columns for (the Uni-Bell tables the law cites
+ * without stating, SUL 505 F and G); the limits tables are the law's, read-only.
+ */
 const editable = (e: RuleEntry) => e.kind !== "table" && e.source === "BOARD";
+const editableTable = (e: Entry) => e.kind === "table" && e.source === "BOARD" && !!e.tableColumns?.length;
+/** Blank rows a table's form offers for new rows (more after saving). */
+const BLANK_ROWS = 3;
+const MAX_TABLE_ROWS = 40;
+const cell = (k: string, i: number, field: string) => `${k}.${i}.${field}`;
+const fmt = (n: number | string | null | undefined) => (n === null || n === undefined ? "" : String(n));
+/** A table's rows in one comparable form: each row's figures in column order, rows ordered by the first. */
+const tableKey = (rows: number[][]) => JSON.stringify([...rows].sort((a, b) => a[0] - b[0]));
+
+/**
+ * Reads a table's form: rows ticked "Remove" or left empty are dropped; every figure of a kept row is
+ * a number greater than 0, a diameter once. Raw values are kept in `values` so nothing typed is lost.
+ */
+function readTable(e: Entry, form: FormData, values: Values, fields: Record<string, string>): number[][] | null {
+  const cols = e.tableColumns!;
+  const count = Math.min(Math.max(Number.parseInt(String(form.get(`${e.key}.rows`) ?? "0"), 10) || 0, 0), MAX_TABLE_ROWS + BLANK_ROWS);
+  const existing = Math.min(Math.max(Number.parseInt(String(form.get(`${e.key}.existing`) ?? "0"), 10) || 0, 0), count);
+  values[`${e.key}.rows`] = String(count);
+  values[`${e.key}.existing`] = String(existing);
+  const rows: number[][] = [];
+  const firstRowOf = new Map<number, number>();
+  let ok = true;
+  for (let i = 0; i < count; i++) {
+    const raw = cols.map((c) => String(form.get(cell(e.key, i, c.field)) ?? ""));
+    cols.forEach((c, j) => (values[cell(e.key, i, c.field)] = raw[j]));
+    const remove = form.get(cell(e.key, i, "remove")) === "on";
+    values[cell(e.key, i, "remove")] = remove ? "on" : "";
+    if (remove || raw.every((r) => r.trim() === "")) continue;
+    const row = cols.map((c, j) => {
+      const n = parseNumber(raw[j], false);
+      if (n === null || n === undefined || n <= 0) {
+        fields[cell(e.key, i, c.field)] =
+          raw[j].trim() === "" ? `Enter the ${c.label.toLowerCase()}, or tick Remove to drop the row.` : `Enter a number greater than 0, like ${c.field === "average" ? "0.76" : c.field === "minimum" ? "227" : "8"}.`;
+        ok = false;
+        return NaN;
+      }
+      return n;
+    });
+    const seen = firstRowOf.get(row[0]);
+    if (!Number.isNaN(row[0]) && seen !== undefined) {
+      fields[cell(e.key, i, cols[0].field)] = `This is already in row ${seen + 1}: give each once.`;
+      ok = false;
+    } else if (!Number.isNaN(row[0])) firstRowOf.set(row[0], i);
+    rows.push(row);
+  }
+  if (ok && rows.length > MAX_TABLE_ROWS) {
+    fields[e.key] = `A table has at most ${MAX_TABLE_ROWS} rows.`;
+    ok = false;
+  }
+  return ok ? rows : null;
+}
+
+/** The table in force, in the form's terms. */
+const currentTable = (e: Entry): number[][] => (e.rows ?? []).map((r) => e.tableColumns!.map((c) => Number(r[c.field])));
 const isMoney = (e: RuleEntry) => e.kind === "money" || e.kind === "money_rate";
 
 /** The value in force, as the form shows it. */
@@ -104,6 +165,7 @@ export async function action(args: ActionFunctionArgs) {
   const district = await loadForAdmin(args);
   const form = await request.formData();
   const entries = district.rulebook.entries.filter(editable);
+  const tables = district.rulebook.entries.filter(editableTable);
   const values: Values = {
     effectiveDate: String(form.get("effectiveDate") ?? "").trim(),
     reason: String(form.get("reason") ?? ""),
@@ -118,6 +180,11 @@ export async function action(args: ActionFunctionArgs) {
     const { value, problem } = readEntry(e, raw);
     if (problem) fields[e.key] = problem;
     else if (JSON.stringify(value) !== JSON.stringify(currentValue(e))) changes.push({ key: e.key, value });
+  }
+  for (const e of tables) {
+    const rows = readTable(e, form, values, fields);
+    if (rows && tableKey(rows) !== tableKey(currentTable(e)))
+      changes.push({ key: e.key, value: rows.map((r) => Object.fromEntries(e.tableColumns!.map((c, j) => [c.field, c.field === "parameter" ? String(r[j]) : r[j]]))) });
   }
   if (!isCalendarDate(values.effectiveDate)) fields.effectiveDate = "Enter the date the change comes into force, like 2026-12-01.";
   if (!values.reason.trim()) fields.reason = "Say why the rule changes (the audit log keeps it).";
@@ -182,7 +249,17 @@ export default function RulebookEditor() {
   const scheduled = d.rulebookVersions.filter((v) => v.effectiveDate > today);
   // In the form's order: the settings, topic by topic, then the resolution, the date and the reason.
   const { districtId, changes, ...after } = LABELS;
-  const labels: Record<string, string> = { districtId, changes, ...Object.fromEntries(topics.flatMap((t) => t.entries).map((e) => [e.key, e.label])), ...after };
+  const labels: Record<string, string> = {
+    districtId,
+    changes,
+    ...Object.fromEntries(
+      (topics.flatMap((t) => t.entries) as Entry[]).flatMap((e) => [
+        [e.key, e.label],
+        ...(editableTable(e) ? e.tableColumns!.map((c) => [`${e.key}.*.${c.field}`, `${e.label}, row {n}: ${c.label}`]) : []),
+      ]),
+    ),
+    ...after,
+  };
   const value = (e: RuleEntry) => (a?.values ? a.values[e.key] ?? "" : formValue(e));
 
   return (
@@ -221,7 +298,8 @@ export default function RulebookEditor() {
         <p>
           Only the Town Board's figures can be changed here, within the bounds the law sets, citing the resolution that sets them. Figures the law
           itself sets are shown read-only: they change only when the law is amended. Money is in dollars and cents (for example 150.00). Leave a field
-          empty where the Board has not set the figure. Only the settings you change are saved.
+          empty where the Board has not set the figure. In a table the Board enters, fill a blank row to add one and tick Remove to drop one; save to
+          get more blank rows. Only the settings you change are saved.
         </p>
         <nav aria-label="Topics">
           <ul className="usa-list tapline-topic-list">
@@ -253,8 +331,10 @@ export default function RulebookEditor() {
         {topics.map((t) => (
           <section key={t.topic} aria-labelledby={`topic-${slugify(t.topic)}`} className="tapline-topic">
             <h2 id={`topic-${slugify(t.topic)}`}>{t.topic}</h2>
-            {t.entries.map((e) =>
-              e.kind === "table" ? (
+            {(t.entries as Entry[]).map((e) =>
+              editableTable(e) ? (
+                <TableEntryField key={e.key} entry={e} values={a?.values} fields={a?.fields} />
+              ) : e.kind === "table" ? (
                 <div key={e.key} className="margin-y-3">
                   {e.note && <p className="tapline-rule__note">{e.note}</p>}
                   <p className="tapline-rule__note">
@@ -438,5 +518,103 @@ function EntryField({ entry: e, value, error }: { entry: RuleEntry; value: strin
         input
       )}
     </div>
+  );
+}
+
+/**
+ * A table the Board enters (the Uni-Bell tables, SUL 505 F and G), as a form without JavaScript:
+ * the rows in force, each with Remove, and blank rows to add; after a refused save, the rows as sent.
+ */
+function TableEntryField({ entry: e, values, fields }: { entry: Entry; values?: Values; fields?: Record<string, string> }) {
+  const cols = e.tableColumns!;
+  const current = (e.rows ?? []).map((r) => cols.map((c) => fmt(r[c.field])));
+  const count = values ? Number(values[`${e.key}.rows`] ?? 0) : Math.min(current.length, MAX_TABLE_ROWS) + BLANK_ROWS;
+  const existing = values ? Number(values[`${e.key}.existing`] ?? 0) : current.length;
+  const value = (i: number, j: number) => (values ? (values[cell(e.key, i, cols[j].field)] ?? "") : (current[i]?.[j] ?? ""));
+  const inForce = `In force: ${current.length ? `${current.length} row${current.length === 1 ? "" : "s"}` : "none set"}${
+    e.resolution ? `, resolution ${e.resolution.number} of ${formatCalendarDate(e.resolution.adoptedOn)}` : ""
+  }.`;
+  const own = fields?.[e.key];
+  return (
+    <fieldset className={`usa-fieldset usa-form-group margin-y-3${own ? " usa-form-group--error" : ""}`} id={e.key} tabIndex={-1} aria-describedby={`${e.key}-hint`}>
+      <legend className="usa-legend usa-legend--large">{e.label}</legend>
+      <div className="usa-hint" id={`${e.key}-hint`}>
+        {e.section}. {inForce} {e.note}
+      </div>
+      {own && (
+        <span className="usa-error-message" role="alert">
+          {own}
+        </span>
+      )}
+      <input type="hidden" name={`${e.key}.rows`} value={count} />
+      <input type="hidden" name={`${e.key}.existing`} value={existing} />
+      <div className="usa-table-container--scrollable" tabIndex={0} role="region" aria-label={`${e.label}: rows`}>
+        <table className="usa-table usa-table--compact">
+          <caption className="usa-sr-only">{e.label}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Row</th>
+              {cols.map((c, j) => (
+                <th scope="col" key={c.field} id={`${e.key}-col-${j}`}>
+                  {c.label}
+                </th>
+              ))}
+              <th scope="col">Remove</th>
+            </tr>
+          </thead>
+          <tbody>
+            {Array.from({ length: count }, (_, i) => (
+              <tr key={i}>
+                <th scope="row" id={`${e.key}-row-${i}`}>
+                  {i < existing ? `Row ${i + 1}` : `New row ${i + 1}`}
+                </th>
+                {cols.map((c, j) => {
+                  const id = cell(e.key, i, c.field);
+                  const err = fields?.[id];
+                  return (
+                    <td key={c.field} className={err ? "usa-form-group--error" : undefined}>
+                      {err && (
+                        <span className="usa-error-message" id={`${id}-error`} role="alert">
+                          {err}
+                        </span>
+                      )}
+                      <input
+                        className={`usa-input usa-input--sm${err ? " usa-input--error" : ""}`}
+                        id={id}
+                        name={id}
+                        type="text"
+                        inputMode="decimal"
+                        defaultValue={value(i, j)}
+                        aria-labelledby={`${e.key}-col-${j} ${e.key}-row-${i}`}
+                        aria-describedby={err ? `${id}-error` : undefined}
+                        aria-invalid={err ? true : undefined}
+                        spellCheck={false}
+                        autoComplete="off"
+                      />
+                    </td>
+                  );
+                })}
+                <td>
+                  {i < existing ? (
+                    <div className="usa-checkbox">
+                      <input
+                        className="usa-checkbox__input"
+                        id={cell(e.key, i, "remove")}
+                        name={cell(e.key, i, "remove")}
+                        type="checkbox"
+                        defaultChecked={values?.[cell(e.key, i, "remove")] === "on"}
+                      />
+                      <label className="usa-checkbox__label" htmlFor={cell(e.key, i, "remove")}>
+                        Remove<span className="usa-sr-only"> row {i + 1}</span>
+                      </label>
+                    </div>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </fieldset>
   );
 }
