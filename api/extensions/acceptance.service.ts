@@ -13,6 +13,7 @@ import { staffOf } from "../staff/staff-of.js";
 import { CHARGE_LABELS, chargesOf, emailMembers } from "./charges.service.js";
 import { actorOf, clean, getExtension, lawProvidingExtensions, loadDistrict, requireOperator, requireStatus, type Db, type ExtensionRow } from "./common.js";
 import { acceptanceProblems, asBuiltProblem, guaranteeLastDay, num } from "./rules.js";
+import { isUuid } from "../documents/documents.service.js";
 import { connectionProblem } from "./tests.service.js";
 
 /**
@@ -42,7 +43,8 @@ export async function inspectionsOf(db: Db, extensionIds: readonly string[]): Pr
   );
 }
 
-export type InspectionInput = { extensionId: string; inspectedOn: string; conforms: boolean; findings: string; excavationRequired?: boolean | null };
+/** `planId`: the planned inspection (plans.service.ts) these findings close, if any. */
+export type InspectionInput = { extensionId: string; inspectedOn: string; conforms: boolean; findings: string; excavationRequired?: boolean | null; planId?: string | null };
 
 /**
  * The District Operator records an inspection made without prior notice (the developer is told of
@@ -61,18 +63,24 @@ export async function recordInspection(ds: DataSource, viewer: Viewer, input: In
     requireStatus(e, ["APPROVED"], "Construction is inspected once the extension is approved and until it is accepted");
     const district = await loadDistrict(tx, e.districtId);
     if (!fields.inspectedOn && input.inspectedOn > dateIn(district.timeZone)) fields.inspectedOn = "An inspection is recorded once made: the day cannot be after today.";
+    if (input.planId) {
+      const [plan] = isUuid(input.planId) ? await tx.query(`SELECT inspection_id FROM extension_inspection_plan WHERE id = $1 AND extension_id = $2 FOR UPDATE`, [input.planId, e.id]) : [];
+      if (!plan) fields.planId = "Choose a planned inspection of this sewer extension, or none.";
+      else if (plan.inspection_id) fields.planId = "That planned inspection is already closed by recorded findings.";
+    }
     if (Object.keys(fields).length) throw badInput(fields);
     const [{ id }] = await tx.query(
       `INSERT INTO extension_inspection (extension_id, inspected_on, conforms, findings, excavation_required, inspector_id) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
       [e.id, input.inspectedOn, input.conforms, findings, input.excavationRequired === true, viewer.userId],
     );
+    if (input.planId) await tx.query(`UPDATE extension_inspection_plan SET inspection_id = $2 WHERE id = $1`, [input.planId, id]);
     const section = `${district.citationPrefix} 502 A`;
     await audit(tx, actorOf(viewer, requestId), {
       action: "extension.inspected",
       entityType: "SewerExtension",
       entityId: e.id,
       districtId: e.districtId,
-      details: { inspectionId: id, inspectedOn: input.inspectedOn, conforms: input.conforms, excavationRequired: input.excavationRequired === true },
+      details: { inspectionId: id, inspectedOn: input.inspectedOn, conforms: input.conforms, excavationRequired: input.excavationRequired === true, planId: input.planId || null },
     });
     const verdict = input.conforms ? "The work is proceeding in accordance with the approved plans and specifications." : "The work is NOT proceeding in accordance with the approved plans and specifications.";
     const excavation = input.excavationRequired ? `\nExcavation is required to inspect facilities covered before they were inspected (${section}).` : "";
@@ -246,12 +254,13 @@ export async function recordAcceptance(ds: DataSource, viewer: Viewer, input: Ac
 // ---------------------------------------------------------------------------------------------
 // Claims under the guarantee
 
-export type ClaimRow = { id: string; extensionId: string; noticedOn: string; defect: string; recordedAt: Date };
+export type ClaimRow = { id: string; extensionId: string; noticedOn: string; defect: string; recordedAt: Date; remediedOn: string | null; remedy: string | null };
 
 export async function claimsOf(db: Db, extensionIds: readonly string[]): Promise<ClaimRow[]> {
   if (!extensionIds.length) return [];
   return db.query(
-    `SELECT id, extension_id AS "extensionId", to_char(noticed_on, 'YYYY-MM-DD') AS "noticedOn", defect, recorded_at AS "recordedAt"
+    `SELECT id, extension_id AS "extensionId", to_char(noticed_on, 'YYYY-MM-DD') AS "noticedOn", defect, recorded_at AS "recordedAt",
+            to_char(remedied_on, 'YYYY-MM-DD') AS "remediedOn", remedy
        FROM guarantee_claim WHERE extension_id = ANY($1::uuid[]) ORDER BY extension_id, noticed_on, recorded_at`,
     [extensionIds],
   );

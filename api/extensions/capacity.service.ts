@@ -238,7 +238,7 @@ async function commitmentById(db: Db, id: string, today: CalendarDate): Promise<
   return row;
 }
 
-export type ExtensionDistrict = { id: string; name: string; provided: boolean; section: string; lines: { id: string; kind: CapacityKind; name: string }[] };
+export type ExtensionDistrict = { id: string; slug: string; name: string; provided: boolean; section: string; lines: { id: string; kind: CapacityKind; name: string }[] };
 
 /**
  * For the application form, public: each district, whether its law provides sewer extensions (with
@@ -254,7 +254,7 @@ export async function extensionDistricts(ds: DataSource): Promise<ExtensionDistr
   for (const d of districts) {
     const rb = await rulebookOn(ds, d);
     const provided = rb.enabled("extension.provided");
-    out.push({ id: d.id, name: d.name, provided, section: rb.entry("extension.provided").section, lines: provided ? lines.filter((l) => l.districtId === d.id).map(({ districtId: _d, ...l }) => l) : [] });
+    out.push({ id: d.id, slug: d.slug, name: d.name, provided, section: rb.entry("extension.provided").section, lines: provided ? lines.filter((l) => l.districtId === d.id).map(({ districtId: _d, ...l }) => l) : [] });
   }
   return out;
 }

@@ -161,6 +161,7 @@ export class LineNameType {
 @ObjectType("SewerExtensionDistrict", { description: "Whether a district's law provides new sewers built by developers (SUL Article 5), and where they connect", simpleResolvers: true })
 export class ExtensionDistrictType {
   @Field(() => ID) id: string;
+  @Field(() => String, { description: "The district's slug: its public record is /extensions/public/:slug" }) slug: string;
   @Field(() => String) name: string;
   @Field(() => Boolean) provided: boolean;
   @Field(() => String) section: string;

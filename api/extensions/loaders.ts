@@ -9,6 +9,7 @@ import { documentsOf, reviewsOf } from "./applications.service.js";
 import { chargesOf } from "./charges.service.js";
 import type { ExtensionRow } from "./common.js";
 import { lateralsOf } from "./laterals.service.js";
+import { plansOf } from "./plans.service.js";
 import { earliestStart } from "./rules.js";
 import { attemptsOf, sectionsOf } from "./tests.service.js";
 
@@ -25,6 +26,7 @@ export const rows = perRequest((ctx: Context) => ({
   charges: new DataLoader(async (ids: readonly string[]) => groupBy(await chargesOf(ctx.ds, ids), (r) => r.extensionId, ids)),
   inspections: new DataLoader(async (ids: readonly string[]) => groupBy(await inspectionsOf(ctx.ds, ids), (r) => r.extensionId, ids)),
   claims: new DataLoader(async (ids: readonly string[]) => groupBy(await claimsOf(ctx.ds, ids), (r) => r.extensionId, ids)),
+  plans: new DataLoader(async (ids: readonly string[]) => groupBy(await plansOf(ctx.ds, ids), (r) => r.extensionId, ids)),
 }));
 
 /** The review of each application asked for, a page's in one batch. */

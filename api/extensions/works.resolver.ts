@@ -1,4 +1,5 @@
 import { Arg, Ctx, Field, FieldResolver, Float, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root } from "type-graphql";
+import { isStaff } from "../accounts/viewer.js";
 import { unauthenticated } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
 import { Access } from "../graphql/access.js";
@@ -9,6 +10,8 @@ import type { ExtensionRow } from "./common.js";
 // A cycle by design: the extensions resolver extends this class, and these mutations answer its type (read lazily, at schema build).
 import { ExtensionType } from "./extensions.resolver.js";
 import { rows } from "./loaders.js";
+import * as plans from "./plans.service.js";
+import type { PlanRow } from "./plans.service.js";
 import { publicRecord, type PublicRecord } from "./public.service.js";
 import { acceptanceProblems } from "./rules.js";
 import { sectionStanding } from "./tests.service.js";
@@ -52,6 +55,36 @@ export class ClaimType {
   @Field(() => String, { description: "YYYY-MM-DD" }) noticedOn: string;
   @Field(() => String) defect: string;
   @Field(() => Date) recordedAt: Date;
+  @Field(() => String, { nullable: true, description: "YYYY-MM-DD, the day the defect was remedied; null while the claim is open" }) remediedOn: string | null;
+  @Field(() => String, { nullable: true }) remedy: string | null;
+}
+
+@ObjectType("SewerExtensionInspectionPlan", {
+  description: "An inspection the District Operator plans (SUL 502 A); the district's staff only, never told to the developer (inspections are made without prior notice)",
+  simpleResolvers: true,
+})
+export class InspectionPlanType {
+  @Field(() => ID) id: string;
+  @Field(() => ID) extensionId: string;
+  @Field(() => String) extensionName: string;
+  @Field(() => String) organizationName: string;
+  @Field(() => String, { description: "YYYY-MM-DD" }) plannedOn: string;
+  @Field(() => String, { description: "What the inspection looks at" }) scope: string;
+  @Field(() => String) plannedByName: string;
+  @Field(() => Date) plannedAt: Date;
+  @Field(() => ID, { nullable: true, description: "The inspection whose findings closed it; null while open" }) inspectionId: string | null;
+  @Field(() => String, { nullable: true, description: "YYYY-MM-DD, the day of that inspection" }) inspectedOn: string | null;
+}
+
+@ObjectType("ExpiringSewerGuarantee", { description: "An accepted sewer whose guarantee ends within the district's reminder days, or ended with a claim still open (SUL 507)", simpleResolvers: true })
+export class ExpiringGuaranteeType {
+  @Field(() => ID) extensionId: string;
+  @Field(() => String) name: string;
+  @Field(() => String) organizationName: string;
+  @Field(() => String, { description: "YYYY-MM-DD" }) acceptedOn: string;
+  @Field(() => String, { description: "YYYY-MM-DD, the guarantee's last day" }) guaranteeEndsOn: string;
+  @Field(() => Int, { description: "Days from today to the last day; 0 on it, negative once ended" }) daysLeft: number;
+  @Field(() => Int, { description: "Claims not yet remedied" }) openClaims: number;
 }
 
 @ObjectType("SewerExtensionProcedureStep", { simpleResolvers: true })
@@ -125,6 +158,19 @@ export class InspectionInput {
   @Field(() => Boolean, { description: "The work is proceeding in accordance with the approved plans and specifications" }) conforms: boolean;
   @Field(() => String) findings: string;
   @Field(() => Boolean, { nullable: true }) excavationRequired?: boolean | null;
+  @Field(() => ID, { nullable: true, description: "The planned inspection these findings close, if any" }) planId?: string | null;
+}
+@InputType("PlanExtensionInspectionInput")
+export class PlanInput {
+  @Field(() => ID) extensionId: string;
+  @Field(() => String, { description: "YYYY-MM-DD, today or later" }) plannedOn: string;
+  @Field(() => String, { description: "What the inspection looks at" }) scope: string;
+}
+@InputType("RecordGuaranteeClaimRemediedInput")
+export class RemedyInput {
+  @Field(() => ID) claimId: string;
+  @Field(() => String, { description: "YYYY-MM-DD, not before the defect was found nor after today" }) remediedOn: string;
+  @Field(() => String) remedy: string;
 }
 @InputType("ApproveAsBuiltDrawingsInput")
 export class AsBuiltInput {
@@ -168,6 +214,12 @@ export abstract class SewerExtensionWorksResolver {
     return rows(ctx).inspections.load(e.id);
   }
 
+  @FieldResolver(() => [InspectionPlanType], { nullable: true, description: "Planned inspections, open and closed, by day (SUL 502 A); the district's staff only, null for anyone else" })
+  async plannedInspections(@Root() e: ExtensionRow, @Ctx() ctx: Context): Promise<PlanRow[] | null> {
+    if (!isStaff(ctx.viewer, e.districtId)) return null;
+    return rows(ctx).plans.load(e.id);
+  }
+
   @FieldResolver(() => [ClaimType], { description: "Defects claimed under the guarantee (SUL 507)" })
   async guaranteeClaims(@Root() e: ExtensionRow, @Ctx() ctx: Context): Promise<ClaimType[]> {
     return rows(ctx).claims.load(e.id);
@@ -207,6 +259,34 @@ export abstract class SewerExtensionWorksResolver {
   @Access("PUBLIC")
   async sewerExtensionPublicRecord(@Arg("districtSlug", () => String) districtSlug: string, @Ctx() ctx: Context): Promise<PublicRecord> {
     return publicRecord(ctx.ds, districtSlug);
+  }
+
+  @Query(() => [InspectionPlanType], { description: "The district's planned inspections not yet made, earliest first (SUL 502 A); its staff" })
+  @Access("CLERK", "OPERATOR", "BOARD", "ADMIN")
+  async plannedSewerExtensionInspections(
+    @Arg("districtId", () => ID) districtId: string,
+    @Arg("first", () => Int, { nullable: true }) first: number | null,
+    @Ctx() ctx: Context,
+  ): Promise<PlanRow[]> {
+    return plans.openPlans(ctx.ds, viewerOf(ctx), districtId, first);
+  }
+
+  @Query(() => [ExpiringGuaranteeType], { description: "Guarantees ending within the district's reminder days, or ended with a claim open, by last day (SUL 507); its staff" })
+  @Access("CLERK", "OPERATOR", "BOARD", "ADMIN")
+  async expiringSewerGuarantees(@Arg("districtId", () => ID) districtId: string, @Ctx() ctx: Context): Promise<plans.ExpiringRow[]> {
+    return plans.expiringGuarantees(ctx.ds, viewerOf(ctx), districtId);
+  }
+
+  @Mutation(() => InspectionPlanType, { description: "The District Operator plans an inspection; the developer is not told (SUL 502 A)" })
+  @Access("OPERATOR")
+  async planExtensionInspection(@Arg("input", () => PlanInput) input: PlanInput, @Ctx() ctx: Context): Promise<PlanRow> {
+    return plans.planInspection(ctx.ds, viewerOf(ctx), input, ctx.requestId);
+  }
+
+  @Mutation(() => ClaimType, { description: "The District Operator records a claimed defect as remedied (SUL 507)" })
+  @Access("OPERATOR")
+  async recordGuaranteeClaimRemedied(@Arg("input", () => RemedyInput) input: RemedyInput, @Ctx() ctx: Context): Promise<ClaimType> {
+    return plans.remedyClaim(ctx.ds, viewerOf(ctx), input, ctx.requestId);
   }
 
   @Mutation(() => ChargeType, { description: "The ADMIN enters a charge the Town Board set by resolution; the developer's payment opens (SUL 502 A)" })

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addCalendarDays, dateIn, formatDate, termLastDay } from "../../api/common/dates.js";
 import { sendGuaranteeReminders } from "../../api/extensions/acceptance.service.js";
 import { Client, DEMO, countStatements, errorCode, signedInAs, startTestServer, type TestServer } from "../harness.js";
+import { pageText, portal } from "../portal.js";
 
 // Issue 16: sewer extensions built by developers (SUL Article 5): application, capacity (501), the
 // Operator's decision, the 30 days' notice (502 A), tests with every attempt kept (505), access, Huron.
@@ -40,7 +41,7 @@ let plantId: string;
 const today = () => dateIn(TZ);
 
 beforeAll(async () => {
-  srv = await startTestServer();
+  srv = await startTestServer({ portal: true });
   const d = await new Client(srv.url).ok(`{ l: district(slug: "lakeview") { id } h: district(slug: "huron") { id } }`);
   [lakeview, huron] = [d.l.id, d.h.id];
   [operator, admin, clerk, huronOperator] = await Promise.all([DEMO.lakeviewOperator, DEMO.lakeviewAdmin, DEMO.lakeviewClerk, DEMO.huronOperator].map((e) => signedInAs(srv.url, e)));
@@ -432,7 +433,7 @@ describe("forms' API and lists", () => {
 
   it("the staff's list with reviews, starts, charges and inspections: the same statements for 2 applications as for 4", async () => {
     const LIST = `query($d: ID!) { districtSewerExtensions(districtId: $d, first: 50) { items { id earliestConstructionStart constructionProblems acceptanceProblems
-      review { hasCapacity items { key met } } charges { amount } inspections { findings } guaranteeClaims { defect } sections { passed } laterals { status } documents { kind } } } }`;
+      review { hasCapacity items { key met } } charges { amount } inspections { findings } plannedInspections { scope } guaranteeClaims { defect } sections { passed } laterals { status } documents { kind } } } }`;
     const ds = srv.running.ds;
     const before = await clerk.ok(LIST, { d: lakeview });
     const n1 = await countStatements(ds, () => clerk.ok(LIST, { d: lakeview }));
@@ -440,5 +441,123 @@ describe("forms' API and lists", () => {
     const after = await clerk.ok(LIST, { d: lakeview });
     expect(after.districtSewerExtensions.items.length).toBe(before.districtSewerExtensions.items.length + 2);
     expect(await countStatements(ds, () => clerk.ok(LIST, { d: lakeview }))).toBe(n1);
+  });
+});
+
+const pages = portal(() => srv.url);
+
+describe("planned inspections and guarantees ending (502 A, 507)", () => {
+  const PLAN = `mutation($i: PlanExtensionInspectionInput!) { planExtensionInspection(input: $i) { id plannedOn scope inspectionId } }`;
+  const PLANS = `query($d: ID!) { plannedSewerExtensionInspections(districtId: $d) { id extensionId scope plannedOn } }`;
+  const MINE = `query($id: ID!) { sewerExtension(id: $id) { plannedInspections { id scope inspectionId inspectedOn } } }`;
+  const INSPECT = `mutation($i: RecordExtensionInspectionInput!) { recordExtensionInspection(input: $i) { id } }`;
+  const EXPIRING = `query($d: ID!) { expiringSewerGuarantees(districtId: $d) { extensionId guaranteeEndsOn daysLeft openClaims } }`;
+
+  it("the Operator plans an inspection the developer never sees; the findings recorded close it", async () => {
+    const { applyForSewerExtension: x } = await developer.ok(APPLY, { i: application({ name: "Meadowbrook Estates, section 6", designFlowGpd: 100 }) });
+    await operator.ok(DECIDE, { i: { id: x.id, decision: "APPROVE", confirmed: ["licensedDesigner", "futureFlows"] } });
+    const past = await operator.gql(PLAN, { i: { extensionId: x.id, plannedOn: addCalendarDays(today(), -1), scope: "Bedding" } });
+    expect(past.errors![0].extensions!.fields).toEqual({ plannedOn: "A planned inspection is today or later; record one already made with its findings." });
+    expect(errorCode(await developer.gql(PLAN, { i: { extensionId: x.id, plannedOn: today(), scope: "Bedding" } }))).toBe("FORBIDDEN");
+    const before = (await srv.running.ds.query(`SELECT count(*)::int AS n FROM outbox_email`))[0].n;
+    const { planExtensionInspection: plan } = await operator.ok(PLAN, { i: { extensionId: x.id, plannedOn: addCalendarDays(today(), 3), scope: "Bedding and backfill, Aster Court" } });
+    expect(plan).toMatchObject({ plannedOn: addCalendarDays(today(), 3), inspectionId: null });
+    // Without prior notice: nobody is emailed, the developer's members read no plan.
+    expect((await srv.running.ds.query(`SELECT count(*)::int AS n FROM outbox_email`))[0].n).toBe(before);
+    expect((await developer.ok(MINE, { id: x.id })).sewerExtension.plannedInspections).toBeNull();
+    expect((await clerk.ok(MINE, { id: x.id })).sewerExtension.plannedInspections).toEqual([{ id: plan.id, scope: "Bedding and backfill, Aster Court", inspectionId: null, inspectedOn: null }]);
+    expect((await clerk.ok(PLANS, { d: lakeview })).plannedSewerExtensionInspections).toEqual([{ id: plan.id, extensionId: x.id, scope: "Bedding and backfill, Aster Court", plannedOn: addCalendarDays(today(), 3) }]);
+    expect(errorCode(await huronOperator.gql(PLANS, { d: lakeview }))).toBe("FORBIDDEN");
+    // The staff's pages show it; the developer's does not.
+    expect(pageText((await pages.get(clerk, "/staff/extensions")).html)).toContain("Bedding and backfill, Aster Court");
+    expect(pageText((await pages.get(operator, `/staff/extensions/${x.id}/works`)).html)).toContain("Bedding and backfill, Aster Court (planned by");
+    expect(pageText((await pages.get(developer, `/extensions/${x.id}`)).html)).not.toContain("Bedding and backfill");
+    // Findings recorded on the works page close it (a day before the plan's: the visit came early, unannounced).
+    const posted = await pages.post(operator, `/staff/extensions/${x.id}/works`, { intent: "inspection", planId: plan.id, inspectedOn: today(), conforms: "yes", findings: "Bedding as specified.", excavationRequired: "no" });
+    expect(posted.status).toBe(302);
+    expect((await clerk.ok(MINE, { id: x.id })).sewerExtension.plannedInspections).toEqual([{ id: plan.id, scope: "Bedding and backfill, Aster Court", inspectionId: expect.any(String), inspectedOn: today() }]);
+    expect((await clerk.ok(PLANS, { d: lakeview })).plannedSewerExtensionInspections).toEqual([]);
+    const again = await operator.gql(INSPECT, { i: { extensionId: x.id, planId: plan.id, inspectedOn: today(), conforms: true, findings: "Again." } });
+    expect(again.errors![0].extensions!.fields).toEqual({ planId: "That planned inspection is already closed by recorded findings." });
+  });
+
+  it("guarantees ending within the reminder days (30, not 31) or ended with a claim open, with days left; a remedied claim drops an ended one", async () => {
+    const ds = srv.running.ds;
+    const saved = (await ds.query(`SELECT to_char(guarantee_ends_on, 'YYYY-MM-DD') AS g FROM sewer_extension WHERE id = $1`, [approvedId]))[0].g;
+    const endsOn = async (d: string) => ds.query(`UPDATE sewer_extension SET guarantee_ends_on = $2 WHERE id = $1`, [approvedId, d]);
+    const list = async () => (await clerk.ok(EXPIRING, { d: lakeview })).expiringSewerGuarantees;
+    const claims: { id: string }[] = (await operator.ok(`query($id: ID!) { sewerExtension(id: $id) { guaranteeClaims { id remediedOn } } }`, { id: approvedId })).sewerExtension.guaranteeClaims;
+    try {
+      await endsOn(addCalendarDays(today(), 31));
+      expect(await list()).toEqual([]);
+      await endsOn(addCalendarDays(today(), 30));
+      expect(await list()).toEqual([{ extensionId: approvedId, guaranteeEndsOn: addCalendarDays(today(), 30), daysLeft: 30, openClaims: claims.length }]);
+      expect(pageText((await pages.get(clerk, "/staff/extensions")).html)).toMatch(/Guarantees ending .*Meadowbrook Estates, section 1 .* 30 days left/);
+      await endsOn(addCalendarDays(today(), -1));
+      expect(await list()).toEqual([{ extensionId: approvedId, guaranteeEndsOn: addCalendarDays(today(), -1), daysLeft: -1, openClaims: claims.length }]);
+      expect(pageText((await pages.get(clerk, "/staff/extensions")).html)).toContain("Ended 1 day ago");
+      const REMEDY = `mutation($i: RecordGuaranteeClaimRemediedInput!) { recordGuaranteeClaimRemedied(input: $i) { remediedOn remedy } }`;
+      expect(errorCode(await developer.gql(REMEDY, { i: { claimId: claims[0].id, remediedOn: today(), remedy: "Relined." } }))).toBe("FORBIDDEN");
+      for (const c of claims) await operator.ok(REMEDY, { i: { claimId: c.id, remediedOn: today(), remedy: "Joint resealed." } });
+      expect((await operator.gql(REMEDY, { i: { claimId: claims[0].id, remediedOn: today(), remedy: "Again." } })).errors![0].message).toBe("That defect is already recorded as remedied.");
+      expect(await list()).toEqual([]);
+      expect(errorCode(await huronOperator.gql(EXPIRING, { d: lakeview }))).toBe("FORBIDDEN");
+    } finally {
+      await endsOn(saved);
+    }
+  });
+
+  it("after the Town's acceptance, the works page links the septic systems the sewer reaches (408)", async () => {
+    const html = (await pages.get(operator, `/staff/extensions/${approvedId}/works`)).html;
+    expect(html).toContain(`href="/staff/septic?extension=${approvedId}"`);
+    expect(pageText(html)).toContain("Septic systems this sewer reaches (Sewer Use Law 408)");
+  });
+});
+
+describe("the Uni-Bell table entered on the ADMIN's rulebook page judges air tests (505 F)", () => {
+  const T = "extension.airTestTable";
+  const form = (rows: Record<string, string>, extra: Record<string, string> = {}) => ({
+    [`${T}.rows`]: "3",
+    [`${T}.existing`]: "0",
+    ...rows,
+    resolutionNumber: "2026-88",
+    resolutionAdoptedOn: today(),
+    effectiveDate: today(),
+    reason: "Uni-Bell air test table",
+    ...extra,
+  });
+  const air = async (sectionId: string, seconds: number) =>
+    (await operator.ok(TEST, { i: { sectionId, kind: "AIR", testedOn: today(), lengthFeet: 400, nominalDiameterInches: 8, testPressurePsi: 4, seconds } })).recordExtensionTest;
+
+  it("not judged before the table is set; at the limit passed, just under it failed after; not judged again once its row is removed", async () => {
+    const { applyForSewerExtension: x } = await developer.ok(APPLY, { i: application({ name: "Meadowbrook Estates, section 8", designFlowGpd: 100 }) });
+    await operator.ok(DECIDE, { i: { id: x.id, decision: "APPROVE", confirmed: ["licensedDesigner", "futureFlows"] } });
+    const { addExtensionTestSection: section } = await operator.ok(SECTION, { i: { extensionId: x.id, name: "MH-8 to MH-9" } });
+    expect((await air(section.id, 304)).outcome).toBe("NOT_JUDGED");
+
+    // The page: blank rows to fill; the limits tables stay read-only.
+    const page = await pages.get(admin, "/staff/rulebook/lakeview");
+    expect(page.html).toContain(`name="${T}.0.parameter"`);
+    expect(page.html).not.toContain(`name="limits.table.0.parameter"`);
+    // Refused with each problem at its cell; nothing typed is lost.
+    const bad = await pages.post(admin, "/staff/rulebook/lakeview", form({ [`${T}.0.parameter`]: "8", [`${T}.0.minimum`]: "227", [`${T}.0.average`]: "0.76", [`${T}.1.parameter`]: "8", [`${T}.1.minimum`]: "0", [`${T}.1.average`]: "" }));
+    expect(bad.status).toBe(400);
+    const text = pageText(bad.html);
+    expect(text).toContain("Low-pressure air test: time for a 1.0 psig drop (Uni-Bell table), row 2: Nominal pipe diameter (inches): This is already in row 1: give each once.");
+    expect(text).toContain("row 2: Minimum time (seconds): Enter a number greater than 0, like 227.");
+    expect(text).toContain("row 2: Time for a longer length (seconds per foot): Enter the time for a longer length (seconds per foot), or tick Remove to drop the row.");
+    expect(bad.html).toMatch(/id="extension\.airTestTable\.0\.average"[^>]*value="0\.76"/);
+    expect(bad.html).toMatch(/id="extension\.airTestTable\.1\.minimum"[^>]*value="0"/);
+    // Saved with the resolution: the row as stored, and the air test judged at the limit (the greater of 227 s and 0.76 s a foot x 400 ft = 304 s).
+    const ok = await pages.post(admin, "/staff/rulebook/lakeview", form({ [`${T}.0.parameter`]: "8", [`${T}.0.minimum`]: "227", [`${T}.0.average`]: "0.76" }));
+    expect(ok.status).toBe(302);
+    const { district } = await new Client(srv.url).ok(`{ district(slug: "lakeview") { rulebook { entries { key rows { parameter unit minimum average maximum } resolution { number } } } } }`);
+    expect(district.rulebook.entries.find((e: { key: string }) => e.key === T)).toMatchObject({ rows: [{ parameter: "8", unit: "seconds", minimum: 227, average: 0.76, maximum: null }], resolution: { number: "2026-88" } });
+    expect(await air(section.id, 304)).toMatchObject({ outcome: "PASSED", criteria: expect.arrayContaining([expect.objectContaining({ section: "Sewer Use Law 505 F", met: true })]) });
+    expect((await air(section.id, 303.9)).outcome).toBe("FAILED");
+    // Removed on the page (ticked), the table is empty again: not judged.
+    const removed = await pages.post(admin, "/staff/rulebook/lakeview", form({ [`${T}.existing`]: "1", [`${T}.rows`]: "4", [`${T}.0.parameter`]: "8", [`${T}.0.minimum`]: "227", [`${T}.0.average`]: "0.76", [`${T}.0.remove`]: "on" }, { resolutionNumber: "2026-89" }));
+    expect(removed.status).toBe(302);
+    expect((await air(section.id, 304)).outcome).toBe("NOT_JUDGED");
   });
 });

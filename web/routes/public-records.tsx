@@ -6,23 +6,25 @@ import { gql } from "~/graphql.server";
 
 export const meta: MetaFunction = () => [{ title: "Public records: discharge permits | Tapline" }];
 
+type ExtensionDistrict = { slug: string; name: string; provided: boolean };
 type Row = { id: string; statusLabel: string; permitNumber: string | null; facilityName: string | null; organizationName: string; districtName: string; effectiveOn: string | null; expiresOn: string | null };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const search = new URL(request.url).searchParams.get("q") ?? "";
-  const r = await gql<{ publicIndustrialPermits: Row[] }>(
+  const r = await gql<{ publicIndustrialPermits: Row[]; sewerExtensionDistricts: ExtensionDistrict[] }>(
     context,
     request,
-    `query PublicPermits($q: String) { publicIndustrialPermits(search: $q) { id statusLabel permitNumber facilityName organizationName districtName effectiveOn expiresOn } }`,
+    `query PublicPermits($q: String) { publicIndustrialPermits(search: $q) { id statusLabel permitNumber facilityName organizationName districtName effectiveOn expiresOn }
+      sewerExtensionDistricts { slug name provided } }`,
     { q: search },
   );
   if (!r.ok) throw new Response(r.error.message, { status: 500 });
-  return { rows: r.data.publicIndustrialPermits, search };
+  return { rows: r.data.publicIndustrialPermits, search, extensions: r.data.sewerExtensionDistricts.filter((d) => d.provided) };
 }
 
 /** Public records (SUL 1014): discharge permits, their limits and signed reports, open to anyone. */
 export default function PublicRecords() {
-  const { rows, search } = useLoaderData<typeof loader>();
+  const { rows, search, extensions } = useLoaderData<typeof loader>();
   return (
     <>
       <h1>Public records: wastewater discharge permits</h1>
@@ -34,6 +36,21 @@ export default function PublicRecords() {
         </Link>{" "}
         (Sewer Use Law 1122).
       </p>
+      {extensions.length > 0 && (
+        <p>
+          New sewers built by developers: the procedure, the capacity the Town Board committed by resolution, the charges it set and the sewers the
+          Town accepted (Sewer Use Law 1301-1303), for{" "}
+          {extensions.map((d, i) => (
+            <span key={d.slug}>
+              {i > 0 && ", "}
+              <Link className="usa-link" to={`/extensions/public/${d.slug}`}>
+                {d.name}
+              </Link>
+            </span>
+          ))}
+          .
+        </p>
+      )}
       <Form method="get" role="search" className="usa-search usa-search--small margin-bottom-2">
         <label className="usa-sr-only" htmlFor="q">
           Search by facility, industrial user or permit number

@@ -187,6 +187,14 @@ export default function DistrictRules() {
               </Link>
             </p>
           )}
+          {t.topic === "Sewer extensions" && t.applies > 0 && (
+            <p>
+              <Link className="usa-link" to={`/extensions/public/${d.slug}`}>
+                The public record of sewer extensions: capacity committed, charges set and sewers accepted
+              </Link>{" "}
+              (Sewer Use Law 1301-1303)
+            </p>
+          )}
           {t.applies === 0 && <p>This district's law sets none of these.</p>}
           <ul className="usa-list usa-list--unstyled tapline-rules" dangerouslySetInnerHTML={html(t.appliesHtml, t.appliesKey)} suppressHydrationWarning />
           {t.notProvided > 0 && (

@@ -40,19 +40,40 @@ export const LABELS: Record<string, string> = { ...LEDGER_LABELS, ...FORM_LABELS
 type Row = { id: string; name: string; organizationName: string; statusLabel: string; lots: number; designFlowGpd: number; testsPassed: boolean };
 type Commitment = { id: string; committedTo: string; flowGpd: number; resolutionNumber: string; resolutionAdoptedOn: string; expiresOn: string | null; releasedOn: string | null; inForce: boolean };
 type Line = { id: string; kind: string; name: string; designGpd: number; presentUseGpd: number; committedGpd: number; leftGpd: number; commitments: Commitment[] };
-type Data = { districts: { id: string; name: string }[]; districtId: string; keepsLedger: boolean; isAdmin: boolean; timeZone: string; slug: string; items: Row[]; nextCursor: string | null; ledger: Line[] };
+type Plan = { id: string; extensionId: string; extensionName: string; organizationName: string; plannedOn: string; scope: string; plannedByName: string };
+type Expiring = { extensionId: string; name: string; organizationName: string; guaranteeEndsOn: string; daysLeft: number; openClaims: number };
+type Data = {
+  districts: { id: string; name: string }[];
+  districtId: string;
+  keepsLedger: boolean;
+  isAdmin: boolean;
+  timeZone: string;
+  slug: string;
+  items: Row[];
+  nextCursor: string | null;
+  ledger: Line[];
+  plans: Plan[];
+  expiring: Expiring[];
+};
 type ActionData = { error: string; fields: Record<string, string>; intent: string; values: Record<string, string> };
 
 export async function loader(args: LoaderFunctionArgs) {
   const info = await requireStaff(args);
   const url = new URL(args.request.url);
   const district = info.districts.find((d) => d.id === url.searchParams.get("districtId")) ?? info.districts[0];
-  const d = await requireSignedIn<{ districtSewerExtensions: { items: Row[]; nextCursor: string | null }; sewerCapacityLedger: Line[] }>(
+  const d = await requireSignedIn<{
+    districtSewerExtensions: { items: Row[]; nextCursor: string | null };
+    sewerCapacityLedger: Line[];
+    plannedSewerExtensionInspections: Plan[];
+    expiringSewerGuarantees: Expiring[];
+  }>(
     args,
     `query StaffExtensions($d: ID!, $a: String) {
       districtSewerExtensions(districtId: $d, after: $a) { items { id name organizationName statusLabel lots designFlowGpd testsPassed } nextCursor }
       sewerCapacityLedger(districtId: $d) { id kind name designGpd presentUseGpd committedGpd leftGpd
-        commitments { id committedTo flowGpd resolutionNumber resolutionAdoptedOn expiresOn releasedOn inForce } } }`,
+        commitments { id committedTo flowGpd resolutionNumber resolutionAdoptedOn expiresOn releasedOn inForce } }
+      plannedSewerExtensionInspections(districtId: $d) { id extensionId extensionName organizationName plannedOn scope plannedByName }
+      expiringSewerGuarantees(districtId: $d) { extensionId name organizationName guaranteeEndsOn daysLeft openClaims } }`,
     { d: district.id, a: url.searchParams.get("after") },
   );
   return {
@@ -64,6 +85,8 @@ export async function loader(args: LoaderFunctionArgs) {
     slug: district.slug,
     ...d.districtSewerExtensions,
     ledger: d.sewerCapacityLedger,
+    plans: d.plannedSewerExtensionInspections,
+    expiring: d.expiringSewerGuarantees,
   } satisfies Data;
 }
 
@@ -96,10 +119,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 const gpd = (n: number) => n.toLocaleString("en-US");
+const days = (n: number) => `${n} day${n === 1 ? "" : "s"}`;
+/** A guarantee's days left in words: "12 days left", "Ends today", "Ended 3 days ago". */
+const daysLeft = (n: number) => (n > 0 ? `${days(n)} left` : n === 0 ? "Ends today" : `Ended ${days(-n)} ago`);
 
 /** Staff: the district's sewer extensions and its capacity ledger (Sewer Use Law 501, 1204). */
 export default function StaffExtensions() {
-  const { districts, districtId, keepsLedger, isAdmin, timeZone, slug, items, nextCursor, ledger } = useLoaderData<typeof loader>() as Data;
+  const { districts, districtId, keepsLedger, isAdmin, timeZone, slug, items, nextCursor, ledger, plans, expiring } = useLoaderData<typeof loader>() as Data;
+  const today = todayIn(timeZone);
   const action = useActionData<ActionData>();
   const a = action?.intent === "ledger" ? action : undefined;
   const err = (intent: string) => (action?.intent === intent ? action : undefined);
@@ -168,6 +195,83 @@ export default function StaffExtensions() {
           </Link>
         </p>
       )}
+      <h2>Planned inspections</h2>
+      <p>
+        Inspections are made without prior notice (Sewer Use Law 502 A): the plan is for the district's staff only and is never shown or sent to the
+        developer. Recording the findings on the extension's construction page closes a planned inspection.
+      </p>
+      {plans.length === 0 ? (
+        <p>No inspection planned.</p>
+      ) : (
+        <table className="usa-table usa-table--stacked usa-table--borderless width-full">
+          <caption>Planned inspections not yet made, earliest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Sewer extension</th>
+              <th scope="col">Planned for</th>
+              <th scope="col">What to look at</th>
+              <th scope="col">Planned by</th>
+            </tr>
+          </thead>
+          <tbody>
+            {plans.map((p) => (
+              <tr key={p.id}>
+                <th scope="row" data-label="Sewer extension">
+                  <Link className="usa-link" to={`/staff/extensions/${p.extensionId}/works`}>
+                    {p.extensionName}
+                  </Link>
+                  <span className="display-block">{p.organizationName}</span>
+                </th>
+                <td data-label="Planned for">
+                  <CalendarDate date={p.plannedOn} />
+                  {p.plannedOn < today ? " (overdue)" : p.plannedOn === today ? " (today)" : ""}
+                </td>
+                <td data-label="What to look at">{p.scope}</td>
+                <td data-label="Planned by">{p.plannedByName}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+
+      <h2>Guarantees ending</h2>
+      <p>
+        An accepted sewer is guaranteed by the developer against defects in materials or workmanship for one year (Sewer Use Law 507). Listed: the
+        guarantees ending within the district's reminder days, and those already ended with a claim not yet remedied.
+      </p>
+      {expiring.length === 0 ? (
+        <p>No guarantee is ending soon, and none has ended with a claim open.</p>
+      ) : (
+        <table className="usa-table usa-table--stacked usa-table--borderless width-full">
+          <caption>Guarantees by last day</caption>
+          <thead>
+            <tr>
+              <th scope="col">Sewer</th>
+              <th scope="col">Last day of the guarantee</th>
+              <th scope="col">Days left</th>
+              <th scope="col">Open claims</th>
+            </tr>
+          </thead>
+          <tbody>
+            {expiring.map((g) => (
+              <tr key={g.extensionId}>
+                <th scope="row" data-label="Sewer">
+                  <Link className="usa-link" to={`/staff/extensions/${g.extensionId}/works`}>
+                    {g.name}
+                  </Link>
+                  <span className="display-block">{g.organizationName}</span>
+                </th>
+                <td data-label="Last day of the guarantee">
+                  <CalendarDate date={g.guaranteeEndsOn} />
+                </td>
+                <td data-label="Days left">{daysLeft(g.daysLeft)}</td>
+                <td data-label="Open claims">{g.openClaims === 0 ? "None" : g.openClaims}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+
       <h2>Capacity ledger</h2>
       <p>
         Current use is the present use plus the capacity the Town Board has committed by resolution; an application is denied when the receiving sewer

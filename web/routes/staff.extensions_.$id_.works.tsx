@@ -25,7 +25,8 @@ const CHARGE_LABELS: Record<string, string> = {
 };
 const FORM_LABELS: Record<string, Record<string, string>> = {
   charge: CHARGE_LABELS,
-  inspection: { inspectedOn: "Day of the inspection", conforms: "The work is proceeding in accordance with the approved plans and specifications", findings: "Findings the Town Board reads", excavationRequired: "Excavation required" },
+  plan: { plannedOn: "Planned for", scope: "What to look at" },
+  inspection: { planId: "Planned inspection these findings close", inspectedOn: "Day of the inspection", conforms: "The work is proceeding in accordance with the approved plans and specifications", findings: "Findings the Town Board reads", excavationRequired: "Excavation required" },
   lateral: { permitNumber: "Lateral permit number", lateralPermitId: "Lateral permit number" },
   asBuilt: { copiesFiled: "Paper copies filed" },
   final: { extensionId: "Application" },
@@ -40,6 +41,7 @@ const FORM_LABELS: Record<string, Record<string, string>> = {
     description: "Other security the Town Board approved",
   },
   claim: { noticedOn: "Day the defect was found", defect: "Defect in materials or workmanship" },
+  remedy: { claimId: "Claim", remediedOn: "Day the defect was remedied", remedy: "How it was remedied" },
 };
 /** Every key the page's mutations can report, with its visible label. */
 export const LABELS: Record<string, string> = {
@@ -74,7 +76,9 @@ type Extension = {
   documents: { documentId: string; kind: string; filename: string }[];
   charges: Charge[];
   inspections: { id: string; inspectedOn: string; conforms: boolean; findings: string; excavationRequired: boolean; inspectorName: string }[];
-  guaranteeClaims: { id: string; noticedOn: string; defect: string }[];
+  guaranteeClaims: { id: string; noticedOn: string; defect: string; remediedOn: string | null; remedy: string | null }[];
+  /** the district's staff only (SUL 502 A: inspections without prior notice) */
+  plannedInspections: { id: string; plannedOn: string; scope: string; plannedByName: string; inspectionId: string | null; inspectedOn: string | null }[] | null;
   laterals: { lateralPermitId: string; permitNumber: string | null; status: string }[];
 };
 type Data = { e: Extension; isOperator: boolean; isAdmin: boolean; timeZone: string };
@@ -87,7 +91,8 @@ export async function loader(args: LoaderFunctionArgs) {
     `query StaffExtensionWorks($id: ID!) { sewerExtension(id: $id) { id districtId name status statusLabel constructionStartsOn testsPassed asBuiltCopies finalApprovedAt
       acceptedOn acceptanceResolutionNumber guaranteeEndsOn securityKind suretyName bondNumber securityAmountCents securityExpiresOn securityDescription
       constructionProblems acceptanceProblems documents { documentId kind filename } charges { kind label amount resolutionNumber resolutionAdoptedOn paid }
-      inspections { id inspectedOn conforms findings excavationRequired inspectorName } guaranteeClaims { id noticedOn defect }
+      inspections { id inspectedOn conforms findings excavationRequired inspectorName } guaranteeClaims { id noticedOn defect remediedOn remedy }
+      plannedInspections { id plannedOn scope plannedByName inspectionId inspectedOn }
       laterals { lateralPermitId permitNumber status } } }`,
     { id: args.params.id },
   );
@@ -118,9 +123,15 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     r = await gql(context, request, `mutation Charge($i: SetSewerExtensionChargeInput!) { setSewerExtensionCharge(input: $i) { kind } }`, {
       i: { extensionId: id, kind: s("chargeKind"), amountCents: cents(s("chargeAmount")) ?? -1, description: s("chargeDescription") || null, resolutionNumber: s("chargeResolutionNumber"), resolutionAdoptedOn: s("resolutionAdoptedOn") },
     });
+  else if (intent === "plan")
+    r = await gql(context, request, `mutation Plan($i: PlanExtensionInspectionInput!) { planExtensionInspection(input: $i) { id } }`, { i: { extensionId: id, plannedOn: s("plannedOn"), scope: s("scope") } });
   else if (intent === "inspection")
     r = await gql(context, request, `mutation Inspect($i: RecordExtensionInspectionInput!) { recordExtensionInspection(input: $i) { id } }`, {
-      i: { extensionId: id, inspectedOn: s("inspectedOn"), conforms: yes("conforms"), findings: s("findings"), excavationRequired: s("excavationRequired") === "yes" },
+      i: { extensionId: id, inspectedOn: s("inspectedOn"), conforms: yes("conforms"), findings: s("findings"), excavationRequired: s("excavationRequired") === "yes", planId: s("planId") || null },
+    });
+  else if (intent === "remedy")
+    r = await gql(context, request, `mutation Remedy($i: RecordGuaranteeClaimRemediedInput!) { recordGuaranteeClaimRemedied(input: $i) { id } }`, {
+      i: { claimId: s("claimId"), remediedOn: s("remediedOn"), remedy: s("remedy") },
     });
   else if (intent === "lateral")
     r = await gql(context, request, `mutation Link($i: LinkLateralToSewerExtensionInput!) { linkLateralToSewerExtension(input: $i) { id } }`, { i: { extensionId: id, permitNumber: s("permitNumber") } });
@@ -154,12 +165,14 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 
 const DONE: Record<string, string> = {
   charge: "The Board's charge is entered and the developer is asked to pay it.",
+  plan: "The inspection is planned. The developer is not told (Sewer Use Law 502 A).",
   inspection: "The inspection is recorded and its findings sent to the Town Board.",
   lateral: "The lateral permit is recorded on the extension.",
   asBuilt: "The as-built drawings are approved.",
   final: "Final approval is given; the Town Board is asked to concur.",
   accept: "The Town Board's acceptance is recorded: the sewer is the Town's and its guarantee runs.",
   claim: "The defect is recorded under the guarantee and the developer is told.",
+  remedy: "The defect is recorded as remedied and the developer is told.",
 };
 
 /** Staff: construction and acceptance of a sewer extension (Sewer Use Law 502 A, 507). */
@@ -172,6 +185,8 @@ export default function StaffExtensionWorks() {
   const fe = (intent: string, k: string) => err(intent)?.fields?.[k];
   const summary = (intent: string) => <ErrorSummary message={err(intent)?.error} fields={err(intent)?.fields} labels={FORM_LABELS[intent]} />;
   const approved = e.status === "APPROVED";
+  const openPlans = (e.plannedInspections ?? []).filter((p) => !p.inspectionId);
+  const openClaims = e.guaranteeClaims.filter((c) => !c.remediedOn);
   const open = (intent: string) => (
     <>
       <AuthenticityTokenInput />
@@ -249,6 +264,44 @@ export default function StaffExtensionWorks() {
           ))}
         </ul>
       )}
+      {e.plannedInspections && (e.plannedInspections.length > 0 || (approved && isOperator)) && (
+        <>
+          <h3>Planned inspections</h3>
+          <p>For the district's staff only: inspections are made without prior notice, so the developer is never shown or sent the plan (Sewer Use Law 502 A).</p>
+          {e.plannedInspections.length === 0 ? (
+            <p>No inspection planned.</p>
+          ) : (
+            <ul className="usa-list">
+              {e.plannedInspections.map((p) => (
+                <li key={p.id}>
+                  <CalendarDate date={p.plannedOn} />: {p.scope} (planned by {p.plannedByName}
+                  {p.inspectedOn ? (
+                    <>
+                      ; made, findings of <CalendarDate date={p.inspectedOn} /> recorded
+                    </>
+                  ) : (
+                    "; not yet made"
+                  )}
+                  )
+                </li>
+              ))}
+            </ul>
+          )}
+          {approved && isOperator && (
+            <>
+              {summary("plan")}
+              <Form method="post" className="usa-form usa-form--large">
+                {open("plan")}
+                <TextField name="plannedOn" label={FORM_LABELS.plan.plannedOn} type="date" hint="Today or later." defaultValue={v("plan", "plannedOn") ?? todayIn(timeZone)} error={fe("plan", "plannedOn")} required />
+                <TextAreaField name="scope" label={FORM_LABELS.plan.scope} hint="For example: bedding and backfill of the Aster Court run; manhole 4 before it is covered." defaultValue={v("plan", "scope")} error={fe("plan", "scope")} required />
+                <button className="usa-button usa-button--outline" type="submit">
+                  Plan the inspection
+                </button>
+              </Form>
+            </>
+          )}
+        </>
+      )}
       {approved && isOperator && (
         <>
           <h3>Record an inspection</h3>
@@ -256,6 +309,15 @@ export default function StaffExtensionWorks() {
           {summary("inspection")}
           <Form method="post" className="usa-form usa-form--large">
             {open("inspection")}
+            {openPlans.length > 0 && (
+              <SelectField
+                name="planId"
+                label={FORM_LABELS.inspection.planId}
+                options={[{ value: "", label: "None (not planned)" }, ...openPlans.map((p) => ({ value: p.id, label: `Planned for ${p.plannedOn}: ${p.scope}` }))]}
+                defaultValue={v("inspection", "planId")}
+                error={fe("inspection", "planId")}
+              />
+            )}
             <TextField name="inspectedOn" label={FORM_LABELS.inspection.inspectedOn} type="date" defaultValue={v("inspection", "inspectedOn") ?? todayIn(timeZone)} error={fe("inspection", "inspectedOn")} required />
             <SelectField name="conforms" label={FORM_LABELS.inspection.conforms} options={[{ value: "yes", label: "Yes" }, { value: "no", label: "No" }]} defaultValue={v("inspection", "conforms")} error={fe("inspection", "conforms")} required />
             <TextAreaField name="findings" label={FORM_LABELS.inspection.findings} defaultValue={v("inspection", "findings")} error={fe("inspection", "findings")} required />
@@ -332,7 +394,8 @@ export default function StaffExtensionWorks() {
 
       <h2>Acceptance</h2>
       {e.acceptedOn ? (
-        <p>
+        <>
+          <p>
           Accepted by the Town on <CalendarDate date={e.acceptedOn} /> (resolution {e.acceptanceResolutionNumber}). Guaranteed against defects through{" "}
           <CalendarDate date={e.guaranteeEndsOn} />, secured by{" "}
           {e.securityKind === "SURETY_BOND" ? (
@@ -344,7 +407,14 @@ export default function StaffExtensionWorks() {
             e.securityDescription
           )}
           .
-        </p>
+          </p>
+          {/* Only a Lakeview sewer is ever accepted: Huron's law has no Article 5, so it has no extension to accept. */}
+          <p>
+            <Link className="usa-link" to={`/staff/septic?extension=${e.id}`}>
+              Septic systems this sewer reaches (Sewer Use Law 408)
+            </Link>
+          </p>
+        </>
       ) : e.finalApprovedAt ? (
         <p>The District Operator gave final approval and acceptance; the Town Board's concurrence is awaited (Sewer Use Law 507).</p>
       ) : approved ? (
@@ -404,7 +474,14 @@ export default function StaffExtensionWorks() {
             <ul className="usa-list">
               {e.guaranteeClaims.map((c) => (
                 <li key={c.id}>
-                  <CalendarDate date={c.noticedOn} />: {c.defect}
+                  <CalendarDate date={c.noticedOn} />: {c.defect}{" "}
+                  {c.remediedOn ? (
+                    <>
+                      (remedied <CalendarDate date={c.remediedOn} />: {c.remedy})
+                    </>
+                  ) : (
+                    "(open)"
+                  )}
                 </li>
               ))}
             </ul>
@@ -420,6 +497,21 @@ export default function StaffExtensionWorks() {
                   Record the defect
                 </button>
               </Form>
+              {openClaims.length > 0 && (
+                <>
+                  <h3>Record a defect remedied</h3>
+                  {summary("remedy")}
+                  <Form method="post" className="usa-form usa-form--large">
+                    {open("remedy")}
+                    <SelectField name="claimId" label={FORM_LABELS.remedy.claimId} options={openClaims.map((c) => ({ value: c.id, label: `Found ${c.noticedOn}: ${c.defect.slice(0, 80)}` }))} defaultValue={v("remedy", "claimId")} error={fe("remedy", "claimId")} required />
+                    <TextField name="remediedOn" label={FORM_LABELS.remedy.remediedOn} type="date" defaultValue={v("remedy", "remediedOn") ?? todayIn(timeZone)} error={fe("remedy", "remediedOn")} required />
+                    <TextAreaField name="remedy" label={FORM_LABELS.remedy.remedy} defaultValue={v("remedy", "remedy")} error={fe("remedy", "remedy")} required />
+                    <button className="usa-button usa-button--outline" type="submit">
+                      Record the remedy
+                    </button>
+                  </Form>
+                </>
+              )}
             </>
           )}
         </>
