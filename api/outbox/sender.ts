@@ -10,12 +10,22 @@ import { registerJobHandler } from "../jobs/queue.js";
  * and marks it sent: two runs at once (two instances, or a run whose lease lapsed) never send the
  * same email, and a sent one is never picked again. Only a crash between the mail server's
  * acceptance and the commit can send one email twice; it then goes out with the same Message-ID,
- * which mail systems use to recognise a repeat.
+ * which mail systems use to recognise a repeat. On the embedded database (PGlite, one connection)
+ * the other queries wait while an email is handed to the mail server.
  */
 export function registerOutboxSender(config: Config): void {
   const smtp = config.smtp;
   const transport = smtp
-    ? nodemailer.createTransport({ host: smtp.host, port: smtp.port, auth: smtp.user ? { user: smtp.user, pass: smtp.password } : undefined })
+    ? nodemailer.createTransport({
+        host: smtp.host,
+        port: smtp.port,
+        auth: smtp.user ? { user: smtp.user, pass: smtp.password } : undefined,
+        // A send holds its email's row (and, on the embedded database, its one connection): a mail
+        // server that stops answering fails the send within these instead of nodemailer's minutes.
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 30_000,
+      })
     : null;
   const domain = /@([^>\s]+)>?\s*$/.exec(smtp?.from ?? "")?.[1] ?? "tapline.local";
   registerJobHandler("outbox.send", async (ds, _payload, log) => {
