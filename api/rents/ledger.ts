@@ -50,15 +50,10 @@ export type OpenItem = {
 };
 
 /**
- * Every debit of the accounts with its unpaid part (`onlyUnpaid`: those with something unpaid),
- * in one statement whatever their number. Debits are ordered by their bill's billing date (a late
- * charge sits behind its bill: the bill, then its penalty, then its interest), and the sum of the
- * credits (payments, credit bills) covers them in that order.
+ * Every debit of the accounts `$1` with its unpaid part as of `$2` (now): the common table
+ * expressions `acc` (each account's district and today), `items`, `credit`, `debits` and `open`.
  */
-export async function openItems(db: Db, accountIds: string[], opts: { onlyUnpaid?: boolean } = {}): Promise<OpenItem[]> {
-  if (!accountIds.length) return [];
-  const rows: any[] = await db.query(
-    `WITH acc AS (
+const OPEN_ITEMS = `acc AS (
        SELECT a.id, a.district_id, ($2::timestamptz AT TIME ZONE d.time_zone)::date AS today
          FROM service_account a JOIN district d ON d.id = a.district_id WHERE a.id = ANY($1::uuid[])
      ), items AS (
@@ -78,7 +73,18 @@ export async function openItems(db: Db, accountIds: string[], opts: { onlyUnpaid
      ), open AS (
        SELECT d.*, d.amount - least(d.amount, greatest(0, coalesce(c.cents, 0) - d.before)) AS unpaid
          FROM debits d LEFT JOIN credit c ON c.account_id = d.account_id
-     )
+     )`;
+
+/**
+ * Every debit of the accounts with its unpaid part (`onlyUnpaid`: those with something unpaid),
+ * in one statement whatever their number. Debits are ordered by their bill's billing date (a late
+ * charge sits behind its bill: the bill, then its penalty, then its interest), and the sum of the
+ * credits (payments, credit bills) covers them in that order.
+ */
+export async function openItems(db: Db, accountIds: string[], opts: { onlyUnpaid?: boolean } = {}): Promise<OpenItem[]> {
+  if (!accountIds.length) return [];
+  const rows: any[] = await db.query(
+    `WITH ${OPEN_ITEMS}
      SELECT o.account_id, acc.district_id, o.bill_id, o.kind, o.number, o.on_date::text AS on_date, o.due_on::text AS due_on, o.amount::int AS amount,
             o.unpaid::int AS unpaid, acc.today::text AS today, o.rulebook_version_id
        FROM open o JOIN acc ON acc.id = o.account_id
@@ -104,13 +110,17 @@ export async function openItems(db: Db, accountIds: string[], opts: { onlyUnpaid
 /** Whether an unpaid item counts as past due today: a bill after its due date; a late charge from the day it is added. */
 export const isPastDue = (i: Pick<OpenItem, "kind" | "dueOn" | "today">) => (i.kind === "PENALTY" || i.kind === "INTEREST" ? true : i.kind === "BILL" && i.dueOn < i.today);
 
-/** Balances of many accounts in two statements whatever their number (an account with nothing billed has a zero balance). */
+/** Balances of many accounts in one statement whatever their number (an account with nothing billed has a zero balance). */
 export async function accountBalances(db: Db, accountIds: string[]): Promise<Map<string, AccountBalance>> {
   const ids = [...new Set(accountIds.filter(isUuid))];
   const out = new Map<string, AccountBalance>();
   if (!ids.length) return out;
+  // The totals and the past-due part (isPastDue below, in SQL) in one statement.
   const totals: any[] = await db.query(
-      `SELECT k.id,
+      `WITH ${OPEN_ITEMS},
+       past AS (SELECT o.account_id, sum(o.unpaid) AS cents FROM open o JOIN acc ON acc.id = o.account_id
+                 WHERE o.unpaid > 0 AND (o.kind IN ('PENALTY', 'INTEREST') OR (o.kind = 'BILL' AND o.due_on < acc.today)) GROUP BY o.account_id)
+       SELECT k.id, coalesce(past.cents, 0)::bigint::text AS past_due,
               coalesce((SELECT sum(b.total_cents) FROM bill b WHERE b.account_id = k.id AND b.status = 'ISSUED'), 0)
             + coalesce((SELECT sum(e.amount_cents) FROM account_ledger_entry e WHERE e.account_id = k.id), 0) AS balance,
               lb.id AS bill_id, lb.number, lb.period_start::text AS period_start, lb.period_end::text AS period_end,
@@ -118,23 +128,19 @@ export async function accountBalances(db: Db, accountIds: string[]): Promise<Map
          FROM unnest($1::uuid[]) AS k(id)
          LEFT JOIN LATERAL (SELECT b.id, b.number, b.period_start, b.period_end, b.mailed_on, b.due_on, b.total_cents FROM bill b
                              WHERE b.account_id = k.id AND b.status = 'ISSUED' ORDER BY b.period_start DESC, b.mailed_on DESC LIMIT 1) lb ON true
+         LEFT JOIN past ON past.account_id = k.id
         WHERE EXISTS (SELECT 1 FROM service_account a WHERE a.id = k.id)`,
-      [ids],
+      [ids, clock.now()],
   );
-  const open = await openItems(db, ids, { onlyUnpaid: true });
   for (const r of totals)
     out.set(r.id, {
       accountId: r.id,
       balanceCents: Number(r.balance),
-      pastDueCents: 0,
+      pastDueCents: Number(r.past_due),
       lastBill: r.bill_id
         ? { id: r.bill_id, number: r.number, periodFrom: r.period_start, periodTo: r.period_end, mailedOn: r.mailed_on, dueOn: r.due_on, totalCents: r.total_cents }
         : null,
     });
-  for (const i of open) {
-    const b = out.get(i.accountId);
-    if (b && isPastDue(i)) b.pastDueCents += i.unpaidCents;
-  }
   return out;
 }
 
