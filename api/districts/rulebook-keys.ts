@@ -60,6 +60,7 @@ export const RULEBOOK_KEYS = {
   "inflow.newSourcesProhibited": { kind: "boolean", topic: "Inflow" }, // SUL 701; Huron III-8
   "inflow.disconnectOnSaleEnabled": { kind: "boolean", topic: "Inflow" }, // SUL 702; Huron III-8
   "inflow.stormSewerWithinFeet": { kind: "number", topic: "Inflow" }, // feet; SUL 702; Huron III-8
+  "inflow.chargesEnabled": { kind: "boolean", topic: "Inflow" }, // the District Operator determines a property's inflow and it is billed on its sewer bill; SUL 705; Huron III-8: none
 
   // Contractors
   "contractor.approvedListEnabled": { kind: "boolean", topic: "Contractors" }, // SUL 601 A; Huron Article III

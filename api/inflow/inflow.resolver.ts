@@ -12,7 +12,22 @@ import { groupBy, perRequest } from "../industrial/loaders.js";
 import type { InspectionRow, PartyRole } from "./common.js";
 import * as inflow from "./inflow.service.js";
 import type { PublicCertificate } from "./inspections.service.js";
-import { SOURCE_KINDS, SOURCE_KIND_LABELS, SOURCE_STATE_LABELS, articleSection, enforceable, inflowSurcharge, inspectsAtSale, type SourceKind, type SourceState } from "./rules.js";
+import {
+  DETERMINATION_METHODS,
+  DETERMINATION_METHOD_LABELS,
+  SOURCE_KINDS,
+  SOURCE_KIND_LABELS,
+  SOURCE_STATE_LABELS,
+  articleSection,
+  chargeSection,
+  chargesInflow,
+  enforceable,
+  inflowSurcharge,
+  inspectsAtSale,
+  type DeterminationMethod,
+  type SourceKind,
+  type SourceState,
+} from "./rules.js";
 import { rulebookById } from "../districts/districts.service.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -52,6 +67,22 @@ export class VisitType {
   @Field(() => String) inspectorName: string;
   @Field(() => [SourceType]) sources: SourceType[];
   @Field(() => [PhotoType]) photos: PhotoType[];
+}
+
+@ObjectType("InflowDetermination", { description: "The District Operator's determination of the amount of a property's inflow, billed on its sewer bill (SUL 705)", simpleResolvers: true })
+export class DeterminationType {
+  @Field(() => ID) id: string;
+  @Field(() => String, { description: "YYYY-MM-DD, the first day of the inflow determined" }) periodFrom: string;
+  @Field(() => String, { description: "YYYY-MM-DD, the last day" }) periodTo: string;
+  @Field(() => Int, { description: "Gallons of inflow over the period" }) gallons: number;
+  @Field(() => String, { description: "CONTROL_MANHOLE_METER, PUMP_RUN_TIME or ESTIMATE" }) method: string;
+  @Field(() => String) methodLabel: string;
+  @Field(() => String, { description: "How the amount was determined" }) note: string;
+  @Field(() => String, { nullable: true, description: "YYYY-MM-DD: a control manhole is required on the property by this day (SUL 705)" }) controlManholeBy: string | null;
+  @Field(() => String) determinedBy: string;
+  @Field(() => Date) recordedAt: Date;
+  @Field(() => ID, { nullable: true, description: "The issued sewer bill that carries it (each determination is billed once)" }) billId: string | null;
+  @Field(() => String, { nullable: true }) billNumber: string | null;
 }
 
 @ObjectType("InflowParty", { description: "A seller, buyer or attorney who asked for the inspection or follows it", simpleResolvers: true })
@@ -140,6 +171,9 @@ export class RulesType {
   @Field(() => Float, { nullable: true, description: "The statute's cap (SUL 705: 5)" }) surchargeMaxFactor: number | null;
   @Field(() => String) surchargeSection: string;
   @Field(() => Boolean, { description: "No fee: the law sets none for the inspection and gives the Board none to set" }) requestFree: boolean;
+  @Field(() => Boolean, { description: "The District Operator determines a property's inflow and it is billed on its sewer bill (SUL 705; Huron: none)" }) chargesInflow: boolean;
+  @Field(() => String, { description: "The section of that charge" }) chargeSection: string;
+  @Field(() => [SourceKindType], { description: "How the amount of inflow is determined (kind, label)" }) determinationMethods: SourceKindType[];
   @Field(() => [SourceKindType]) sourceKinds: SourceKindType[];
 }
 
@@ -214,6 +248,17 @@ export class VisitInput {
   @Field(() => [PhotoInput], { nullable: true }) photos?: PhotoInput[] | null;
 }
 
+@InputType("RecordInflowDeterminationInput")
+export class DeterminationInput {
+  @Field(() => ID) inspectionId: string;
+  @Field(() => String, { description: "YYYY-MM-DD, the first day of the inflow determined" }) periodFrom: string;
+  @Field(() => String, { description: "YYYY-MM-DD, the last day, not after today" }) periodTo: string;
+  @Field(() => Int, { description: "Gallons of inflow over the period, from 1" }) gallons: number;
+  @Field(() => String, { description: "CONTROL_MANHOLE_METER, PUMP_RUN_TIME or ESTIMATE" }) method: string;
+  @Field(() => String, { description: "How the amount was determined: the readings, the run time and the pump's rate, or what the estimate rests on" }) note: string;
+  @Field(() => String, { nullable: true, description: "YYYY-MM-DD, after today: a control manhole is required by this day" }) controlManholeBy?: string | null;
+}
+
 @InputType("OpenInflowEnforcementInput")
 export class EnforcementInput {
   @Field(() => ID) sourceId: string;
@@ -231,6 +276,7 @@ const rows = perRequest((ctx: Context) => ({
   sources: new DataLoader(async (ids: readonly string[]) => groupBy(await inflow.sourcesOf(ctx.ds, ids), (r) => r.inspectionId, ids)),
   photos: new DataLoader(async (ids: readonly string[]) => groupBy(await inflow.photosOf(ctx.ds, ids), (r) => r.inspectionId, ids)),
   parties: new DataLoader(async (ids: readonly string[]) => groupBy(await inflow.partiesOf(ctx.ds, ids), (r) => r.inspectionId, ids)),
+  determinations: new DataLoader(async (ids: readonly string[]) => groupBy(await inflow.determinationsOf(ctx.ds, ids), (r) => r.inspectionId, ids)),
 }));
 
 const OUTCOME_LABELS: Record<string, string> = { PASSED: "Passed", ORDERED: "Disconnection ordered", VIOLATION: "Prohibited connection found" };
@@ -256,6 +302,9 @@ async function rulesOf(ctx: Context, d: District): Promise<RulesType> {
     surchargeMaxFactor: s.maxFactor,
     surchargeSection: s.section,
     requestFree: true,
+    chargesInflow: chargesInflow(rb),
+    chargeSection: chargeSection(rb),
+    determinationMethods: DETERMINATION_METHODS.map((kind) => ({ kind, label: DETERMINATION_METHOD_LABELS[kind] })),
     sourceKinds: SOURCE_KINDS.map((kind) => ({ kind, label: SOURCE_KIND_LABELS[kind] })),
   };
 }
@@ -329,6 +378,11 @@ export class InflowResolver {
   async parties(@Root() i: InspectionRow, @Ctx() ctx: Context): Promise<PartyType[]> {
     if (!isStaff(ctx.viewer, i.districtId)) return [];
     return (await rows(ctx).parties.load(i.id)).map((p) => ({ name: p.name, role: p.role, roleLabel: inflow.PARTY_ROLE_LABELS[p.role as PartyRole], closingOn: p.closingOn }));
+  }
+
+  @FieldResolver(() => [DeterminationType], { description: "The District Operator's determinations of the amount of inflow, oldest first, with the bill carrying each (SUL 705)" })
+  async determinations(@Root() i: InspectionRow, @Ctx() ctx: Context): Promise<DeterminationType[]> {
+    return (await rows(ctx).determinations.load(i.id)).map((d) => ({ ...d, methodLabel: DETERMINATION_METHOD_LABELS[d.method as DeterminationMethod] ?? d.method }));
   }
 
   @FieldResolver(() => Boolean, { description: "The viewer is the district's District Operator (records findings, opens enforcement)" })
@@ -413,6 +467,12 @@ export class InflowResolver {
   @Access("OPERATOR")
   async recordInflowVisit(@Arg("input", () => VisitInput) input: VisitInput, @Ctx() ctx: Context): Promise<InspectionRow> {
     return inflow.recordVisit(ctx.ds, ctx.config, viewerOf(ctx), input, metaOf(ctx));
+  }
+
+  @Mutation(() => InspectionType, { description: "The District Operator records the amount of inflow determined on an inspection that found a source connected, billed on the property's sewer bill (SUL 705)" })
+  @Access("OPERATOR")
+  async recordInflowDetermination(@Arg("input", () => DeterminationInput) input: DeterminationInput, @Ctx() ctx: Context): Promise<InspectionRow> {
+    return inflow.recordDetermination(ctx.ds, viewerOf(ctx), input, metaOf(ctx));
   }
 
   @Mutation(() => EnforcementOpenedType, { description: "The District Operator opens an enforcement action from a finding (SUL 704; Huron III-8, Article V)" })

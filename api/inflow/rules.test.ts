@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Rulebook, shippedDistrictFiles } from "../districts/districts.service.js";
 import type { RulebookVersion } from "../districts/rulebook-version.entity.js";
 import type { RuleEntry } from "../districts/rulebook-schema.js";
-import { articleSection, disconnectionRequired, enforceable, inflowSurcharge, inflowSurchargeCents, inspectsAtSale, issuesCertificate, judgeVisit, orderDeadlineProblem, parseSaleDate } from "./rules.js";
+import { articleSection, chargesInflow, determinationProblems, disconnectionRequired, enforceable, inflowSurcharge, inflowSurchargeCents, inspectsAtSale, issuesCertificate, judgeVisit, orderDeadlineProblem, parseSaleDate } from "./rules.js";
 
 // The law's figures (SUL 702, 705; Huron III-8) at the limit and just past it, from the shipped rulebooks.
 
@@ -110,5 +110,24 @@ describe("the disconnection order's date and the assessor's dates", () => {
     expect(parseSaleDate("12/31/2026")).toBe("2026-12-31");
     expect(parseSaleDate("2026-02-29")).toBeNull();
     expect(parseSaleDate("2028-02-29")).toBe("2028-02-29");
+  });
+});
+
+describe("SUL 705: the District Operator's determination of the amount of inflow", () => {
+  const ok = { periodFrom: "2026-06-01", periodTo: "2026-06-30", gallons: 12_000, method: "PUMP_RUN_TIME", note: "40 hours at 5 gallons a minute", controlManholeBy: null };
+  it("the law has it in Lakeview, not in Huron (III-8)", () => {
+    expect(chargesInflow(lakeview)).toBe(true);
+    expect(chargesInflow(huron)).toBe(false);
+  });
+  it("a period not after today, 1 gallon or more, a method, a note; a control manhole's day after today", () => {
+    expect(determinationProblems(ok, "2026-06-30")).toEqual({});
+    expect(determinationProblems({ ...ok, gallons: 1 }, "2026-06-30")).toEqual({});
+    expect(Object.keys(determinationProblems({ ...ok, periodTo: "2026-07-01" }, "2026-06-30"))).toEqual(["periodTo"]);
+    expect(Object.keys(determinationProblems({ ...ok, periodFrom: "2026-07-01" }, "2026-07-01"))).toEqual(["periodTo"]);
+    expect(Object.keys(determinationProblems({ ...ok, gallons: 0 }, "2026-06-30"))).toEqual(["gallons"]);
+    expect(Object.keys(determinationProblems({ ...ok, gallons: 1.5 }, "2026-06-30"))).toEqual(["gallons"]);
+    expect(Object.keys(determinationProblems({ ...ok, method: "GUESS", note: null }, "2026-06-30")).sort()).toEqual(["method", "note"]);
+    expect(Object.keys(determinationProblems({ ...ok, controlManholeBy: "2026-06-30" }, "2026-06-30"))).toEqual(["controlManholeBy"]);
+    expect(determinationProblems({ ...ok, controlManholeBy: "2026-07-01" }, "2026-06-30")).toEqual({});
   });
 });

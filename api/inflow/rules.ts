@@ -145,12 +145,82 @@ export function inflowSurcharge(rb: Rulebook): Surcharge {
   return { factor, maxFactor, section: rate.section, problem };
 }
 
-/** The surcharge on a property's inflow, in cents: the normal volume charge times the Board's rate (none unset); a rate past the cap is refused. */
+/**
+ * The surcharge on a property's inflow, in cents: the normal volume charge times the Board's rate
+ * (none unset), rounded half up once (the rate taken to thousandths, so 1.5 × 333 is exactly 499.5
+ * → 500); a rate past the cap is refused.
+ */
 export function inflowSurchargeCents(rb: Rulebook, normalVolumeChargeCents: number): { cents: number; section: string } {
   const s = inflowSurcharge(rb);
   if (s.problem) throw new RangeError(s.problem);
   if (s.factor === null) return { cents: 0, section: s.section };
-  return { cents: Math.round(normalVolumeChargeCents * s.factor), section: s.section };
+  const milli = BigInt(Math.round(s.factor * 1000));
+  const num = BigInt(Math.round(normalVolumeChargeCents)) * milli;
+  const neg = num < 0n;
+  const abs = neg ? -num : num;
+  const q = Number((2n * abs + 1000n) / 2000n);
+  return { cents: neg ? -q : q, section: s.section };
+}
+
+// ---------------------------------------------------------------------------------------------
+// SUL 705: the District Operator's determination of the amount of inflow
+
+/**
+ * Whether the district's law has the determination of inflow and its charge (SUL 705:
+ * `inflow.chargesEnabled`; Huron III-8 forbids the connections and sets no charge). A rulebook
+ * version written before the key was added answers by the surcharge's statute cap.
+ */
+export function chargesInflow(rb: Rulebook): boolean {
+  if (rb.has("inflow.chargesEnabled")) return rb.enabled("inflow.chargesEnabled");
+  return typeof rb.entry("billing.inflowSurchargeMaxFactor").value === "number";
+}
+
+/** The section of the law's charge for inflow ("Sewer Use Law 705"). */
+export function chargeSection(rb: Rulebook): string {
+  return rb.has("inflow.chargesEnabled") ? rb.entry("inflow.chargesEnabled").section : rb.entry("billing.inflowSurchargeMaxFactor").section;
+}
+
+/** The refusal where the law has no determination of inflow and no charge for it (Huron). */
+export function noInflowCharge(rb: Rulebook, lawName: string): string {
+  return `The ${lawName} provides no determination of inflow and no charge for it (${chargeSection(rb)}): it forbids the connections, and a connection found is a violation served with a written notice.`;
+}
+
+/** How the District Operator determined the amount (SUL 705: "whatever action is necessary ... including ... a control manhole"). */
+export const DETERMINATION_METHODS = ["CONTROL_MANHOLE_METER", "PUMP_RUN_TIME", "ESTIMATE"] as const;
+export type DeterminationMethod = (typeof DETERMINATION_METHODS)[number];
+export const DETERMINATION_METHOD_LABELS: Record<DeterminationMethod, string> = {
+  CONTROL_MANHOLE_METER: "Metered at a control manhole",
+  PUMP_RUN_TIME: "Measured sump pump run time",
+  ESTIMATE: "Estimate",
+};
+
+/** The most gallons one determination may carry (a mistyped figure is refused, not billed). */
+export const MAX_DETERMINED_GALLONS = 100_000_000;
+
+export type DeterminationInput = { periodFrom: string; periodTo: string; gallons: number; method: string; note: string | null; controlManholeBy: string | null };
+
+/**
+ * The problems of a determination, by field (none: an empty object): the period's days as calendar
+ * dates, the last not after today; the gallons a whole number from 1 (zero inflow is no charge:
+ * nothing to record) to MAX_DETERMINED_GALLONS; one of the methods; a note saying how it was
+ * determined; a control manhole's date, when required, after today.
+ */
+export function determinationProblems(d: DeterminationInput, today: CalendarDate): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!isCalendarDate(d.periodFrom ?? "")) out.periodFrom = "Enter the first day of the inflow determined like 2026-10-01.";
+  if (!isCalendarDate(d.periodTo ?? "")) out.periodTo = "Enter the last day of the inflow determined like 2026-12-31.";
+  else if (d.periodTo > today) out.periodTo = `The last day cannot be after today (${formatDate(today)}): determine inflow that has happened.`;
+  else if (isCalendarDate(d.periodFrom ?? "") && d.periodTo < d.periodFrom) out.periodTo = "The last day cannot be before the first.";
+  if (!Number.isSafeInteger(d.gallons) || d.gallons < 1 || d.gallons > MAX_DETERMINED_GALLONS)
+    out.gallons = `Enter the gallons of inflow as a whole number from 1 to ${MAX_DETERMINED_GALLONS.toLocaleString("en-US")}.`;
+  if (!DETERMINATION_METHODS.includes(d.method as DeterminationMethod)) out.method = "Choose how the amount was determined: a control manhole's meter, the sump pump's run time, or an estimate.";
+  if (!d.note) out.note = "Say how the amount was determined (the readings, the run time and the pump's rate, or what the estimate rests on).";
+  else if (d.note.length > 2000) out.note = "Keep the note to 2,000 characters.";
+  if (d.controlManholeBy) {
+    if (!isCalendarDate(d.controlManholeBy)) out.controlManholeBy = "Enter the date like 2027-03-15.";
+    else if (d.controlManholeBy <= today) out.controlManholeBy = `The date must be after today (${formatDate(today)}).`;
+  }
+  return out;
 }
 
 /** Parses the assessor's sale date: 2026-12-31 or 12/31/2026. */

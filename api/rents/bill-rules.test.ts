@@ -10,6 +10,7 @@ import {
   farFromHistory,
   fixedPart,
   huronUserCharge,
+  inflowCharge,
   mailingAndDue,
   ownersExcess,
   reinstatementMinimums,
@@ -207,5 +208,47 @@ describe("what a preview flags", () => {
     expect(farFromHistory(40_000, 90, history).far).toBe(true);
     expect(farFromHistory(2000, 90, history).far).toBe(true);
     expect(farFromHistory(2000, 90, []).far).toBe(false);
+  });
+});
+
+describe("SUL 705: inflow billed according to Article 12, and the Board's surcharge of at most five times", () => {
+  const june = { gallons: 12_000, from: "2026-06-01", to: "2026-06-30", methodLabel: "Metered at a control manhole" };
+  it("the Board's factor null: the volume line only, 12,000 gallons × $6.50 per 1,000 = $78.00, with its figure, rate and section, and the flag", () => {
+    const c = inflowCharge(lakeview, june);
+    expect(c.lines).toEqual([
+      {
+        kind: "INFLOW",
+        description: "Inflow, Sewer Use Law 705: determined by the District Operator for June 1, 2026 to June 30, 2026 (metered at a control manhole), billed according to Article 12",
+        quantity: "12,000 gallons of inflow",
+        rate: "$6.50 per 1,000 gallons, the normal sewage volume charge (Sewer Use Law 1203)",
+        amountCents: 7800,
+        section: "Sewer Use Law 705",
+      },
+    ]);
+    expect(c.flag).toEqual({ code: "INFLOW_BILLED", text: "Inflow billed (Sewer Use Law 705): 12,000 gallons determined for June 1, 2026 to June 30, 2026" });
+    expect(c.problem).toBeNull();
+  });
+  it("the Board's factor at the cap, 5: a surcharge of 5 × $78.00 = $390.00; 1.5 on 333 gallons' $2.16 is $3.24 (half up once)", () => {
+    const at5 = rulebook("lakeview", { "billing.volumeChargePer1000Gallons": 650, "billing.inflowSurchargeFactor": 5 });
+    const c = inflowCharge(at5, june);
+    expect(c.lines.map((l) => [l.kind, l.amountCents, l.section])).toEqual([
+      ["INFLOW", 7800, "Sewer Use Law 705"],
+      ["INFLOW_SURCHARGE", 39_000, "Sewer Use Law 705"],
+    ]);
+    expect(c.lines[1]).toMatchObject({ description: "Inflow surcharge, Sewer Use Law 705: set by the Town Board", quantity: "$78.00 inflow volume charge", rate: "5 times the normal sewage volume charge (at most 5, Sewer Use Law 705)" });
+    const half = inflowCharge(rulebook("lakeview", { "billing.volumeChargePer1000Gallons": 650, "billing.inflowSurchargeFactor": 1.5 }), { ...june, gallons: 333 });
+    expect(half.lines.map((l) => l.amountCents)).toEqual([216, 324]);
+  });
+  it("5.01, past the cap: no surcharge line, the volume line still, and the problem for the Clerk", () => {
+    const past = inflowCharge(rulebook("lakeview", { "billing.volumeChargePer1000Gallons": 650, "billing.inflowSurchargeFactor": 5.01 }), june);
+    expect(past.lines.map((l) => l.kind)).toEqual(["INFLOW"]);
+    expect(past.problem).toMatch(/at most 5 times the normal sewage volume charge \(Sewer Use Law 705\); 5.01 is set/);
+  });
+  it("zero gallons: no line and no flag; no volume charge set by the Board: no line", () => {
+    expect(inflowCharge(lakeview, { ...june, gallons: 0 })).toEqual({ lines: [], flag: null, problem: null });
+    expect(inflowCharge(rulebook("lakeview"), june).lines).toEqual([]);
+  });
+  it("Huron (III-8 forbids inflow, sets no charge): no line, whatever the gallons and the rate", () => {
+    expect(inflowCharge(huron, june)).toEqual({ lines: [], flag: null, problem: null });
   });
 });

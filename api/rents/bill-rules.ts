@@ -3,16 +3,17 @@ import { formatDate } from "../common/format.js";
 import type { Rulebook } from "../districts/districts.service.js";
 import type { RulebookKey } from "../districts/rulebook-keys.js";
 import { ACCOUNT_CLASSES, formatEdus, type AccountClass } from "./rules.js";
+import { chargeSection, chargesInflow, inflowSurcharge, inflowSurchargeCents } from "../inflow/rules.js";
 
 /**
  * The law of a sewer bill as pure functions over the rulebook: the billing periods (SUL 1206;
  * Huron VI-3), the mailing and due dates (Huron VI-3; SUL 1118), the user charge's fixed and
  * variable parts (SUL 1203, 1205), the surcharge for abnormal sewage (SUL 1202, 201), Huron's
- * minimum per user and the owner's excess (VI-2, VI-5, VII), days served (first and final bills),
- * and what a preview flags. Money is integer cents, rounded half up once per line. No figure here.
+ * minimum per user and the owner's excess (VI-2, VI-5, VII), inflow and its surcharge (SUL 705),
+ * days served (first and final bills), and what a preview flags. Money is integer cents, rounded half up once per line. No figure here.
  */
 
-export type LineKind = "FIXED" | "VOLUME" | "MINIMUM" | "USE_ABOVE_MINIMUM" | "OWNER_EXCESS" | "SURCHARGE" | "ADJUSTMENT" | "REINSTATEMENT_MINIMUMS";
+export type LineKind = "FIXED" | "VOLUME" | "MINIMUM" | "USE_ABOVE_MINIMUM" | "OWNER_EXCESS" | "SURCHARGE" | "ADJUSTMENT" | "REINSTATEMENT_MINIMUMS" | "INFLOW" | "INFLOW_SURCHARGE";
 
 export type BillLine = {
   kind: LineKind;
@@ -359,6 +360,63 @@ export function useCharge(rb: Rulebook, gallons: number): number | null {
 }
 
 // ---------------------------------------------------------------------------------------------
+// SUL 705: inflow, billed according to Article 12, and the Board's surcharge
+
+export type InflowDetermined = { gallons: number; from: CalendarDate; to: CalendarDate; methodLabel: string };
+
+/**
+ * SUL 705: "The property from which the inflow originated shall be billed for inflow according to
+ * Article 12, however, the Town Board may cause a surcharge at a rate not to exceed five (5) times
+ * that for normal sewage volume charge." The District Operator's determination (gallons over its
+ * days) is charged at the normal volume charge per 1,000 gallons (1203, 1205:
+ * `billing.volumeChargePer1000Gallons`), rounded half up; the surcharge is the Board's factor
+ * (`billing.inflowSurchargeFactor`) × that charge, none while the Board has set none, and refused
+ * (no line, a `problem` for the Clerk) past the statute's cap (`billing.inflowSurchargeMaxFactor`, 5).
+ * No line where the law has no such charge (Huron), for no gallons, or while the Board has set no
+ * volume charge. The flag tells the Clerk the bill carries inflow.
+ */
+export function inflowCharge(rb: Rulebook, d: InflowDetermined): { lines: BillLine[]; flag: { code: FlagCode; text: string } | null; problem: string | null } {
+  const none = { lines: [], flag: null, problem: null };
+  if (!chargesInflow(rb)) return none;
+  const gallons = Math.max(0, Math.round(d.gallons));
+  if (gallons <= 0) return none;
+  const rate = rb.entry("billing.volumeChargePer1000Gallons");
+  if (typeof rate.value !== "number") return none;
+  const section = chargeSection(rb);
+  const volume = divRound(BigInt(gallons) * BigInt(rate.value), 1000n);
+  const when = `${formatDate(d.from)} to ${formatDate(d.to)}`;
+  const lines: BillLine[] = [
+    {
+      kind: "INFLOW",
+      description: `Inflow, ${section}: determined by the District Operator for ${when} (${d.methodLabel.toLowerCase()}), billed according to Article 12`,
+      quantity: `${thousands(gallons)} gallons of inflow`,
+      rate: `${cents(rate.value)} per 1,000 gallons, the normal sewage volume charge (${rate.section})`,
+      amountCents: volume,
+      section,
+    },
+  ];
+  const s = inflowSurcharge(rb);
+  if (!s.problem && s.factor !== null && s.factor > 0) {
+    const factorEntry = rb.entry("billing.inflowSurchargeFactor");
+    const by = factorEntry.resolution ? `, resolution ${factorEntry.resolution.number} of ${formatDate(factorEntry.resolution.adoptedOn)}` : "";
+    const amount = inflowSurchargeCents(rb, volume).cents;
+    lines.push({
+      kind: "INFLOW_SURCHARGE",
+      description: `Inflow surcharge, ${s.section}: set by the Town Board${by}`,
+      quantity: `${cents(volume)} inflow volume charge`,
+      rate: `${s.factor} times the normal sewage volume charge (at most ${s.maxFactor}, ${s.section})`,
+      amountCents: amount,
+      section: s.section,
+    });
+  }
+  return {
+    lines,
+    flag: { code: "INFLOW_BILLED", text: `${FLAG_LABELS.INFLOW_BILLED} (${section}): ${thousands(gallons)} gallons determined for ${when}` },
+    problem: s.problem ? `${s.problem} No inflow surcharge is billed until the ADMIN corrects it.` : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // What the Board has not set, for bills
 
 export type BillTask = { key: RulebookKey | "surcharge"; text: string };
@@ -389,7 +447,7 @@ export function boardTasksForBills(rb: Rulebook): BillTask[] {
 // ---------------------------------------------------------------------------------------------
 // What a preview flags
 
-export type FlagCode = "FAR_FROM_HISTORY" | "NO_READ" | "ESTIMATED_READ" | "ZERO_TOTAL" | "NEGATIVE_TOTAL" | "EDU_CHANGED" | "SHARED_METER_AGREEMENT" | "NOT_ASSESSED";
+export type FlagCode = "FAR_FROM_HISTORY" | "NO_READ" | "ESTIMATED_READ" | "ZERO_TOTAL" | "NEGATIVE_TOTAL" | "EDU_CHANGED" | "SHARED_METER_AGREEMENT" | "NOT_ASSESSED" | "INFLOW_BILLED";
 export const FLAG_LABELS: Record<FlagCode, string> = {
   FAR_FROM_HISTORY: "Use far from the account's own history",
   NO_READ: "No meter read in the period",
@@ -399,6 +457,7 @@ export const FLAG_LABELS: Record<FlagCode, string> = {
   EDU_CHANGED: "EDUs changed since the last bill",
   SHARED_METER_AGREEMENT: "Shared meter with an agreement on file: bill the owner's excess as agreed",
   NOT_ASSESSED: "Not assessed in EDUs",
+  INFLOW_BILLED: "Inflow billed",
 };
 
 /** How far from its own history a period's use may be before a person looks: half or double the average per day. */
@@ -426,4 +485,6 @@ export const LINE_KIND_LABELS: Record<LineKind, string> = {
   SURCHARGE: "Surcharge",
   ADJUSTMENT: "Adjustment",
   REINSTATEMENT_MINIMUMS: "Minimums while discontinued",
+  INFLOW: "Inflow",
+  INFLOW_SURCHARGE: "Inflow surcharge",
 };

@@ -38,6 +38,7 @@ import {
 } from "./bill-rules.js";
 import { actorOf, isLinked, type Db, type Meta } from "./common.js";
 import { periodConsumption } from "./consumption.js";
+import { inflowCharges } from "./inflow-charges.js";
 import { formatEdus } from "./rules.js";
 
 /**
@@ -158,7 +159,7 @@ type AccountRow = {
   adjustments: { id: string; amount_cents: number; reason: string; recorded_on: string }[] | null;
 };
 
-type Drafted = { accountId: string | null; meterId: string | null; propertyId: string; billTo: string; from: CalendarDate; to: CalendarDate; final: boolean; gallons: number | null; edu: number | null; flags: Flag[]; lines: (BillLine & { adjustmentId?: string })[] };
+type Drafted = { accountId: string | null; meterId: string | null; propertyId: string; billTo: string; from: CalendarDate; to: CalendarDate; final: boolean; gallons: number | null; edu: number | null; flags: Flag[]; lines: (BillLine & { adjustmentId?: string; inflowDeterminationId?: string })[] };
 
 /**
  * Computes (again, while the run is a preview) every bill of the district's cycle and period:
@@ -321,6 +322,8 @@ async function computeBills(
     next.catch(() => undefined); // awaited on the next turn
     const use = await periodConsumption(ds, accounts.map((a) => a.id), run.start, run.end);
     const strengths = rates.length ? await periodResults(ds, accounts, run) : new Map<string, { parameter: string; concentrationMgL: number }[]>();
+    // SUL 705: the Operator's determinations of inflow the batch's accounts bear (one statement; none under a law without the charge).
+    const inflow = await inflowCharges(ds, rb, accounts, run, tasks);
     const drafts: Drafted[] = [];
     for (const a of accounts) {
       const served = daysServed(run, a.opened_on, a.closed_on)!;
@@ -374,6 +377,11 @@ async function computeBills(
       if (a.discontinued_on && !a.has_previous) {
         const gap = reinstatementMinimums(rb, { discontinuedLastDay: a.discontinued_on, reinstatedOn: a.opened_on, periodMonths: run.months });
         if (gap) lines.push(gap);
+      }
+      const inf = inflow.get(a.id);
+      if (inf) {
+        lines.push(...inf.lines);
+        flags.push(...inf.flags);
       }
       for (const j of a.adjustments ?? [])
         lines.push({
@@ -490,7 +498,7 @@ async function insertBills(db: Db, run: { runId: string; districtId: string; cyc
       ids.map((x) => x.id),
     ],
   );
-  const cols = { bill: [] as string[], pos: [] as number[], kind: [] as string[], desc: [] as string[], qty: [] as (string | null)[], rate: [] as (string | null)[], amount: [] as number[], section: [] as string[], adj: [] as (string | null)[] };
+  const cols = { bill: [] as string[], pos: [] as number[], kind: [] as string[], desc: [] as string[], qty: [] as (string | null)[], rate: [] as (string | null)[], amount: [] as number[], section: [] as string[], adj: [] as (string | null)[], inflow: [] as (string | null)[] };
   drafts.forEach((d, k) =>
     d.lines.forEach((l, p) => {
       cols.bill.push(ids[k].id);
@@ -502,13 +510,14 @@ async function insertBills(db: Db, run: { runId: string; districtId: string; cyc
       cols.amount.push(l.amountCents);
       cols.section.push(l.section);
       cols.adj.push(l.adjustmentId ?? null);
+      cols.inflow.push(l.inflowDeterminationId ?? null);
     }),
   );
   if (cols.bill.length)
     await db.query(
-      `INSERT INTO bill_line (bill_id, position, kind, description, quantity, rate, amount_cents, section, adjustment_id)
-       SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::uuid[])`,
-      [cols.bill, cols.pos, cols.kind, cols.desc, cols.qty, cols.rate, cols.amount, cols.section, cols.adj],
+      `INSERT INTO bill_line (bill_id, position, kind, description, quantity, rate, amount_cents, section, adjustment_id, inflow_determination_id)
+       SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::uuid[], $10::uuid[])`,
+      [cols.bill, cols.pos, cols.kind, cols.desc, cols.qty, cols.rate, cols.amount, cols.section, cols.adj, cols.inflow],
     );
   return { bills: drafts.length, flagged: drafts.filter((d) => d.flags.length).length, cents: totals.reduce((s, t) => s + t, 0) };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addCalendarDays, dateIn } from "../../api/common/dates.js";
 import { Client, DEMO, countStatements, errorCode, signedInAs, startTestServer, type TestServer } from "../harness.js";
+import { pageText, portal } from "../portal.js";
 
 // Issue 17, inflow (SUL 701-705; Huron III-8): the Tax Assessor's sales open inspections (703),
 // requests ahead of closing, findings with the 100 feet of 702, the disconnection order, the
@@ -40,7 +41,7 @@ let stranger: Client;
 const anon = () => new Client(srv.url);
 
 beforeAll(async () => {
-  srv = await startTestServer();
+  srv = await startTestServer({ portal: "vite" });
   const d = await new Client(srv.url).ok(`{ l: district(slug: "lakeview") { id } h: district(slug: "huron") { id } }`);
   [lakeview, huron] = [d.l.id, d.h.id];
   [operator, clerk, board, admin, huronOperator] = await Promise.all(
@@ -259,6 +260,164 @@ describe("findings, the order, the re-inspection, the certificate and the public
   });
 });
 
+describe("SUL 705: the inflow determined, billed on the property's sewer bill once", () => {
+  const DETERMINE = `mutation($i: RecordInflowDeterminationInput!) { recordInflowDetermination(input: $i) { id propertyId determinations { id periodFrom periodTo gallons method methodLabel note controlManholeBy determinedBy billId billNumber } } }`;
+  const DETERMINATIONS = `query($id: ID!) { inflowInspection(id: $id) { determinations { id gallons billId billNumber } } }`;
+  const CHANGE = `mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`;
+  const OPEN_ACCOUNT = `mutation($i: OpenServiceAccountInput!) { openServiceAccount(input: $i) { id } }`;
+  const PREVIEW = `mutation($i: PreviewBillRunInput!) { previewBillRun(input: $i) { id billCount flaggedCount tasks { key text } } }`;
+  const ISSUE = `mutation($i: IssueBillRunInput!) { issueBillRun(input: $i) { id status } }`;
+  const BILLS = `query($r: ID!) { billRunBills(runId: $r, first: 50) { items { id accountId totalCents flags { code text } lines { kind kindLabel description quantity rate amountCents section } } } }`;
+  const BILL = `query($id: ID!) { sewerBill(id: $id) { number status lines { kind description quantity rate amountCents section } } }`;
+  const board = (changes: { key: string; value: number }[], districtId = lakeview) => ({
+    i: { districtId, effectiveDate: "2026-01-01", reason: "Sewer rent schedule 2026", resolutionNumber: "2025-88", resolutionAdoptedOn: "2025-12-15", changes },
+  });
+  let later: string; // 101.1-1-1's inspection that found the sump pump reconnected (ORDERED)
+  let ownersAccount: string;
+  let tenantsAccount: string;
+  let determinationId: string;
+
+  it("the Board's surcharge is refused past five times in the rulebook editor (5.01), allowed at five", async () => {
+    const past = await admin.gql(CHANGE, board([{ key: "billing.inflowSurchargeFactor", value: 5.01 }]));
+    expect(errorCode(past)).toBe("BAD_USER_INPUT");
+    expect(past.errors![0].extensions!.fields).toEqual({ "billing.inflowSurchargeFactor": expect.stringMatching(/may not be over 5 .*\(Sewer Use Law 705\)/) });
+    await admin.ok(CHANGE, board([{ key: "billing.volumeChargePer1000Gallons", value: 650 }, { key: "billing.inflowSurchargeFactor", value: 5 }]));
+  });
+
+  it("the District Operator records the amount on an inspection that found a source connected; refused without a finding, overlapping, in Huron, and by others", async () => {
+    const items = (await operator.ok(LIST, { d: lakeview, s: "ORDERED" })).districtInflowInspections.items;
+    later = items.find((i: any) => i.taxParcel === "101.1-1-1").id;
+    const base = { inspectionId: later, periodFrom: "2026-04-01", periodTo: "2026-06-20", gallons: 12_000, method: "PUMP_RUN_TIME", note: "Sump pump ran 40 hours at 5 gallons a minute (hour meter)" };
+    // Field by field.
+    const bad = await operator.gql(DETERMINE, { i: { ...base, periodTo: addCalendarDays(today(), 1), gallons: 0, method: "GUESS", note: " ", controlManholeBy: today() } });
+    expect(Object.keys(bad.errors![0].extensions!.fields!).sort()).toEqual(["controlManholeBy", "gallons", "method", "note", "periodTo"]);
+    // Only the district's District Operator.
+    expect(errorCode(await clerk.gql(DETERMINE, { i: base }))).toBe("FORBIDDEN");
+    expect(errorCode(await huronOperator.gql(DETERMINE, { i: base }))).toBe("NOT_FOUND");
+    expect(errorCode(await owner.gql(DETERMINE, { i: base }))).toBe("FORBIDDEN");
+    // An inspection that found nothing connected has no inflow to determine.
+    const open = (await operator.ok(LIST, { d: lakeview, s: "OPEN" })).districtInflowInspections.items.find((i: any) => i.taxParcel === "101.1-1-4");
+    const none = await operator.gql(DETERMINE, { i: { ...base, inspectionId: open.id } });
+    expect(errorCode(none)).toBe("CONFLICT");
+    expect(none.errors![0].message).toMatch(/found none/);
+    // Huron's law has no such determination or charge (III-8).
+    const [huronInspection] = (await huronOperator.ok(LIST, { d: huron })).districtInflowInspections.items;
+    const h = await huronOperator.gql(DETERMINE, { i: { ...base, inspectionId: huronInspection.id } });
+    expect(errorCode(h)).toBe("CONFLICT");
+    expect(h.errors![0].message).toMatch(/no determination of inflow and no charge for it \(Huron III-8\)/);
+
+    const manhole = addCalendarDays(today(), 60);
+    const r = (await operator.ok(DETERMINE, { i: { ...base, controlManholeBy: manhole } })).recordInflowDetermination;
+    expect(r.determinations).toEqual([
+      { id: expect.any(String), periodFrom: "2026-04-01", periodTo: "2026-06-20", gallons: 12_000, method: "PUMP_RUN_TIME", methodLabel: "Measured sump pump run time", note: base.note, controlManholeBy: manhole, determinedBy: expect.any(String), billId: null, billNumber: null },
+    ]);
+    determinationId = r.determinations[0].id;
+    // A day is determined once.
+    const overlap = await operator.gql(DETERMINE, { i: { ...base, periodFrom: "2026-06-20", periodTo: "2026-06-25" } });
+    expect(overlap.errors![0].extensions!.fields).toEqual({ periodFrom: expect.stringMatching(/already determined/) });
+    // The owner of record reads it, and is told by email with the control manhole's date.
+    expect((await owner.ok(DETERMINATIONS, { id: later })).inflowInspection.determinations).toEqual([{ id: determinationId, gallons: 12_000, billId: null, billNumber: null }]);
+    const mail = (await owner.ok(`{ myEmails { subject bodyText } }`)).myEmails.find((m: any) => m.subject === "Inflow determined: 12 Maple Street");
+    expect(mail.bodyText).toMatch(/12,000 gallons of inflow .* Sewer Use Law 705 .*control manhole is required on the property by/s);
+
+    // The property's accounts: a tenant's, opened first, and the owner's own, which bears the charge.
+    const property = r.propertyId;
+    tenantsAccount = (await clerk.ok(OPEN_ACCOUNT, { i: { propertyId: property, class: "RESIDENTIAL", occupantName: "Tom Tenant", openedOn: "2024-01-01" } })).openServiceAccount.id;
+    ownersAccount = (await clerk.ok(OPEN_ACCOUNT, { i: { propertyId: property, class: "RESIDENTIAL", occupantName: "Olive Owner", occupantEmail: "owner@maple.example.com", openedOn: "2025-01-01" } })).openServiceAccount.id;
+  });
+
+  it("the quarter holding its last day bills it on the owner's account: 12,000 gallons × $6.50 = $78.00 and five times that, $390.00; flagged; previewed again, still once", async () => {
+    const q2 = { i: { districtId: lakeview, cycle: "OTHER", periodStart: "2026-04-01" } };
+    let run = (await clerk.ok(PREVIEW, q2)).previewBillRun;
+    run = (await clerk.ok(PREVIEW, q2)).previewBillRun;
+    const bills = (await clerk.ok(BILLS, { r: run.id })).billRunBills.items;
+    const mine = bills.find((b: any) => b.accountId === ownersAccount);
+    const inflowLines = mine.lines.filter((l: any) => l.kind.startsWith("INFLOW"));
+    expect(inflowLines).toEqual([
+      {
+        kind: "INFLOW",
+        kindLabel: "Inflow",
+        description: "Inflow, Sewer Use Law 705: determined by the District Operator for April 1, 2026 to June 20, 2026 (measured sump pump run time), billed according to Article 12",
+        quantity: "12,000 gallons of inflow",
+        rate: "$6.50 per 1,000 gallons, the normal sewage volume charge (Sewer Use Law 1203)",
+        amountCents: 7800,
+        section: "Sewer Use Law 705",
+      },
+      {
+        kind: "INFLOW_SURCHARGE",
+        kindLabel: "Inflow surcharge",
+        description: "Inflow surcharge, Sewer Use Law 705: set by the Town Board, resolution 2025-88 of December 15, 2025",
+        quantity: "$78.00 inflow volume charge",
+        rate: "5 times the normal sewage volume charge (at most 5, Sewer Use Law 705)",
+        amountCents: 39_000,
+        section: "Sewer Use Law 705",
+      },
+    ]);
+    expect(mine.flags.map((f: any) => f.code)).toContain("INFLOW_BILLED");
+    expect(mine.flags.find((f: any) => f.code === "INFLOW_BILLED").text).toBe("Inflow billed (Sewer Use Law 705): 12,000 gallons determined for April 1, 2026 to June 20, 2026");
+    expect(bills.find((b: any) => b.accountId === tenantsAccount).lines.map((l: any) => l.kind)).not.toContain("INFLOW");
+    const [{ n }] = await srv.running.ds.query(`SELECT count(*)::int AS n FROM bill_line WHERE inflow_determination_id = $1 AND kind = 'INFLOW'`, [determinationId]);
+    expect(n).toBe(1);
+
+    await clerk.ok(ISSUE, { i: { runId: run.id, mailedOn: today(), confirm: true } });
+    const d = (await owner.ok(DETERMINATIONS, { id: later })).inflowInspection.determinations[0];
+    expect(d.billNumber).toMatch(/^LKV-202604-\d{7}$/);
+    const issued = (await owner.ok(BILL, { id: d.billId })).sewerBill;
+    expect(issued).toMatchObject({ status: "ISSUED", number: d.billNumber });
+    expect(issued.lines.filter((l: any) => l.kind.startsWith("INFLOW")).map((l: any) => l.amountCents)).toEqual([7800, 39_000]);
+    const pdf = await fetch(`${srv.url}/bills/${d.billId}/bill.pdf`, { headers: { cookie: owner.cookieHeader } });
+    expect(pdf.status).toBe(200);
+  });
+
+  it("the next quarter does not bill it again", async () => {
+    const run = (await clerk.ok(PREVIEW, { i: { districtId: lakeview, cycle: "OTHER", periodStart: "2026-07-01" } })).previewBillRun;
+    const bills = (await clerk.ok(BILLS, { r: run.id })).billRunBills.items;
+    const mine = bills.find((b: any) => b.accountId === ownersAccount);
+    expect(mine.lines.map((l: any) => l.kind)).not.toContain("INFLOW");
+    expect(mine.flags.map((f: any) => f.code)).not.toContain("INFLOW_BILLED");
+    const [{ n }] = await srv.running.ds.query(`SELECT count(*)::int AS n FROM bill_line WHERE inflow_determination_id = $1`, [determinationId]);
+    expect(n).toBe(2);
+  });
+
+  it("the pages, without JavaScript: the Operator records one on the staff page; the owner reads both and the bill on /inflow/:id", async () => {
+    const { get, post } = portal(() => srv.url);
+    const bad = await post(operator, `/staff/inflow/${later}`, { form: "determine", periodFrom: "2026-07-01", periodTo: "2026-08-31", gallons: "", method: "ESTIMATE", note: "x" });
+    expect(bad.status).toBe(400);
+    expect(pageText(bad.html)).toContain("Enter the gallons as a whole number");
+    const r = await post(operator, `/staff/inflow/${later}`, { form: "determine", periodFrom: "2026-07-01", periodTo: "2026-08-31", gallons: "3,000", method: "ESTIMATE", note: "Pump capacity and the rainfall of the period", controlManholeBy: "" });
+    expect([r.status, r.location]).toEqual([302, `/staff/inflow/${later}?done=determined`]);
+    const staff = pageText((await get(operator, `/staff/inflow/${later}?done=determined`)).html);
+    expect(staff).toContain("The inflow determined is recorded");
+    expect(staff).toContain("Determine the amount of inflow");
+    const page = pageText((await get(owner, `/inflow/${later}`)).html);
+    expect(page).toContain("Inflow determined (Sewer Use Law 705)");
+    expect(page).toMatch(/April 1, 2026 to June 20, 2026 12,000 Measured sump pump run time: .* LKV-202604-\d{7}/);
+    expect(page).toMatch(/July 1, 2026 to August 31, 2026 3,000 Estimate: Pump capacity and the rainfall of the period .* Not billed yet/);
+    expect(page).not.toContain("Determine the amount of inflow");
+  }, 120_000); // the file's first portal pages: Vite compiles them
+
+  it("Huron: no inflow line on its bills, even with a determination written into the database (its law sets no charge)", async () => {
+    const huronAdmin = await signedInAs(srv.url, DEMO.huronAdmin);
+    const hclerk = await signedInAs(srv.url, DEMO.huronClerk);
+    await huronAdmin.ok(CHANGE, board([{ key: "billing.minimumCharge", value: 4500 }, { key: "billing.volumeChargePer1000Gallons", value: 500 }], huron));
+    const [hi] = (await huronOperator.ok(LIST, { d: huron })).districtInflowInspections.items;
+    const got = (await huronOperator.ok(`query($id: ID!) { inflowInspection(id: $id) { propertyId } }`, { id: hi.id })).inflowInspection;
+    const account = (await hclerk.ok(OPEN_ACCOUNT, { i: { propertyId: got.propertyId, class: "RESIDENTIAL", occupantName: "Olive Owner", openedOn: "2024-01-01" } })).openServiceAccount.id;
+    const ds = srv.running.ds;
+    const [{ id: userId }] = await ds.query(`SELECT id FROM app_user WHERE email = $1`, [DEMO.huronOperator]);
+    const [{ id: versionId }] = await ds.query(`SELECT id FROM rulebook_version WHERE district_id = $1 ORDER BY version DESC LIMIT 1`, [huron]);
+    await ds.query(
+      `INSERT INTO inflow_determination (district_id, property_id, inspection_id, period_from, period_to, gallons, method, note, determined_by_id, rulebook_version_id)
+       VALUES ($1, $2, $3, '2026-04-01', '2026-06-20', 12000, 'ESTIMATE', 'written by the test', $4, $5)`,
+      [huron, got.propertyId, hi.id, userId, versionId],
+    );
+    const run = (await hclerk.ok(PREVIEW, { i: { districtId: huron, cycle: "ALL", periodStart: "2026-04-01" } })).previewBillRun;
+    const b = (await hclerk.ok(BILLS, { r: run.id })).billRunBills.items.find((x: any) => x.accountId === account);
+    expect(b.lines.map((l: any) => l.kind)).toEqual(["MINIMUM"]);
+    expect(b.flags.map((f: any) => f.code)).not.toContain("INFLOW_BILLED");
+  });
+});
+
 describe("access, operation by operation", () => {
   it("signed out: every operation but the rules and the certificate check asks to sign in", async () => {
     const c = anon();
@@ -303,7 +462,7 @@ describe("access, operation by operation", () => {
   it("every change is audited", async () => {
     const a = await admin.ok(`query($d: ID!) { auditLog(filter: { districtId: $d, first: 200 }) { entries { action } } }`, { d: lakeview });
     const actions = new Set(a.auditLog.entries.map((x: any) => x.action));
-    for (const k of ["inflow.sales_imported", "inflow.sale_recorded", "inflow.inspection_joined", "inflow.visit_ordered", "inflow.visit_passed", "inflow.inspection_opened", "inflow.enforcement_opened"]) expect(actions).toContain(k);
+    for (const k of ["inflow.sales_imported", "inflow.sale_recorded", "inflow.inspection_joined", "inflow.visit_ordered", "inflow.visit_passed", "inflow.inspection_opened", "inflow.enforcement_opened", "inflow.inflow_determined"]) expect(actions).toContain(k);
   });
 });
 

@@ -11,12 +11,25 @@ export type Visit = {
   stormSewerFeet: number | null;
   naturalDrainageAdequate: boolean;
   disconnectionRequired: boolean;
+  outcome: string;
   outcomeLabel: string;
   orderDeadline: string | null;
   notes: string | null;
   inspectorName: string;
   sources: Source[];
   photos: { documentId: string; filename: string }[];
+};
+export type Determination = {
+  id: string;
+  periodFrom: string;
+  periodTo: string;
+  gallons: number;
+  methodLabel: string;
+  note: string;
+  controlManholeBy: string | null;
+  determinedBy: string;
+  billId: string | null;
+  billNumber: string | null;
 };
 export type Inspection = {
   id: string;
@@ -43,12 +56,14 @@ export type Inspection = {
   today: string;
   parties: { name: string; roleLabel: string; closingOn: string | null }[];
   visits: Visit[];
+  determinations: Determination[];
 };
 
 export const INSPECTION_FIELDS = `id districtId number status statusLabel originLabel taxParcel address ownerName buyerName soldOn closingOn orderIssuedOn orderDeadline dueOn daysLeft
   certificateNumber certificateIssuedOn certificateBasis certificateDocumentId canInspect today parties { name roleLabel closingOn }
-  visits { visitNumber visitedOn stormSewerFeet naturalDrainageAdequate disconnectionRequired outcomeLabel orderDeadline notes inspectorName
-    sources { id kindLabel location state stateLabel enforceable enforcementActionId enforcementNumber } photos { documentId filename } }`;
+  visits { visitNumber visitedOn stormSewerFeet naturalDrainageAdequate disconnectionRequired outcome outcomeLabel orderDeadline notes inspectorName
+    sources { id kindLabel location state stateLabel enforceable enforcementActionId enforcementNumber } photos { documentId filename } }
+  determinations { id periodFrom periodTo gallons methodLabel note controlManholeBy determinedBy billId billNumber }`;
 
 
 /** Where an inspection stands, as its owner and its staff both read it. */
@@ -130,5 +145,62 @@ export function VisitPhotos({ photos }: { photos: Visit["photos"] }) {
     <p>
       Photos: <DocumentLinks documents={photos.map((p) => ({ id: p.documentId, filename: p.filename, downloadUrl: `/documents/${p.documentId}` }))} />
     </p>
+  );
+}
+
+/**
+ * The District Operator's determinations of the amount of inflow (SUL 705), as the owner and the
+ * staff both read them: the days, the gallons, how determined, a control manhole required, and the
+ * sewer bill that carries each once it is issued (`billLink`: the owner's bill page).
+ */
+export function Determinations({ list, section, billLink }: { list: Determination[]; section: string; billLink?: boolean }) {
+  if (!list.length) return null;
+  return (
+    <section aria-labelledby="determinations-heading">
+      <h2 id="determinations-heading">Inflow determined ({section})</h2>
+      <p>The property is billed for the inflow on its sewer bill according to Article 12, with any surcharge the Town Board has set; each determination is billed once.</p>
+      <table className="usa-table usa-table--stacked usa-table--borderless width-full">
+        <caption className="usa-sr-only">Inflow determined by the District Operator</caption>
+        <thead>
+          <tr>
+            <th scope="col">Days</th>
+            <th scope="col">Gallons</th>
+            <th scope="col">How determined</th>
+            <th scope="col">Sewer bill</th>
+          </tr>
+        </thead>
+        <tbody>
+          {list.map((d) => (
+            <tr key={d.id}>
+              <th scope="row">
+                <CalendarDate date={d.periodFrom} /> to <CalendarDate date={d.periodTo} />
+              </th>
+              <td>{d.gallons.toLocaleString("en-US")}</td>
+              <td>
+                {d.methodLabel}: {d.note} ({d.determinedBy})
+                {d.controlManholeBy && (
+                  <>
+                    . A control manhole is required by <CalendarDate date={d.controlManholeBy} />
+                  </>
+                )}
+              </td>
+              <td>
+                {d.billNumber ? (
+                  billLink && d.billId ? (
+                    <Link className="usa-link" to={`/properties/bills/${d.billId}`}>
+                      {d.billNumber}
+                    </Link>
+                  ) : (
+                    d.billNumber
+                  )
+                ) : (
+                  "Not billed yet"
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
   );
 }

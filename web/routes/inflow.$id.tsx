@@ -3,20 +3,25 @@ import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary } from "~/components/fields";
 import { CalendarDate } from "~/components/format";
-import { INSPECTION_FIELDS, InspectionSummary, VisitFacts, VisitPhotos, type Inspection } from "~/components/inflow";
+import { Determinations, INSPECTION_FIELDS, InspectionSummary, VisitFacts, VisitPhotos, type Inspection } from "~/components/inflow";
 import { SuccessAlert } from "~/components/forms";
 
 
 export const meta: MetaFunction = () => [{ title: "Inflow inspection | Tapline" }];
 
 export async function loader(args: LoaderFunctionArgs) {
-  const d = await requireSignedIn<{ inflowInspection: Inspection }>(args, `query InflowInspection($id: ID!) { inflowInspection(id: $id) { ${INSPECTION_FIELDS} } }`, { id: args.params.id });
-  return d.inflowInspection;
+  const d = await requireSignedIn<{ inflowInspection: Inspection; inflowRules: { districtId: string; chargeSection: string }[] }>(
+    args,
+    `query InflowInspection($id: ID!) { inflowInspection(id: $id) { ${INSPECTION_FIELDS} } inflowRules { districtId chargeSection } }`,
+    { id: args.params.id },
+  );
+  const i = d.inflowInspection;
+  return { i, chargeSection: d.inflowRules.find((r) => r.districtId === i.districtId)?.chargeSection ?? "" };
 }
 
-/** The owner's or requester's inspection: where it stands, the order and its date, what was found, the certificate. */
+/** The owner's or requester's inspection: where it stands, the order and its date, what was found, the certificate, the inflow determined and its bill (SUL 705). */
 export default function InflowInspectionPage() {
-  const i = useLoaderData<typeof loader>() as Inspection;
+  const { i, chargeSection } = useLoaderData<typeof loader>() as { i: Inspection; chargeSection: string };
   const [params] = useSearchParams();
   return (
     <>
@@ -55,6 +60,7 @@ export default function InflowInspectionPage() {
           <VisitPhotos photos={v.photos} />
         </section>
       ))}
+      <Determinations list={i.determinations} section={chargeSection} billLink />
     </>
   );
 }

@@ -4,7 +4,7 @@ import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, RadioGroup, SelectField, TextAreaField } from "~/components/fields";
 import { CalendarDate } from "~/components/format";
-import { INSPECTION_FIELDS, InspectionSummary, VisitFacts, VisitPhotos, type Inspection, type Visit } from "~/components/inflow";
+import { Determinations, INSPECTION_FIELDS, InspectionSummary, VisitFacts, VisitPhotos, type Inspection, type Visit } from "~/components/inflow";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
@@ -32,11 +32,27 @@ export const LABELS: Record<string, string> = {
   "photos.*": "Photos",
   "photos.*.filename": "Photos",
   "photos.*.contentBase64": "Photos",
+  periodFrom: "First day",
+  periodTo: "Last day",
+  gallons: "Gallons of inflow",
+  method: "How the amount was determined",
+  note: "Note: how it was determined",
+  controlManholeBy: "Control manhole required by",
 };
 
 const ROWS = 5;
 
-type Rules = { districtId: string; inspectsAtSale: boolean; inspectorTitle: string; prohibitionSection: string; stormSewerWithinFeet: number | null; sourceKinds: { kind: string; label: string }[] };
+type Rules = {
+  districtId: string;
+  inspectsAtSale: boolean;
+  inspectorTitle: string;
+  prohibitionSection: string;
+  stormSewerWithinFeet: number | null;
+  sourceKinds: { kind: string; label: string }[];
+  chargesInflow: boolean;
+  chargeSection: string;
+  determinationMethods: { kind: string; label: string }[];
+};
 type ActionData = { form: string; error: string; fields: Record<string, string>; values: Record<string, string>; sourceId?: string };
 
 
@@ -44,7 +60,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const d = await requireSignedIn<{ inflowInspection: Inspection; inflowRules: Rules[] }>(
     args,
     `query StaffInflowInspection($id: ID!) { inflowInspection(id: $id) { ${INSPECTION_FIELDS} }
-       inflowRules { districtId inspectsAtSale inspectorTitle prohibitionSection stormSewerWithinFeet sourceKinds { kind label } } }`,
+       inflowRules { districtId inspectsAtSale inspectorTitle prohibitionSection stormSewerWithinFeet sourceKinds { kind label } chargesInflow chargeSection determinationMethods { kind label } } }`,
     { id: args.params.id },
   );
   const i = d.inflowInspection;
@@ -66,6 +82,16 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     });
     if (!r.ok) return fail(r.error.message, r.error.fields, cookieHeaders(r));
     return redirect(`/staff/enforcement/${r.data.openInflowEnforcement.actionId}`, { headers: cookieHeaders(r) });
+  }
+  if (form === "determine") {
+    // SUL 705: the amount of inflow the District Operator determined.
+    const gallons = s("gallons").replace(/,/g, "");
+    if (!/^\d+$/.test(gallons)) return fail("Please correct the highlighted fields.", { gallons: "Enter the gallons as a whole number, like 12000." });
+    const r = await gql(context, request, `mutation Determine($i: RecordInflowDeterminationInput!) { recordInflowDetermination(input: $i) { id } }`, {
+      i: { inspectionId: params.id, periodFrom: s("periodFrom"), periodTo: s("periodTo"), gallons: Number(gallons), method: s("method"), note: s("note"), controlManholeBy: s("controlManholeBy") || null },
+    });
+    if (!r.ok) return fail(r.error.message, r.error.fields, cookieHeaders(r));
+    return redirect(`/staff/inflow/${params.id}?done=determined`, { headers: cookieHeaders(r) });
   }
   // The findings: the rows with a kind chosen are the sources; the API's row numbers are mapped back to the form's.
   const rows = Array.from({ length: ROWS }, (_, n) => n).filter((n) => s(`sources.${n}.kind`));
@@ -110,6 +136,8 @@ export default function StaffInflowInspection() {
   const a = useActionData<ActionData>();
   const [params] = useSearchParams();
   const v = a?.form === "visit" ? a : undefined;
+  const dt = a?.form === "determine" ? a : undefined;
+  const found = i.visits.some((x) => x.outcome === "ORDERED" || x.outcome === "VIOLATION");
   const kinds = [{ value: "", label: "None" }, ...rules.sourceKinds.map((k) => ({ value: k.kind, label: k.label }))];
   const states = [
     { value: "CONNECTED", label: "Connected to the sanitary sewer" },
@@ -127,6 +155,7 @@ export default function StaffInflowInspection() {
       {params.get("done") === "visit" && <SuccessAlert>The findings are recorded.</SuccessAlert>}
       {params.get("done") === "opened" && <SuccessAlert>The inspection is opened.</SuccessAlert>}
       {params.get("done") === "sale" && <SuccessAlert>The sale is recorded.</SuccessAlert>}
+      {params.get("done") === "determined" && <SuccessAlert>The inflow determined is recorded; the property's next sewer bill carries it.</SuccessAlert>}
       <InspectionSummary i={i} />
       {i.ownerName && <p>Owner of record: {i.ownerName}</p>}
       {i.buyerName && <p>Buyer named by the Tax Assessor: {i.buyerName}</p>}
@@ -203,6 +232,49 @@ export default function StaffInflowInspection() {
           <VisitPhotos photos={vi.photos} />
         </section>
       ))}
+      <Determinations list={i.determinations} section={rules.chargeSection} />
+      {i.canInspect && rules.chargesInflow && found && (
+        <section aria-labelledby="determine-heading">
+          <h2 id="determine-heading">Determine the amount of inflow</h2>
+          <p>
+            The property is billed for its inflow according to Article 12, with the Town Board's surcharge when one is set ({rules.chargeSection}). Each day is determined once; the
+            bill run of the period holding the last day bills it.
+          </p>
+          <ErrorSummary message={dt?.error} fields={dt?.fields} labels={LABELS} />
+          <Form method="post" className="usa-form usa-form--large" noValidate>
+            <AuthenticityTokenInput />
+            <input type="hidden" name="form" value="determine" />
+            <TextField name="periodFrom" label={LABELS.periodFrom} type="date" defaultValue={dt?.values.periodFrom} error={dt?.fields?.periodFrom} required />
+            <TextField name="periodTo" label={LABELS.periodTo} type="date" hint="Not after today." defaultValue={dt?.values.periodTo ?? i.today} error={dt?.fields?.periodTo} required />
+            <TextField name="gallons" label={LABELS.gallons} inputMode="numeric" defaultValue={dt?.values.gallons} error={dt?.fields?.gallons} required />
+            <RadioGroup
+              name="method"
+              legend={LABELS.method}
+              options={rules.determinationMethods.map((m) => ({ value: m.kind, label: m.label }))}
+              defaultValue={dt?.values.method ?? rules.determinationMethods[0]?.kind}
+              error={dt?.fields?.method}
+            />
+            <TextAreaField
+              name="note"
+              label={LABELS.note}
+              hint="The readings, the run time and the pump's rate, or what the estimate rests on. The owner reads it."
+              defaultValue={dt?.values.note}
+              error={dt?.fields?.note}
+            />
+            <TextField
+              name="controlManholeBy"
+              label={LABELS.controlManholeBy}
+              type="date"
+              hint="Optional: require a control manhole on the property by this day."
+              defaultValue={dt?.values.controlManholeBy}
+              error={dt?.fields?.controlManholeBy}
+            />
+            <button className="usa-button" type="submit">
+              Record the inflow determined
+            </button>
+          </Form>
+        </section>
+      )}
       {i.canInspect && (i.status === "OPEN" || i.status === "ORDERED") && (
         <section aria-labelledby="findings-heading">
           <h2 id="findings-heading">{i.status === "ORDERED" ? "Record the re-inspection" : "Record the findings"}</h2>
