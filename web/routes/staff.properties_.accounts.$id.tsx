@@ -108,6 +108,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const values: Record<string, string> = {};
   for (const [k, v] of form.entries()) if (typeof v === "string" && k !== "csrf") values[k] = v.trim();
   const orNull = (k: string) => values[k] || null;
+  // A field missing from the post (a form of another intent, or no JavaScript and a hand-made request) is sent empty, for the API to name it, never as no value.
   let r;
   if (intent === "payment") {
     // The Town Clerk's counter: cash or a check of any amount against the account (api/rents/ledger.service.ts).
@@ -127,18 +128,18 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       .filter(([k, v]) => k.startsWith("count.") && v !== "")
       .map(([k, v]) => ({ key: k.slice("count.".length), count: /^\d+$/.test(v) ? Number(v) : -1 }));
     r = await gql(context, request, `mutation Assess($i: AssessServiceAccountInput!) { assessServiceAccount(input: $i) { id } }`, {
-      i: { accountId: params.id, effectiveOn: values.effectiveOn, counts, waterUsageEdus: orNull("waterUsageEdus"), waterUsageBasis: orNull("waterUsageBasis"), occupancy: orNull("occupancy"), sharedMeterAgreement: orNull("sharedMeterAgreement") },
+      i: { accountId: params.id, effectiveOn: values.effectiveOn ?? "", counts, waterUsageEdus: orNull("waterUsageEdus"), waterUsageBasis: orNull("waterUsageBasis"), occupancy: orNull("occupancy"), sharedMeterAgreement: orNull("sharedMeterAgreement") },
     });
   } else if (intent === "meter") {
     r = await gql(context, request, `mutation AddMeter($i: AddServiceMeterInput!) { addServiceMeter(input: $i) { id } }`, {
-      i: { accountId: params.id, meterNumber: values.meterNumber, installedOn: values.installedOn, startReading: values.startReading ? (/^\d+$/.test(values.startReading) ? Number(values.startReading) : -1) : null },
+      i: { accountId: params.id, meterNumber: values.meterNumber ?? "", installedOn: values.installedOn ?? "", startReading: values.startReading ? (/^\d+$/.test(values.startReading) ? Number(values.startReading) : -1) : null },
     });
   } else if (intent === "unmeter") {
-    r = await gql(context, request, `mutation RemoveMeter($i: RemoveServiceMeterInput!) { removeServiceMeter(input: $i) { id } }`, { i: { accountId: params.id, meterId: values.meterId, removedOn: values.removedOn } });
+    r = await gql(context, request, `mutation RemoveMeter($i: RemoveServiceMeterInput!) { removeServiceMeter(input: $i) { id } }`, { i: { accountId: params.id, meterId: values.meterId ?? "", removedOn: values.removedOn ?? "" } });
   } else {
     const reading = values.finalReading;
     r = await gql(context, request, `mutation CloseAccount($i: CloseServiceAccountInput!) { closeServiceAccount(input: $i) { id } }`, {
-      i: { accountId: params.id, lastDay: values.lastDay, reason: values.reason, forwardingAddress: orNull("forwardingAddress"), finalReading: reading ? (/^\d+$/.test(reading) ? Number(reading) : -1) : null, finalReadOn: orNull("finalReadOn") },
+      i: { accountId: params.id, lastDay: values.lastDay ?? "", reason: values.reason ?? "", forwardingAddress: orNull("forwardingAddress"), finalReading: reading ? (/^\d+$/.test(reading) ? Number(reading) : -1) : null, finalReadOn: orNull("finalReadOn") },
     });
   }
   if (!r.ok) return Response.json({ intent, error: r.error.message, fields: r.error.fields, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
