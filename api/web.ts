@@ -5,6 +5,7 @@ import expressStaticGzip from "express-static-gzip";
 import { createReadableStreamFromReadable, createRequestHandler as createRemixHandler, writeReadableStreamToWritable, type ServerBuild } from "@remix-run/node";
 import { sendPage } from "./compression.js";
 import type { Config } from "./config.js";
+import { keepPage, pageCacheKey, sendKeptPage, ticketFor } from "./page-cache.js";
 import { refuseForeignOriginForms } from "./portal-origin.js";
 import { markStaticFile } from "./security-headers.js";
 import type { GraphQLExecutor } from "./server.js";
@@ -18,6 +19,12 @@ export type PortalLoadContext = {
   production: boolean;
   /** This request's Content-Security-Policy nonce, for Remix's inline scripts (web/entry.server.tsx). */
   cspNonce: string;
+  /**
+   * A signed-out request for a page the same for everyone (web/public-pages.ts), whose render may be
+   * kept and sent to others (api/page-cache.ts): its loaders put nothing of the visitor's in it (the
+   * root leaves the CSRF token out).
+   */
+  publicPage: boolean;
 };
 
 /**
@@ -46,18 +53,20 @@ export async function mountPortal(app: express.Express, config: Config, execute:
     sessionSecret: config.sessionSecret,
     production: config.production,
     cspNonce: res.locals.cspNonce,
+    publicPage: res.locals.pageTicket !== undefined,
   });
   if (mode !== "build") {
     const vite = mode === "dev" ? await devServer() : await testViteServer();
     const server = vite.server;
     app.use(server.middlewares);
-    app.all("*", portalHandler(() => server.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>, getLoadContext));
+    // With HMR (`npm run dev`) the code changes under the pages: none is kept.
+    app.all("*", portalHandler(() => server.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>, getLoadContext, mode === "vite"));
     return () => vite.close();
   }
   const buildDir = path.resolve("build");
   serveBuildFiles(app, path.join(buildDir, "client"));
   const build = await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
-  app.all("*", portalHandler(build, getLoadContext));
+  app.all("*", portalHandler(build, getLoadContext, true));
   return async () => {};
 }
 
@@ -65,21 +74,40 @@ export async function mountPortal(app: express.Express, config: Config, execute:
  * @remix-run/express's handler, but a page (HTML, which web/entry.server.tsx renders whole) is sent
  * in one piece, compressed in one pass (api/compression.ts sendPage); anything else (single-fetch
  * data, resource routes' CSV and calendars) streams as before, through the compression middleware.
+ * A signed-out visitor's public page is sent as kept when it is (api/page-cache.ts), and kept when
+ * rendered.
  */
 function portalHandler(
   build: ServerBuild | (() => Promise<ServerBuild>),
   getLoadContext: (req: express.Request, res: express.Response) => PortalLoadContext,
+  keepPages: boolean,
 ): express.RequestHandler {
   const handle = createRemixHandler(build, process.env.NODE_ENV);
   return async (req, res, next) => {
     try {
+      const key = keepPages ? pageCacheKey(req) : null;
+      if (key !== null) {
+        if (await sendKeptPage(req, res, key)) return;
+        const ticket = await ticketFor(key);
+        if (ticket) {
+          res.locals.pageTicket = ticket;
+          res.once("close", ticket.done);
+        } else if (await sendKeptPage(req, res, key)) return; // another request's render, now kept
+        // (else it was not kept, a 404 say: rendered for this request as ever)
+      }
       const response = await handle(remixRequest(req, res), getLoadContext(req, res) as any);
       res.statusMessage = response.statusText;
       res.status(response.status);
       for (const [key, value] of response.headers.entries()) res.append(key, value);
       if (!response.body) res.end();
-      else if (/^text\/html\b/i.test(response.headers.get("Content-Type") ?? "")) await sendPage(req, res, Buffer.from(await response.arrayBuffer()));
-      else {
+      else if (/^text\/html\b/i.test(response.headers.get("Content-Type") ?? "")) {
+        const html = Buffer.from(await response.arrayBuffer());
+        if (res.locals.pageTicket) {
+          keepPage(res.locals.pageTicket, response, html, res.locals.cspNonce);
+          res.locals.pageTicket.done();
+        }
+        await sendPage(req, res, html);
+      } else {
         if (/text\/event-stream/i.test(response.headers.get("Content-Type") ?? "")) res.flushHeaders();
         await writeReadableStreamToWritable(response.body, res);
       }

@@ -1,11 +1,12 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useLoaderData, useLocation, useRouteError, Form } from "@remix-run/react";
+import { Link, Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useLoaderData, useLocation, useRouteError, Form, type ShouldRevalidateFunction } from "@remix-run/react";
 import { AuthenticityTokenInput, AuthenticityTokenProvider } from "remix-utils/csrf/react";
 import uswdsCss from "./styles/design-system.scss?url";
 import appCss from "./styles/app.css?url";
 import { csrfFor } from "./csrf.server";
 import { gql, mayBeSignedIn, portalContext } from "./graphql.server";
 import { useNonce } from "./nonce";
+import { isPublicPage } from "./public-pages";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: uswdsCss },
@@ -18,6 +19,9 @@ export const meta: MetaFunction = () => [{ title: "Tapline: sewer district servi
 const VIEWER = `query RootViewer { viewer { id displayName email demo emailVerified staffRoles { role districtId } } }`;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
+  // A signed-out visitor's public page is kept and sent to others (api/page-cache.ts): nothing of
+  // this visitor's goes in it, so no CSRF token (such a page has no form that posts) and no cookie.
+  if (portalContext(context).publicPage) return { csrf: "", viewer: null, demo: portalContext(context).demo } satisfies RootData;
   const [token, csrfCookie] = await csrfFor(context).commitToken(request);
   // Signed out (no session cookie, no token), no one is signed in: every page spares the API the question.
   const r = mayBeSignedIn(request) ? await gql(context, request, VIEWER) : null;
@@ -35,6 +39,13 @@ export type RootData = {
   demo: boolean;
   viewer: null | { id: string; displayName: string; email: string; demo: boolean; emailVerified: boolean; staffRoles: { role: string; districtId: string }[] };
 };
+
+/**
+ * Leaving a public page, whose data has no CSRF token (loader above), the root's data is read again,
+ * so the forms of the next page carry one (and the first visit's CSRF cookie is set then).
+ */
+export const shouldRevalidate: ShouldRevalidateFunction = ({ currentUrl, defaultShouldRevalidate }) =>
+  defaultShouldRevalidate || isPublicPage(currentUrl.pathname);
 
 /** Pages a person is not sent back to after signing in: the sign-in pages themselves, and those whose address carries a one-time token. */
 const NO_RETURN = new Set(["/", "/sign-in", "/sign-up", "/sign-out", "/forgot-password", "/reset-password", "/verify-email"]);

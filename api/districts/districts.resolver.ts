@@ -1,8 +1,8 @@
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from "type-graphql";
 import { hasRole } from "../accounts/viewer.js";
 import { forbidden } from "../common/errors.js";
+import { forgetHere } from "../common/invalidation.js";
 import { Access } from "../graphql/access.js";
-import { clearPublicCache } from "../graphql/cache.js";
 import { actorOf, type Context } from "../graphql/context.js";
 import { District } from "./district.entity.js";
 import * as districts from "./districts.service.js";
@@ -38,7 +38,8 @@ export class DistrictsResolver {
   async changeRulebook(@Arg("input", () => ChangeRulebookInput) input: ChangeRulebookInput, @Ctx() ctx: Context): Promise<RulebookType> {
     if (!hasRole(ctx.viewer, "ADMIN", input.districtId)) throw forbidden("Only this district's ADMIN may change its rulebook.");
     const v = await districts.changeRulebook(ctx.ds, actorOf(ctx), input.districtId, input);
-    await clearPublicCache();
+    // This instance drops its public answers and kept pages now (the others on the commit's NOTIFY).
+    await forgetHere({ cache: "public" });
     return presentRulebook(v);
   }
 }

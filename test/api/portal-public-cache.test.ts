@@ -1,4 +1,7 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { forgetHere } from "../../api/common/invalidation.js";
+import { clearPageCache } from "../../api/page-cache.js";
 import { Client, DEMO, signedInAs, startTestServer, type TestServer } from "../harness.js";
 
 /**
@@ -9,6 +12,8 @@ import { Client, DEMO, signedInAs, startTestServer, type TestServer } from "../h
 let srv: TestServer;
 beforeAll(async () => {
   srv = await startTestServer({ portal: "vite" });
+  // The first page makes Vite transform the portal: here, under the hook's longer time limit.
+  expect((await fetch(`${srv.url}/`)).status).toBe(200);
 });
 afterAll(() => srv?.close());
 
@@ -43,7 +48,9 @@ describe("public pages' data, cached in-process", () => {
     const path = "/rules/lakeview?on=2027-01-01";
     const before = await page(path);
     expect(before.html).not.toContain("$175.00");
-    expect((await page(path)).statements).toBe(0); // cached
+    const kept = await page(path);
+    expect(kept.statements).toBe(0); // cached
+    expect(keptCsp(kept.res).hashes.length, "the whole page was kept").toBeGreaterThan(0);
 
     const admin = new Client(srv.url);
     await admin.signIn(DEMO.lakeviewAdmin);
@@ -61,6 +68,97 @@ describe("public pages' data, cached in-process", () => {
     const after = await page(path);
     expect(after.html).toContain("$175.00");
     expect(after.html).toContain("resolution 2026-41");
+    // Rendered anew (its render's nonce), then kept again with the change.
+    expect(after.res.headers.get("content-security-policy")).toMatch(/'nonce-/);
+    expect((await page(path)).html).toContain("$175.00");
+  });
+});
+
+/** A kept page's script-src: 'self' and hashes, no nonce; and the other directives. */
+function keptCsp(res: Response): { hashes: string[]; directives: string } {
+  const csp = res.headers.get("content-security-policy") ?? "";
+  const scriptSrc = /(?:^|;)\s*script-src ([^;]*)/.exec(csp)?.[1].trim().split(/\s+/) ?? [];
+  return { hashes: scriptSrc.filter((s) => s.startsWith("'sha256-")), directives: csp.replace(/(?:^|;)\s*script-src [^;]*/, "") };
+}
+
+/** Whether the page was sent as kept (its CSP names its scripts by hash, not by a nonce). */
+const isKept = (p: { res: Response }) => !/'nonce-/.test(p.res.headers.get("content-security-policy")!) && keptCsp(p.res).hashes.length > 0;
+
+const inlineScripts = (html: string) => [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script/g)].filter((m) => !/\ssrc=/.test(m[1]));
+const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
+
+describe("whole public pages kept for signed-out visitors (api/page-cache.ts)", () => {
+  it("sends a kept page whose CSP allows only its own inline scripts, by hash, with the other security headers as rendered", async () => {
+    clearPageCache();
+    const rendered = await page("/rules/huron");
+    const renderedCsp = rendered.res.headers.get("content-security-policy")!;
+    const nonce = /'nonce-([^']+)'/.exec(renderedCsp)![1];
+    // Rendered for no one in particular: no CSRF token, no cookie set.
+    expect(rendered.res.headers.getSetCookie()).toEqual([]);
+    expect(rendered.html).toContain('\\"csrf\\",\\"\\",'); // the root's data: \"csrf\",\"\", (in a script's string)
+
+    for (const encoding of ["br", "gzip", "identity"]) {
+      const kept = await fetch(`${srv.url}/rules/huron`, { headers: { accept: "text/html", "accept-encoding": encoding } });
+      expect(kept.status).toBe(200);
+      const html = await kept.text();
+      expect(kept.headers.get("content-encoding") ?? "identity", encoding).toBe(encoding);
+      expect(html).toBe(rendered.html.replaceAll(` nonce="${nonce}"`, ""));
+      const csp = keptCsp(kept);
+      const scriptSrc = /(?:^|;)script-src ([^;]*)/.exec(kept.headers.get("content-security-policy")!)![1];
+      expect(scriptSrc).toMatch(/^'self' 'sha256-/);
+      expect(scriptSrc).not.toMatch(/nonce|unsafe|strict-dynamic|\*/);
+      // Exactly its inline scripts (Remix's context and data, the module entry, scroll restoration).
+      const scripts = inlineScripts(html);
+      expect(scripts.length).toBeGreaterThanOrEqual(3);
+      expect(new Set(csp.hashes)).toEqual(new Set(scripts.map((m) => sha256(m[2]))));
+      expect(csp.directives).toBe(keptCsp(rendered.res).directives);
+      for (const h of ["x-frame-options", "x-content-type-options", "referrer-policy", "cross-origin-opener-policy", "content-type"])
+        expect(kept.headers.get(h), h).toBe(rendered.res.headers.get(h));
+      expect(kept.headers.get("vary")).toMatch(/Accept-Encoding/i);
+      expect(kept.headers.getSetCookie()).toEqual([]);
+    }
+    // Another visitor's CSRF cookie changes nothing: the kept page has no token to give away.
+    const withCsrfCookie = await page("/rules/huron", "tapline_csrf=someone-else");
+    expect(keptCsp(withCsrfCookie.res).hashes.length).toBeGreaterThan(0);
+  });
+
+  it("never sends the kept bytes to a signed-in request, and keeps nothing of one", async () => {
+    await page("/rules/lakeview");
+    expect(isKept(await page("/rules/lakeview"))).toBe(true);
+    const applicant = await signedInAs(srv.url, DEMO.applicant);
+    const signedIn = await page("/rules/lakeview", applicant.cookieHeader);
+    const csp = signedIn.res.headers.get("content-security-policy")!;
+    const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(nonce, "rendered for this request").toBeTruthy();
+    expect(csp).not.toContain("sha256");
+    expect(signedIn.html).toContain("Sign out");
+    expect(signedIn.html).toContain(` nonce="${nonce}"`);
+    expect(signedIn.res.headers.get("cache-control")).toBe("private, no-store");
+    // An Authorization header is someone too; a page that posts (sign-in) is never kept.
+    const bearer = await fetch(`${srv.url}/rules/lakeview`, { headers: { accept: "text/html", authorization: "Bearer not-a-token" } });
+    expect(bearer.headers.get("content-security-policy")).toMatch(/'nonce-/);
+    await page("/sign-in");
+    expect(isKept(await page("/sign-in"))).toBe(false);
+    // A Remix data request for the page is not a page.
+    const data = await fetch(`${srv.url}/rules/lakeview.data`);
+    expect(data.headers.get("content-security-policy")).toMatch(/'nonce-/);
+    // What was rendered for the signed-in was not kept: the next signed-out visitor of a dropped
+    // page gets a render of its own.
+    clearPageCache();
+    await page("/rules/lakeview", applicant.cookieHeader);
+    expect(isKept(await page("/rules/lakeview"))).toBe(false);
+  });
+
+  it("drops every kept page on the public invalidation another instance's change sends (LISTEN/NOTIFY)", async () => {
+    await page("/");
+    expect(isKept(await page("/"))).toBe(true);
+    await forgetHere({ cache: "public" }); // what the listener does with the NOTIFY
+    expect(isKept(await page("/"))).toBe(false);
+  });
+
+  it("keeps no answer but a whole page: not a 404", async () => {
+    await page("/rules/nowhere", undefined, 404);
+    expect(isKept(await page("/rules/nowhere", undefined, 404))).toBe(false);
   });
 });
 

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -57,7 +58,7 @@ function directives(csp: string | null): Map<string, string[]> {
 }
 
 /** The headers every response carries, and the portal's CSP with this response's nonce. */
-async function expectSecured(res: Response, mode: Mode, what: string, opts: { csp?: "portal" | "none" } = {}): Promise<string> {
+async function expectSecured(res: Response, mode: Mode, what: string, opts: { csp?: "portal" | "none"; kept?: boolean } = {}): Promise<string> {
   const h = res.headers;
   const at = `${mode.name}: ${what} (${res.status})`;
   expect(h.get("x-content-type-options"), at).toBe("nosniff");
@@ -80,8 +81,20 @@ async function expectSecured(res: Response, mode: Mode, what: string, opts: { cs
   expect(csp.get("connect-src"), at).toEqual(["'self'"]);
   expect(csp.has("upgrade-insecure-requests"), at).toBe(mode.production);
   const scripts = csp.get("script-src") ?? [];
-  expect(scripts.length, at).toBe(2);
   expect(scripts[0], at).toBe("'self'");
+  if (opts.kept) {
+    // A public page kept for the signed out (api/page-cache.ts): no nonce; each inline script of
+    // the page by its hash, and nothing else.
+    expect(h.get("content-type"), at).toMatch(/^text\/html/);
+    expect(body, at).not.toMatch(/\snonce=/);
+    const inline = [...body.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script/g)].filter((m) => !/\ssrc=/.test(m[1]));
+    expect(inline.length, at).toBeGreaterThan(0);
+    const hashes = inline.map((m) => `'sha256-${createHash("sha256").update(m[2]).digest("base64")}'`);
+    expect(new Set(scripts.slice(1)), at).toEqual(new Set(hashes));
+    expect(body, `${at}: a <style> element the CSP refuses`).not.toMatch(/<style\b/i);
+    return body;
+  }
+  expect(scripts.length, at).toBe(2);
   const nonce = /^'nonce-([A-Za-z0-9+/=]{22,})'$/.exec(scripts[1])?.[1];
   expect(nonce, `${at}: script-src ${scripts.join(" ")}`).toBeTruthy();
 
@@ -152,6 +165,22 @@ describe.each(MODES)("security headers ($name)", (mode) => {
       await expectSecured(res, mode, what);
     });
   }, 60_000);
+
+  it("on the public pages kept whole for the signed out, as on the pages rendered for each request", async () => {
+    const { srv, signedIn: person } = mode;
+    for (const url of ["/", "/rules", "/rules/lakeview"]) {
+      const asBrowser = { accept: "text/html,application/xhtml+xml", "accept-encoding": "gzip, deflate, br" };
+      // Rendered (with this response's nonce) unless an earlier request left it kept; then kept.
+      const first = await fetch(`${srv!.url}${url}`, { headers: asBrowser });
+      await expectSecured(first, mode, `GET ${url} as a browser`, { kept: !/'nonce-/.test(first.headers.get("content-security-policy")!) });
+      const kept = await fetch(`${srv!.url}${url}`, { headers: asBrowser });
+      expect(kept.headers.get("content-security-policy"), url).not.toMatch(/'nonce-/);
+      await expectSecured(kept, mode, `GET ${url} as a browser, kept`, { kept: true });
+      const signedIn = await fetch(`${srv!.url}${url}`, { headers: { ...asBrowser, cookie: person!.cookieHeader } });
+      expect(signedIn.headers.get("cache-control"), url).toBe(PRIVATE);
+      await expectSecured(signedIn, mode, `GET ${url} as a browser, signed in`);
+    }
+  });
 
   it("on /graphql (POST and GET), /healthz and errors; public GraphQL answers are shared only with the signed out", async () => {
     const { srv, signedIn: person } = mode;
