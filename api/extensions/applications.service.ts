@@ -191,15 +191,18 @@ export async function districtExtensions(
   if (!isStaff(viewer, input.districtId)) throw forbidden("You are not staff of that district.");
   const first = pageSize(input.first, 25, 100);
   const status = clean(input.status);
-  if (status && !EXTENSION_STATUSES.includes(status as ExtensionStatus)) throw badInput({ status: "Choose under review, approved, denied or accepted by the Town." });
+  // AWAITING_BOARD: the Town Board's acceptance queue, approved with the District Operator's final approval given (SUL 507).
+  const awaitingBoard = status === "AWAITING_BOARD";
+  if (status && !awaitingBoard && !EXTENSION_STATUSES.includes(status as ExtensionStatus))
+    throw badInput({ status: "Choose under review, approved, awaiting the Town Board, denied or accepted by the Town." });
   const cursor = decodeCursor(input.after, isInstant);
   const rows: (ExtensionRow & { cursorAt: string })[] = await ds.query(
     `SELECT ${EXTENSION_COLUMNS}, to_char(e.submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "cursorAt"
        FROM ${EXTENSION_FROM}
-      WHERE e.district_id = $1 AND ($2::text IS NULL OR e.status = $2)
+      WHERE e.district_id = $1 AND ($2::text IS NULL OR e.status = $2) AND (NOT $6::boolean OR e.final_approved_at IS NOT NULL)
         AND ($3::timestamptz IS NULL OR (e.submitted_at, e.id) < ($3::timestamptz, $4::uuid))
       ORDER BY e.submitted_at DESC, e.id DESC LIMIT $5`,
-    [input.districtId, status, cursor?.key ?? null, cursor?.id ?? null, first + 1],
+    [input.districtId, awaitingBoard ? "APPROVED" : status, cursor?.key ?? null, cursor?.id ?? null, first + 1, awaitingBoard],
   );
   const items = rows.slice(0, first);
   const last = rows.length > first ? items[items.length - 1] : null;

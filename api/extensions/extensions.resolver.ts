@@ -376,7 +376,8 @@ export class SewerExtensionsResolver extends SewerExtensionWorksResolver {
   @Access("CLERK", "OPERATOR", "BOARD", "ADMIN")
   async districtSewerExtensions(
     @Arg("districtId", () => ID) districtId: string,
-    @Arg("status", () => String, { nullable: true }) status: string | null,
+    @Arg("status", () => String, { nullable: true, description: "SUBMITTED, APPROVED, DENIED, ACCEPTED, or AWAITING_BOARD: approved with the District Operator's final approval, for the Town Board's acceptance (SUL 507)" })
+    status: string | null,
     @Arg("first", () => Int, { nullable: true }) first: number | null,
     @Arg("after", () => String, { nullable: true }) after: string | null,
     @Ctx() ctx: Context,

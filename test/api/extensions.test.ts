@@ -507,6 +507,20 @@ describe("planned inspections and guarantees ending (502 A, 507)", () => {
     }
   });
 
+  it("the Town Board's acceptance queue: approved extensions with the Operator's final approval (507)", async () => {
+    const Q = `query($d: ID!, $s: String) { districtSewerExtensions(districtId: $d, status: $s) { items { id } } }`;
+    const ds = srv.running.ds;
+    const [{ id }] = await ds.query(`SELECT id FROM sewer_extension WHERE name = 'Meadowbrook Estates, section 6'`);
+    expect((await clerk.ok(Q, { d: lakeview, s: "AWAITING_BOARD" })).districtSewerExtensions.items).toEqual([]);
+    await ds.query(`UPDATE sewer_extension SET as_built_approved_at = now(), final_approved_at = now() WHERE id = $1`, [id]);
+    try {
+      expect((await clerk.ok(Q, { d: lakeview, s: "AWAITING_BOARD" })).districtSewerExtensions.items).toEqual([{ id }]);
+      expect(pageText((await pages.get(clerk, "/staff/extensions")).html)).toMatch(/For the Town Board's acceptance .*Meadowbrook Estates, section 6 \(Meadowbrook Homes LLC, 12 lots\) Planned inspections/);
+    } finally {
+      await ds.query(`UPDATE sewer_extension SET final_approved_at = NULL, as_built_approved_at = NULL WHERE id = $1`, [id]);
+    }
+  });
+
   it("after the Town's acceptance, the works page links the septic systems the sewer reaches (408)", async () => {
     const html = (await pages.get(operator, `/staff/extensions/${approvedId}/works`)).html;
     expect(html).toContain(`href="/staff/septic?extension=${approvedId}"`);

@@ -54,6 +54,7 @@ type Data = {
   ledger: Line[];
   plans: Plan[];
   expiring: Expiring[];
+  awaitingBoard: Row[];
 };
 type ActionData = { error: string; fields: Record<string, string>; intent: string; values: Record<string, string> };
 
@@ -66,6 +67,7 @@ export async function loader(args: LoaderFunctionArgs) {
     sewerCapacityLedger: Line[];
     plannedSewerExtensionInspections: Plan[];
     expiringSewerGuarantees: Expiring[];
+    awaitingBoard: { items: Row[] };
   }>(
     args,
     `query StaffExtensions($d: ID!, $a: String) {
@@ -73,7 +75,8 @@ export async function loader(args: LoaderFunctionArgs) {
       sewerCapacityLedger(districtId: $d) { id kind name designGpd presentUseGpd committedGpd leftGpd
         commitments { id committedTo flowGpd resolutionNumber resolutionAdoptedOn expiresOn releasedOn inForce } }
       plannedSewerExtensionInspections(districtId: $d) { id extensionId extensionName organizationName plannedOn scope plannedByName }
-      expiringSewerGuarantees(districtId: $d) { extensionId name organizationName guaranteeEndsOn daysLeft openClaims } }`,
+      expiringSewerGuarantees(districtId: $d) { extensionId name organizationName guaranteeEndsOn daysLeft openClaims }
+      awaitingBoard: districtSewerExtensions(districtId: $d, status: "AWAITING_BOARD", first: 100) { items { id name organizationName statusLabel lots designFlowGpd testsPassed } } }`,
     { d: district.id, a: url.searchParams.get("after") },
   );
   return {
@@ -87,6 +90,7 @@ export async function loader(args: LoaderFunctionArgs) {
     ledger: d.sewerCapacityLedger,
     plans: d.plannedSewerExtensionInspections,
     expiring: d.expiringSewerGuarantees,
+    awaitingBoard: d.awaitingBoard.items,
   } satisfies Data;
 }
 
@@ -125,7 +129,7 @@ const daysLeft = (n: number) => (n > 0 ? `${days(n)} left` : n === 0 ? "Ends tod
 
 /** Staff: the district's sewer extensions and its capacity ledger (Sewer Use Law 501, 1204). */
 export default function StaffExtensions() {
-  const { districts, districtId, keepsLedger, isAdmin, timeZone, slug, items, nextCursor, ledger, plans, expiring } = useLoaderData<typeof loader>() as Data;
+  const { districts, districtId, keepsLedger, isAdmin, timeZone, slug, items, nextCursor, ledger, plans, expiring, awaitingBoard } = useLoaderData<typeof loader>() as Data;
   const today = todayIn(timeZone);
   const action = useActionData<ActionData>();
   const a = action?.intent === "ledger" ? action : undefined;
@@ -195,6 +199,26 @@ export default function StaffExtensions() {
           </Link>
         </p>
       )}
+      <h2>For the Town Board's acceptance</h2>
+      <p>
+        Sewers the District Operator has given final approval and acceptance: each becomes the Town's with the Town Board's concurrence by resolution,
+        which the ADMIN enters on its construction page (Sewer Use Law 507).
+      </p>
+      {awaitingBoard.length === 0 ? (
+        <p>None awaits the Town Board.</p>
+      ) : (
+        <ul className="usa-list">
+          {awaitingBoard.map((r) => (
+            <li key={r.id}>
+              <Link className="usa-link" to={`/staff/extensions/${r.id}/works`}>
+                {r.name}
+              </Link>{" "}
+              ({r.organizationName}, {r.lots} lots)
+            </li>
+          ))}
+        </ul>
+      )}
+
       <h2>Planned inspections</h2>
       <p>
         Inspections are made without prior notice (Sewer Use Law 502 A): the plan is for the district's staff only and is never shown or sent to the
