@@ -179,6 +179,7 @@ export const RULEBOOK_KEYS = {
   "billing.lateAfterDays": { kind: "days", topic: "Charges and billing" }, // calendar days; SUL 1118; Huron VI-3
   "billing.lateAfterDaysCountFrom": { kind: "text", topic: "Charges and billing" }, // SUL 1118; Huron VI-3
   "billing.penaltyPercent": { kind: "percent", topic: "Charges and billing" }, // SUL 1118; Huron VI-3
+  "billing.penaltyBase": { kind: "text", topic: "Charges and billing" }, // "original bill" (SUL 1118) or "unpaid charge" (Huron VI-3)
   "billing.penaltyOnEveryPaymentDue": { kind: "boolean", topic: "Charges and billing" }, // true: any payment due under any article (SUL 1118); false: sewer charges only (Huron VI-3), so not a fine
   "billing.monthlyInterestPercent": { kind: "percent", topic: "Charges and billing" }, // SUL 1118; Huron VI-3
   "billing.interestPartMonthCounts": { kind: "boolean", topic: "Charges and billing" }, // SUL 1118; Huron VI-3

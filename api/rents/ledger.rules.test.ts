@@ -47,6 +47,14 @@ describe("Huron VI-3: due 15 days after mailing, 10% once 30 days in arrears, a 
     const late = lateChargesDue(rb, bill, 10_000, new Set(), "2026-05-17");
     expect(late.map((c) => [c.kind, c.amountCents, c.effectiveOn, c.section])).toEqual([["PENALTY", 1000, "2026-05-17", "Huron VI-3"]]);
   });
+  it("the 10% is of what of the bill is unpaid that day (VI-3: 'any unpaid sewer charge'); Lakeview's 20% of the original bill", () => {
+    const [partly] = lateChargesDue(rb, bill, 4_000, new Set(), "2026-05-17");
+    expect([partly.kind, partly.amountCents]).toEqual(["PENALTY", 400]);
+    expect(partly.description).toContain("10% of the unpaid $40.00 of bill HUR-202603-0000001 ($100.00)");
+    const lakeview = shipped("lakeview");
+    const [sul] = lateChargesDue(lakeview, { ...bill, id: "b2" }, 4_000, new Set(), "2026-04-22");
+    expect([sul.kind, sul.amountCents]).toEqual(["PENALTY", 2000]);
+  });
   it("60 days in arrears is not yet a violation; the 61st day is", () => {
     const posted = new Set(["penalty:h1"]);
     expect(lateChargesDue(rb, bill, 10_000, posted, "2026-06-15")).toEqual([]);

@@ -33,7 +33,8 @@ export function interestMonthStarts(rb: Rulebook, billedOn: CalendarDate, k: num
  * What is to be added to a bill on `today` and not yet posted (`posted`: the keys already in the
  * ledger). `unpaidOfBill` is what of the bill itself is still unpaid after the account's credits
  * went to the oldest bills first: nothing is added to a bill paid in full; interest is on that
- * unpaid balance (SUL 1118), the penalty on the original bill (statementFor), the violation
+ * unpaid balance (SUL 1118), the penalty on the original bill (SUL 1118) or on what of it is unpaid
+ * (Huron VI-3: `billing.penaltyBase`), the violation
  * (Huron VI-3) a marker without an amount.
  */
 export function lateChargesDue(rb: Rulebook, bill: LateBill, unpaidOfBill: number, posted: ReadonlySet<string>, today: CalendarDate): LateCharge[] {
@@ -44,13 +45,19 @@ export function lateChargesDue(rb: Rulebook, bill: LateBill, unpaidOfBill: numbe
   if (s.delinquent) {
     const penalty = s.lines.find((l) => l.code === "penalty");
     const key = lateChargeKey("PENALTY", bill.id);
-    if (penalty && !posted.has(key))
+    // SUL 1118 takes "the original bill"; Huron VI-3 charges "any unpaid sewer charge" 10%: what of it is unpaid that day.
+    const onUnpaid = rb.has("billing.penaltyBase") && rb.entry("billing.penaltyBase").value === "unpaid charge";
+    const percent = rb.entry("billing.penaltyPercent").value;
+    const amountCents = onUnpaid && typeof percent === "number" ? pct(unpaidOfBill, percent) : penalty?.amountCents ?? 0;
+    if (penalty && amountCents > 0 && !posted.has(key))
       out.push({
         kind: "PENALTY",
         key,
-        amountCents: penalty.amountCents,
+        amountCents,
         effectiveOn: firstLateDay,
-        description: `${penalty.label} (bill ${bill.number}, ${formatCents(bill.totalCents)}), unpaid after ${formatDate(s.lastDayWithoutPenalty)}`,
+        description: onUnpaid
+          ? `Penalty, ${percent}% of the unpaid ${formatCents(unpaidOfBill)} of bill ${bill.number} (${formatCents(bill.totalCents)}), unpaid after ${formatDate(s.lastDayWithoutPenalty)}`
+          : `${penalty.label} (bill ${bill.number}, ${formatCents(bill.totalCents)}), unpaid after ${formatDate(s.lastDayWithoutPenalty)}`,
         section: penalty.section,
       });
     const interest = rb.entry("billing.monthlyInterestPercent");
