@@ -569,6 +569,10 @@ describe("the Uni-Bell table entered on the ADMIN's rulebook page judges air tes
     expect(district.rulebook.entries.find((e: { key: string }) => e.key === T)).toMatchObject({ rows: [{ parameter: "8", unit: "seconds", minimum: 227, average: 0.76, maximum: null }], resolution: { number: "2026-88" } });
     expect(await air(section.id, 304)).toMatchObject({ outcome: "PASSED", criteria: expect.arrayContaining([expect.objectContaining({ section: "Sewer Use Law 505 F", met: true })]) });
     expect((await air(section.id, 303.9)).outcome).toBe("FAILED");
+    // The public rules page shows the table under its own columns, not the limits tables' headings.
+    const rules = await pages.get(new Client(srv.url), "/rules/lakeview");
+    expect(rules.html).toContain("Nominal pipe diameter (inches)</th>");
+    expect(rules.html).toContain("Time for a longer length (seconds per foot)</th>");
     // Removed on the page (ticked), the table is empty again: not judged.
     const removed = await pages.post(admin, "/staff/rulebook/lakeview", form({ [`${T}.existing`]: "1", [`${T}.rows`]: "4", [`${T}.0.parameter`]: "8", [`${T}.0.minimum`]: "227", [`${T}.0.average`]: "0.76", [`${T}.0.remove`]: "on" }, { resolutionNumber: "2026-89" }));
     expect(removed.status).toBe(302);

@@ -21,6 +21,8 @@ export type RuleEntry = {
   amountCents?: number | null;
   number?: number | null;
   rows: LimitRow[] | null;
+  /** A table the district enters (the Uni-Bell tables): its own columns, in order; null for the law's limits tables. */
+  tableColumns?: { field: "parameter" | "minimum" | "average"; label: string }[] | null;
   /** STATUTE: set by the law; BOARD: set by Town Board resolution within the law's bounds */
   source: "STATUTE" | "BOARD";
   /** "Set by the law, Sewer Use Law 801" or "Set by the Town Board, resolution 2026-14 of November 3, 2026, within the law's cap of $100.00 (Sewer Use Law 801)" */
@@ -68,6 +70,42 @@ export function LimitsTable({ entry }: { entry: RuleEntry }) {
   const hasMax = rows.some((r) => r.maximum !== null);
   const hasNote = rows.some((r) => r.note);
   const blank = <span className="text-base-dark">Not set</span>;
+  const own = entry.tableColumns;
+  if (own?.length)
+    return (
+      <div className="usa-table-container--scrollable" tabIndex={0} role="region" aria-label={entry.label}>
+        <table className="usa-table usa-table--striped usa-table--compact">
+          <caption>{`${entry.label} (${entry.section})`}</caption>
+          <thead>
+            <tr>
+              {own.map((c) => (
+                <th scope="col" key={c.field}>
+                  {c.label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.parameter}>
+                {own.map((c, i) => {
+                  const v = r[c.field];
+                  return i === 0 ? (
+                    <th scope="row" key={c.field}>
+                      {String(v)}
+                    </th>
+                  ) : (
+                    <td className="tapline-num" key={c.field}>
+                      {typeof v === "number" ? num(v) : blank}
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    );
   return (
     <div className="usa-table-container--scrollable" tabIndex={0} role="region" aria-label={entry.label}>
       <table className="usa-table usa-table--striped usa-table--compact">

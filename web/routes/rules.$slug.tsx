@@ -31,7 +31,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
  * What the page shows of each entry (the staff editor's ENTRY_FIELDS also has the bounds, the
  * resolution and the raw figures); the entries reach the browser only as their rendered HTML.
  */
-const PAGE_ENTRY_FIELDS = `key topic label kind section note display applies source sourceText rows { parameter unit average maximum minimum note }`;
+const PAGE_ENTRY_FIELDS = `key topic label kind section note display applies source sourceText rows { parameter unit average maximum minimum note } tableColumns { field label }`;
 
 const Q = `query DistrictRules($slug: String!, $on: String) {
   district(slug: $slug) {
