@@ -14,8 +14,9 @@ import { startInstance, type Instance } from "../instances.js";
  *   flight are answered, the job running finishes and claimed ones go back to the queue, then the
  *   process exits; no request fails (one refused at connect, before anything was sent, would go to
  *   the other instance, as a proxy does) and every job runs once.
- * - SIGKILL at chosen points of a payment webhook, a job and a multi-step mutation: after the
- *   restart each transaction is whole or absent, no payment is paid twice or lost, no job lost.
+ * - SIGKILL at chosen points of a payment webhook, a job and a multi-step mutation (right after the
+ *   path's own write, inside its transaction), and at random moments of each: after the restart
+ *   each transaction is whole or absent, no payment is paid twice or lost, no job lost.
  * PGlite serves one connection to one process, so this needs DATABASE_URL.
  */
 const WEBHOOK_SECRET = "whsec_crash";
@@ -50,6 +51,27 @@ async function waitFor(what: () => Promise<boolean>, ms = 15_000): Promise<void>
   }
 }
 const one = async (q: string, params: unknown[] = []) => (await sql.query(q, params)).rows[0];
+
+/**
+ * SIGKILL at a random moment while `act` runs on the live instance (0 to `withinMs` after it
+ * starts: somewhere in the path, or just after it), then a new instance. The moment is printed, so
+ * a failing one can be tried again.
+ */
+async function killAtRandom(what: string, act: (url: string) => Promise<unknown>, withinMs: number): Promise<void> {
+  const delay = Math.floor(Math.random() * withinMs);
+  console.log(`SIGKILL ${delay} ms into ${what}`);
+  const acting = act(live!.url).catch(() => null);
+  await sleep(delay);
+  live!.child.kill("SIGKILL");
+  await live!.exited;
+  await acting;
+  live = await start();
+}
+const timed = async (act: () => Promise<unknown>): Promise<number> => {
+  const t = Date.now();
+  await act();
+  return Math.max(20, Date.now() - t);
+};
 
 describe.skipIf(!REAL_PG)("shutdown and crashes (skipped without DATABASE_URL: PGlite serves one connection, so one instance)", () => {
   beforeAll(async () => {
@@ -177,6 +199,53 @@ describe.skipIf(!REAL_PG)("shutdown and crashes (skipped without DATABASE_URL: P
     expect(await state()).toEqual(paid);
   }, 120_000);
 
+  it("SIGKILL at random moments of payment webhooks: each payment paid once or not yet, and paid once when Stripe sends it again", async () => {
+    const [{ id: districtId }] = (await sql.query(`SELECT id FROM district WHERE slug = 'lakeview'`)).rows;
+    const { id: versionId } = await one(`SELECT id FROM rulebook_version WHERE district_id = $1 ORDER BY version DESC LIMIT 1`, [districtId]);
+    const { id: payerId } = await one(`SELECT id FROM app_user WHERE email = $1`, [DEMO.applicant]);
+    const payment = async () => {
+      const sessionId = `cs_test_${randomUUID().replaceAll("-", "")}`;
+      const { id } = await one(
+        `INSERT INTO payment (district_id, payer_id, payable_type, payable_id, status, lines, amount_cents, currency, rulebook_version_id, provider, provider_session_id)
+         VALUES ($1, $2, 'CrashTestFee', $3, 'PENDING', $4, 15000, 'usd', $5, 'stripe', $6) RETURNING id`,
+        [districtId, payerId, randomUUID(), JSON.stringify([{ code: "fee", label: "Crash test fee", section: "SUL 1212", amountCents: 15000, refundable: false }]), versionId, sessionId],
+      );
+      const payload = JSON.stringify({
+        id: `evt_${randomUUID().replaceAll("-", "")}`,
+        object: "event",
+        type: "checkout.session.completed",
+        created: Math.floor(Date.now() / 1000),
+        data: { object: { object: "checkout.session", id: sessionId, payment_status: "paid", amount_total: 15000, currency: "usd", client_reference_id: id, payment_intent: `pi_${id}` } },
+      });
+      const deliver = (url: string) =>
+        fetch(`${url}/webhooks/stripe`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "stripe-signature": new Stripe("sk_test_crash").webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }) },
+          body: payload,
+        });
+      const state = () =>
+        one(
+          `SELECT p.status, p.receipt_number IS NOT NULL AS receipted, (SELECT count(*)::int FROM test_paid_for WHERE payment_id = p.id) AS paid_for,
+                  (SELECT count(*)::int FROM audit_entry WHERE entity_id = p.id::text AND action LIKE 'payment.paid%') AS audits
+             FROM payment p WHERE p.id = $1`,
+          [id],
+        );
+      return { deliver, state };
+    };
+    const NOT_YET = { status: "PENDING", receipted: false, paid_for: 0, audits: 0 };
+    const PAID = { status: "PAID", receipted: true, paid_for: 1, audits: 1 };
+    const first = await payment();
+    const ms = await timed(() => first.deliver(live!.url));
+    expect(await first.state()).toEqual(PAID);
+    for (let i = 0; i < 3; i++) {
+      const p = await payment();
+      await killAtRandom("a payment webhook", p.deliver, ms * 1.5);
+      expect([NOT_YET, PAID]).toContainEqual(await p.state()); // whole or absent
+      expect((await p.deliver(live!.url)).status).toBe(200);
+      expect(await p.state()).toEqual(PAID);
+    }
+  }, 180_000);
+
   it("SIGKILL in a job's transaction: the job, still claimed, runs again once its lease lapses, once", async () => {
     const effects = async (n: number) => (await one(`SELECT count(*)::int AS n FROM test_job_effect WHERE n = $1`, [n])).n;
     const job = (n: number) => one(`SELECT status, attempts FROM job WHERE name = 'test.effect' AND payload->>'n' = $1`, [String(n)]);
@@ -224,4 +293,43 @@ describe.skipIf(!REAL_PG)("shutdown and crashes (skipped without DATABASE_URL: P
     await again.ok(CHANGE, change);
     expect(await counts()).toEqual({ versions: before.versions + 1, audits: before.audits + 1 });
   }, 120_000);
+  it("SIGKILL at random moments of jobs: each job's effect whole, and the job done once in the end", async () => {
+    const job = (n: number) => one(`SELECT status FROM job WHERE name = 'test.effect' AND payload->>'n' = $1`, [String(n)]);
+    const effects = async (n: number) => (await one(`SELECT count(*)::int AS n FROM test_job_effect WHERE n = $1`, [n])).n;
+    for (let i = 0; i < 2; i++) {
+      const n = 2001 + i;
+      // The worker polls every 100 ms: the job is claimed and run somewhere in the first 200 ms.
+      await killAtRandom("a job", () => sql.query(`INSERT INTO job (name, payload) VALUES ('test.effect', $1)`, [{ n }]), 250);
+      const [status, done] = [(await job(n)).status, await effects(n)];
+      expect(done === 1 ? "done" : "not done").toBe(status === "done" ? "done" : "not done"); // the effect and the job's completion together
+      await waitFor(async () => (await job(n)).status === "done");
+      expect(await effects(n)).toBe(1);
+    }
+  }, 180_000);
+
+  it("SIGKILL at random moments of a rulebook change: a version with its audit entry, or neither; done again, once", async () => {
+    const admin = async () => signedInAs(live!.url, DEMO.lakeviewAdmin);
+    const { district } = await (await admin()).ok(`{ district(slug: "lakeview") { id } }`);
+    const counts = () =>
+      one(
+        `SELECT (SELECT count(*)::int FROM rulebook_version WHERE district_id = $1) AS versions,
+                (SELECT count(*)::int FROM audit_entry WHERE district_id = $1 AND action = 'rulebook.changed') AS audits`,
+        [district.id],
+      );
+    const CHANGE = `mutation($i: ChangeRulebookInput!) { changeRulebook(input: $i) { version } }`;
+    const change = (k: number) => ({
+      i: { districtId: district.id, effectiveDate: `2027-03-0${k}`, reason: `Board resolution 2026-5${k}`, resolutionNumber: `2026-5${k}`, resolutionAdoptedOn: "2026-11-03", changes: [{ key: "lateral.impactFee", value: 18000 + k }] },
+    });
+    let signedIn = await admin();
+    const ms = await timed(() => signedIn.ok(CHANGE, change(1)));
+    for (let k = 2; k <= 3; k++) {
+      const before = await counts();
+      signedIn = await admin();
+      await killAtRandom("a rulebook change", () => signedIn.gql(CHANGE, change(k)), ms * 1.5);
+      const after = await counts();
+      expect([before, { versions: before.versions + 1, audits: before.audits + 1 }]).toContainEqual(after);
+      if (after.versions === before.versions) await (await admin()).ok(CHANGE, change(k));
+      expect(await counts()).toEqual({ versions: before.versions + 1, audits: before.audits + 1 });
+    }
+  }, 180_000);
 });
