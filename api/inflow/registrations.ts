@@ -5,6 +5,7 @@ import { registerDashboardProvider, type DashboardItem } from "../dashboard/dash
 import { registerDocumentAccess } from "../documents/documents.service.js";
 import { STATUS_LABELS } from "./common.js";
 import { dueOn, myInspections } from "./inspections.service.js";
+import "./reminders.service.js";
 
 /** Inflow plugs into documents here (imported once, for its effects). */
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Rulebook, shippedDistrictFiles } from "../districts/districts.service.js";
 import type { RulebookVersion } from "../districts/rulebook-version.entity.js";
 import type { RuleEntry } from "../districts/rulebook-schema.js";
-import { articleSection, chargesInflow, determinationProblems, disconnectionRequired, enforceable, inflowSurcharge, inflowSurchargeCents, inspectsAtSale, issuesCertificate, judgeVisit, orderDeadlineProblem, parseSaleDate } from "./rules.js";
+import { articleSection, chargesInflow, determinationProblems, disconnectionRequired, enforceable, inflowSurcharge, inflowSurchargeCents, inspectsAtSale, issuesCertificate, judgeVisit, orderDeadlineProblem, orderReminder, parseSaleDate } from "./rules.js";
 
 // The law's figures (SUL 702, 705; Huron III-8) at the limit and just past it, from the shipped rulebooks.
 
@@ -129,5 +129,19 @@ describe("SUL 705: the District Operator's determination of the amount of inflow
     expect(Object.keys(determinationProblems({ ...ok, method: "GUESS", note: null }, "2026-06-30")).sort()).toEqual(["method", "note"]);
     expect(Object.keys(determinationProblems({ ...ok, controlManholeBy: "2026-06-30" }, "2026-06-30"))).toEqual(["controlManholeBy"]);
     expect(determinationProblems({ ...ok, controlManholeBy: "2026-07-01" }, "2026-06-30")).toEqual({});
+  });
+});
+
+describe("a disconnection order's reminders, once per date", () => {
+  const none = { reminded: null, lapse: null };
+  it("the owner from 14 days before the date through the date; the Operators the day after", () => {
+    expect(orderReminder("2027-03-15", none, "2027-02-28")).toBeNull(); // 15 days before
+    expect(orderReminder("2027-03-15", none, "2027-03-01")).toBe("REMIND"); // 14 days before
+    expect(orderReminder("2027-03-15", none, "2027-03-15")).toBe("REMIND"); // its last day
+    expect(orderReminder("2027-03-15", { reminded: "2027-03-15", lapse: null }, "2027-03-15")).toBeNull();
+    expect(orderReminder("2027-03-15", { reminded: "2027-03-15", lapse: null }, "2027-03-16")).toBe("LAPSED");
+    expect(orderReminder("2027-03-15", { reminded: "2027-03-15", lapse: "2027-03-15" }, "2027-04-01")).toBeNull();
+    // A new order with a new date is reminded again.
+    expect(orderReminder("2027-05-01", { reminded: "2027-03-15", lapse: "2027-03-15" }, "2027-04-20")).toBe("REMIND");
   });
 });

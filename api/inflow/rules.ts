@@ -1,4 +1,4 @@
-import { isCalendarDate, type CalendarDate } from "../common/dates.js";
+import { daysBetween, isCalendarDate, type CalendarDate } from "../common/dates.js";
 import { formatDate } from "../common/format.js";
 import type { Rulebook } from "../districts/districts.service.js";
 
@@ -114,6 +114,18 @@ export function orderDeadlineProblem(visitedOn: CalendarDate, deadline: string |
   if (!isCalendarDate(deadline)) return "Enter a date like 2027-03-15.";
   if (deadline <= visitedOn) return `The date must be after the day of the inspection (${formatDate(visitedOn)}).`;
   return null;
+}
+
+/**
+ * Reminders of a disconnection order (not in the law, which sets no period: the district's practice,
+ * as the septic notices'): the owner and the inspection's parties once from ORDER_REMINDER_DAYS
+ * before its date through the date itself; the District Operators once, the day after it, so the
+ * property is inspected again. Each once per date (a new order's date is reminded again).
+ */
+export const ORDER_REMINDER_DAYS = 14;
+export function orderReminder(deadline: CalendarDate, sentFor: { reminded: CalendarDate | null; lapse: CalendarDate | null }, today: CalendarDate): "REMIND" | "LAPSED" | null {
+  if (today > deadline) return sentFor.lapse === deadline ? null : "LAPSED";
+  return sentFor.reminded !== deadline && daysBetween(today, deadline) <= ORDER_REMINDER_DAYS ? "REMIND" : null;
 }
 
 /**

@@ -13,6 +13,7 @@ const RECURRING: { name: string; everyMs: number }[] = [
   { name: "extensions.guarantee-reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/extensions/acceptance.service.ts (SUL 507)
   { name: "rents.late-charges", everyMs: 60 * 60 * 1000 }, // hourly, so each district's day starts with its late charges whatever its zone; api/rents/ledger.service.ts
   { name: "septic.reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/septic/reminders.service.ts (pump-outs due, SUL 405 notices)
+  { name: "inflow.order-reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/inflow/reminders.service.ts (disconnection orders' dates, SUL 702)
   { name: "rents.autopay", everyMs: 60 * 60 * 1000 }, // hourly: each bill is charged in the first hour of its due date in its district's zone; api/rents/autopay-charges.ts
 ];
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resetClock, travelTo } from "../../api/common/clock.js";
 import { addCalendarDays, dateIn } from "../../api/common/dates.js";
+import { sendInflowOrderReminders } from "../../api/inflow/reminders.service.js";
 import { Client, DEMO, countStatements, errorCode, signedInAs, startTestServer, type TestServer } from "../harness.js";
 import { pageText, portal } from "../portal.js";
 
@@ -177,6 +179,29 @@ describe("findings, the order, the re-inspection, the certificate and the public
     expect((await fetch(`${srv.url}/documents/${photo}`, { headers: { cookie: owner.cookieHeader } })).status).toBe(200);
     expect((await fetch(`${srv.url}/documents/${photo}`, { headers: { cookie: attorney.cookieHeader } })).status).toBe(200);
     expect((await fetch(`${srv.url}/documents/${photo}`, { headers: { cookie: stranger.cookieHeader } })).status).toBe(404);
+  });
+
+  it("the daily job reminds the owner 14 days before the order's date (not 15) and tells the Operators the day after it, each once", async () => {
+    const sent = async (kind: string, to: string) =>
+      (await srv.running.ds.query(`SELECT subject FROM outbox_email WHERE kind = $1 AND to_address = $2 ORDER BY created_at`, [kind, to])).map((m: { subject: string }) => m.subject);
+    const on = async (days: number) => {
+      travelTo(new Date(Date.now() + days * 86_400_000));
+      await sendInflowOrderReminders(srv.running.ds, "http://tapline.test");
+      await sendInflowOrderReminders(srv.running.ds, "http://tapline.test");
+    };
+    try {
+      await on(15); // the date is 30 days after the visit: 15 days left
+      expect(await sent("inflow.order_reminder", "owner@maple.example.com")).toEqual([]);
+      await on(16); // 14 days left
+      expect(await sent("inflow.order_reminder", "owner@maple.example.com")).toEqual(["14 days left to disconnect inflow: 12 Maple Street 13600"]);
+      await on(30); // the date itself: reminded already, not yet past
+      expect(await sent("inflow.order_lapsed", DEMO.lakeviewOperator)).toEqual([]);
+      await on(31);
+      expect(await sent("inflow.order_lapsed", DEMO.lakeviewOperator)).toEqual(["Disconnection order past its date: 12 Maple Street 13600"]);
+      expect(await sent("inflow.order_reminder", "owner@maple.example.com")).toHaveLength(1);
+    } finally {
+      resetClock();
+    }
   });
 
   it("at 101 feet with no natural drainage a connected source does not stop the pass (702 does not require it)", async () => {
