@@ -140,6 +140,7 @@ describe("a developer's sewer extension, from application to the Town's acceptan
     );
     const ctx = await signedInContext(e, DEMO.lakeviewOperator);
     const page = await ctx.newPage();
+    await page.setViewportSize({ width: 768, height: 1024 }); // the tests are entered on a tablet at the manhole
     await page.goto(url(`/staff/extensions/${extensionId}/works`));
     await page.getByLabel("Lateral permit number").fill("LKV-LP-E2E-0001");
     await page.getByRole("button", { name: "Record the lateral" }).click();
@@ -180,6 +181,8 @@ describe("a developer's sewer extension, from application to the Town's acceptan
     await page.getByRole("button", { name: "Enter the test" }).click();
     await page.getByText("The test is entered and judged.").waitFor();
     expect(await main(page)).toContain("Every section has passed: laterals may be connected.");
+    // Nothing wider than the tablet's screen (tables scroll inside their own region).
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(768);
     expect((await operatorApi.ok(RESULT, { i: { inspectionId, result: "PASSED" } })).recordInspectionResult.status).toBeTruthy();
     await ctx.close();
   });
