@@ -7,6 +7,7 @@ import { enqueueJob, registerJobHandler, type JobRun } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
 import { dummyHash, hashPassword, passwordProblem, verifyPassword } from "./passwords.js";
 import { ApiToken, OneTimeToken, User, UserSession, type OneTimePurpose, type StaffRoleName } from "./user.entity.js";
+import "./attempts.js"; // the daily job deleting old rate-limit attempts
 import type { Viewer } from "./viewer.js";
 
 export const SESSION_IDLE_MS = 2 * 60 * 60 * 1000; // signed out after 2 hours without a request

@@ -14,6 +14,7 @@ const RECURRING: { name: string; everyMs: number }[] = [
   { name: "rents.late-charges", everyMs: 60 * 60 * 1000 }, // hourly, so each district's day starts with its late charges whatever its zone; api/rents/ledger.service.ts
   { name: "septic.reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/septic/reminders.service.ts (pump-outs due, SUL 405 notices)
   { name: "inflow.order-reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/inflow/reminders.service.ts (disconnection orders' dates, SUL 702)
+  { name: "accounts.prune-attempts", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/accounts/attempts.ts (rate-limit attempts kept 30 days)
   { name: "rents.autopay", everyMs: 60 * 60 * 1000 }, // hourly: each bill is charged in the first hour of its due date in its district's zone; api/rents/autopay-charges.ts
 ];
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pino } from "pino";
-import { runDueJobs } from "../../api/jobs/queue.js";
+import { enqueueJob, runDueJobs } from "../../api/jobs/queue.js";
 import { Client, DEMO, errorCode, startTestServer, type TestServer } from "../harness.js";
 
 let srv: TestServer;
@@ -96,6 +96,19 @@ describe("sign up, sign in, sign out", () => {
     for (let i = 0; i < 5; i++) await new Client(srv.url).gql(`mutation($i: SignInInput!) { signIn(input: $i) { me { id } } }`, { i: { email: "limited@example.org", password: `wrong-${i}-password` } });
     const r = await new Client(srv.url).gql(`mutation($i: SignInInput!) { signIn(input: $i) { me { id } } }`, { i: { email: "limited@example.org", password: "correct horse battery staple" } });
     expect(errorCode(r)).toBe("TOO_MANY_REQUESTS");
+  });
+
+  it("keeps the rate limits' attempts 30 days, then the daily job deletes them (31 days old gone, 29 kept)", async () => {
+    const ds = srv.running.ds;
+    const at = (days: number) => `now() - interval '${days} days'`;
+    await ds.query(`INSERT INTO sign_in_attempt (email, ip, succeeded, created_at) VALUES ('old@example.org', '192.0.2.1', false, ${at(31)}), ('kept@example.org', '192.0.2.1', false, ${at(29)})`);
+    await ds.query(`INSERT INTO sign_up_attempt (ip, created_at) VALUES ('192.0.2.1', ${at(31)}), ('192.0.2.2', ${at(29)})`);
+    await ds.query(`INSERT INTO account_lookup_attempt (purpose, account_number, ip, created_at) VALUES ('QUICK_PAY', 'OLD-1', '192.0.2.1', ${at(31)}), ('QUICK_PAY', 'KEPT-1', '192.0.2.1', ${at(29)})`);
+    await enqueueJob(ds, { name: "accounts.prune-attempts" });
+    await runJobs();
+    expect(await ds.query(`SELECT email FROM sign_in_attempt WHERE email IN ('old@example.org', 'kept@example.org')`)).toEqual([{ email: "kept@example.org" }]);
+    expect(await ds.query(`SELECT ip FROM sign_up_attempt WHERE ip IN ('192.0.2.1', '192.0.2.2')`)).toEqual([{ ip: "192.0.2.2" }]);
+    expect(await ds.query(`SELECT account_number FROM account_lookup_attempt`)).toEqual([{ account_number: "KEPT-1" }]);
   });
 
   it("signs out this session, and signs out everywhere", async () => {
