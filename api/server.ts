@@ -84,7 +84,7 @@ export async function createApi(opts: { ds: DataSource; config: Config; log: Log
         async requestDidStart() {
           return {
             async willSendResponse({ operation }) {
-              if (operation?.operation === "mutation") listsChanged(ds, log);
+              if (operation?.operation === "mutation") await listsChanged(ds, log);
             },
           };
         },

@@ -60,8 +60,12 @@ onInvalidation("viewers", clearMicroCache);
 onInvalidation("public", clearMicroCache);
 onInvalidation("lists", clearMicroCache);
 
-/** A change has committed that a cached list may show: dropped here, and on every other instance at once. */
-export function listsChanged(ds: DataSource, log: Logger): void {
+/**
+ * A change has committed that a cached list may show: dropped here, and on every other instance.
+ * Awaited before the answer goes out, so the NOTIFY has reached PostgreSQL (which hands it to every
+ * listener) before the person can ask another instance. Never rejects: a failure is logged.
+ */
+export async function listsChanged(ds: DataSource, log: Logger): Promise<void> {
   clearMicroCache();
-  announceCommitted(ds, { cache: "lists" }).catch((err) => log.warn({ err }, "could not tell the other instances to drop their lists"));
+  await announceCommitted(ds, { cache: "lists" }).catch((err) => log.warn({ err }, "could not tell the other instances to drop their lists"));
 }

@@ -164,7 +164,7 @@ export function registerStripeWebhook(app: express.Express, opts: { ds: DataSour
     }
     try {
       const outcome = await handleStripeEvent(ds, config, log, event);
-      listsChanged(ds, log); // a state change outside GraphQL: dashboards show it at once, on every instance
+      await listsChanged(ds, log); // a state change outside GraphQL: dashboards show it at once, on every instance
       log.info({ eventId: event.id, type: event.type, outcome }, "stripe webhook handled");
       res.status(200).json({ received: true });
     } catch (err) {

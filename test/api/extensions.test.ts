@@ -41,7 +41,7 @@ let plantId: string;
 const today = () => dateIn(TZ);
 
 beforeAll(async () => {
-  srv = await startTestServer({ portal: true });
+  srv = await startTestServer({ portal: "vite" });
   const d = await new Client(srv.url).ok(`{ l: district(slug: "lakeview") { id } h: district(slug: "huron") { id } }`);
   [lakeview, huron] = [d.l.id, d.h.id];
   [operator, admin, clerk, huronOperator] = await Promise.all([DEMO.lakeviewOperator, DEMO.lakeviewAdmin, DEMO.lakeviewClerk, DEMO.huronOperator].map((e) => signedInAs(srv.url, e)));
