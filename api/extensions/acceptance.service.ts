@@ -64,9 +64,10 @@ export async function recordInspection(ds: DataSource, viewer: Viewer, input: In
     const district = await loadDistrict(tx, e.districtId);
     if (!fields.inspectedOn && input.inspectedOn > dateIn(district.timeZone)) fields.inspectedOn = "An inspection is recorded once made: the day cannot be after today.";
     if (input.planId) {
-      const [plan] = isUuid(input.planId) ? await tx.query(`SELECT inspection_id FROM extension_inspection_plan WHERE id = $1 AND extension_id = $2 FOR UPDATE`, [input.planId, e.id]) : [];
+      const [plan] = isUuid(input.planId) ? await tx.query(`SELECT inspection_id, cancelled_on FROM extension_inspection_plan WHERE id = $1 AND extension_id = $2 FOR UPDATE`, [input.planId, e.id]) : [];
       if (!plan) fields.planId = "Choose a planned inspection of this sewer extension, or none.";
       else if (plan.inspection_id) fields.planId = "That planned inspection is already closed by recorded findings.";
+      else if (plan.cancelled_on) fields.planId = "That planned inspection was cancelled: choose another, or none.";
     }
     if (Object.keys(fields).length) throw badInput(fields);
     const [{ id }] = await tx.query(

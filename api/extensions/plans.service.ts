@@ -34,12 +34,17 @@ export type PlanRow = {
   plannedAt: Date;
   inspectionId: string | null;
   inspectedOn: string | null;
+  cancelledOn: string | null;
+  cancellationReason: string | null;
+  cancelledByName: string | null;
 };
 
 const PLAN_COLUMNS = `p.id, p.extension_id AS "extensionId", e.name AS "extensionName", o.name AS "organizationName", to_char(p.planned_on, 'YYYY-MM-DD') AS "plannedOn", p.scope,
-  u.display_name AS "plannedByName", p.planned_at AS "plannedAt", p.inspection_id AS "inspectionId", to_char(i.inspected_on, 'YYYY-MM-DD') AS "inspectedOn"`;
+  u.display_name AS "plannedByName", p.planned_at AS "plannedAt", p.inspection_id AS "inspectionId", to_char(i.inspected_on, 'YYYY-MM-DD') AS "inspectedOn",
+  to_char(p.cancelled_on, 'YYYY-MM-DD') AS "cancelledOn", p.cancellation_reason AS "cancellationReason", cu.display_name AS "cancelledByName"`;
 const PLAN_FROM = `extension_inspection_plan p JOIN sewer_extension e ON e.id = p.extension_id JOIN organization o ON o.id = e.organization_id
-  JOIN app_user u ON u.id = p.planned_by_id LEFT JOIN extension_inspection i ON i.id = p.inspection_id`;
+  JOIN app_user u ON u.id = p.planned_by_id LEFT JOIN extension_inspection i ON i.id = p.inspection_id
+  LEFT JOIN app_user cu ON cu.id = p.cancelled_by_id`;
 
 /** Every plan of these extensions (open and closed), by planned day (one query; index extension_inspection_plan_extension). */
 export async function plansOf(db: Db, extensionIds: readonly string[]): Promise<PlanRow[]> {
@@ -50,7 +55,7 @@ export async function plansOf(db: Db, extensionIds: readonly string[]): Promise<
 /** The district's open plans, earliest first (its staff; index extension_inspection_plan_open). */
 export async function openPlans(ds: DataSource, viewer: Viewer, districtId: string, first?: number | null): Promise<PlanRow[]> {
   if (!isUuid(districtId) || !isStaff(viewer, districtId)) throw forbidden("You are not staff of that district.");
-  return ds.query(`SELECT ${PLAN_COLUMNS} FROM ${PLAN_FROM} WHERE p.district_id = $1 AND p.inspection_id IS NULL ORDER BY p.planned_on, p.id LIMIT $2`, [
+  return ds.query(`SELECT ${PLAN_COLUMNS} FROM ${PLAN_FROM} WHERE p.district_id = $1 AND p.inspection_id IS NULL AND p.cancelled_on IS NULL ORDER BY p.planned_on, p.id LIMIT $2`, [
     districtId,
     pageSize(first, 100, 200),
   ]);
@@ -78,6 +83,78 @@ export async function planInspection(ds: DataSource, viewer: Viewer, input: { ex
     );
     await audit(tx, actorOf(viewer, requestId), { action: "extension.inspection_planned", entityType: "SewerExtension", entityId: e.id, districtId: e.districtId, details: { planId: id, plannedOn: input.plannedOn } });
     return (await plansOf(tx, [e.id])).find((p) => p.id === id)!;
+  });
+}
+
+/**
+ * The open plan, locked, with its extension, for the District Operator of its district. The
+ * extension is locked first, then the plan, as recording findings does (no deadlock between them).
+ */
+async function openPlanForChange(tx: Db, viewer: Viewer, planId: string) {
+  const [found] = isUuid(planId ?? "") ? await tx.query(`SELECT extension_id AS "extensionId" FROM extension_inspection_plan WHERE id = $1`, [planId]) : [];
+  if (!found) throw badInput({ planId: "Choose a planned inspection of this sewer extension." });
+  const e = await getExtension(tx, viewer, found.extensionId, true);
+  requireOperator(viewer, e.districtId);
+  const [plan] = await tx.query(`SELECT id, to_char(planned_on, 'YYYY-MM-DD') AS "plannedOn", inspection_id, cancelled_on FROM extension_inspection_plan WHERE id = $1 FOR UPDATE`, [planId]);
+  if (plan.inspection_id) throw conflict("That planned inspection is already closed by recorded findings.");
+  if (plan.cancelled_on) throw conflict("That planned inspection is already cancelled.");
+  return { plan: plan as { id: string; plannedOn: string }, e };
+}
+
+function reasonOf(input: { reason?: string | null }, fields: Record<string, string>): string {
+  const reason = clean(input.reason) ?? "";
+  if (!reason || reason.length > MAX_SCOPE) fields.reason = `Say why, for the record (up to ${num(MAX_SCOPE)} characters), for example "Rain: trench flooded".`;
+  return reason;
+}
+
+/**
+ * The District Operator moves a planned inspection to another day (today or later), with the reason.
+ * Still the staff's own (502 A, without prior notice): the developer is not told. Audited with both days.
+ */
+export async function movePlan(ds: DataSource, viewer: Viewer, input: { planId: string; plannedOn: string; reason: string }, requestId?: string): Promise<PlanRow> {
+  const fields: Record<string, string> = {};
+  if (!isCalendarDate(input.plannedOn ?? "")) fields.plannedOn = "Use a date like 2027-03-15.";
+  const reason = reasonOf(input, fields);
+  return ds.transaction(async (tx) => {
+    const { plan, e } = await openPlanForChange(tx, viewer, input.planId);
+    requireStatus(e, ["APPROVED"], "Inspections are planned while the approved sewer is built, until it is accepted");
+    const district = await loadDistrict(tx, e.districtId);
+    if (!fields.plannedOn && input.plannedOn < dateIn(district.timeZone)) fields.plannedOn = "A planned inspection is today or later.";
+    else if (!fields.plannedOn && input.plannedOn === plan.plannedOn) fields.plannedOn = `It is already planned for ${formatDate(plan.plannedOn)}: choose another day.`;
+    if (Object.keys(fields).length) throw badInput(fields);
+    await tx.query(`UPDATE extension_inspection_plan SET planned_on = $2 WHERE id = $1`, [plan.id, input.plannedOn]);
+    await audit(tx, actorOf(viewer, requestId), {
+      action: "extension.inspection_plan_moved",
+      entityType: "SewerExtension",
+      entityId: e.id,
+      districtId: e.districtId,
+      details: { planId: plan.id, from: plan.plannedOn, to: input.plannedOn, reason },
+    });
+    return (await plansOf(tx, [e.id])).find((p) => p.id === plan.id)!;
+  });
+}
+
+/**
+ * The District Operator cancels a planned inspection, with the reason. It stays on the sewer's
+ * record, marked cancelled, and leaves the open list; nobody outside the staff is told. Audited.
+ */
+export async function cancelPlan(ds: DataSource, viewer: Viewer, input: { planId: string; reason: string }, requestId?: string): Promise<PlanRow> {
+  const fields: Record<string, string> = {};
+  const reason = reasonOf(input, fields);
+  return ds.transaction(async (tx) => {
+    const { plan, e } = await openPlanForChange(tx, viewer, input.planId);
+    if (Object.keys(fields).length) throw badInput(fields);
+    const district = await loadDistrict(tx, e.districtId);
+    const today = dateIn(district.timeZone);
+    await tx.query(`UPDATE extension_inspection_plan SET cancelled_on = $2, cancellation_reason = $3, cancelled_by_id = $4 WHERE id = $1`, [plan.id, today, reason, viewer.userId]);
+    await audit(tx, actorOf(viewer, requestId), {
+      action: "extension.inspection_plan_cancelled",
+      entityType: "SewerExtension",
+      entityId: e.id,
+      districtId: e.districtId,
+      details: { planId: plan.id, plannedOn: plan.plannedOn, reason },
+    });
+    return (await plansOf(tx, [e.id])).find((p) => p.id === plan.id)!;
   });
 }
 

@@ -74,6 +74,9 @@ export class InspectionPlanType {
   @Field(() => Date) plannedAt: Date;
   @Field(() => ID, { nullable: true, description: "The inspection whose findings closed it; null while open" }) inspectionId: string | null;
   @Field(() => String, { nullable: true, description: "YYYY-MM-DD, the day of that inspection" }) inspectedOn: string | null;
+  @Field(() => String, { nullable: true, description: "YYYY-MM-DD, the day the District Operator cancelled it; null unless cancelled" }) cancelledOn: string | null;
+  @Field(() => String, { nullable: true, description: "Why it was cancelled" }) cancellationReason: string | null;
+  @Field(() => String, { nullable: true }) cancelledByName: string | null;
 }
 
 @ObjectType("ExpiringSewerGuarantee", { description: "An accepted sewer whose guarantee ends within the district's reminder days, or ended with a claim still open (SUL 507)", simpleResolvers: true })
@@ -165,6 +168,17 @@ export class PlanInput {
   @Field(() => ID) extensionId: string;
   @Field(() => String, { description: "YYYY-MM-DD, today or later" }) plannedOn: string;
   @Field(() => String, { description: "What the inspection looks at" }) scope: string;
+}
+@InputType("MoveExtensionInspectionPlanInput")
+export class MovePlanInput {
+  @Field(() => ID) planId: string;
+  @Field(() => String, { description: "YYYY-MM-DD, today or later" }) plannedOn: string;
+  @Field(() => String, { description: "Why, for the record" }) reason: string;
+}
+@InputType("CancelExtensionInspectionPlanInput")
+export class CancelPlanInput {
+  @Field(() => ID) planId: string;
+  @Field(() => String, { description: "Why, for the record" }) reason: string;
 }
 @InputType("RecordGuaranteeClaimRemediedInput")
 export class RemedyInput {
@@ -281,6 +295,18 @@ export abstract class SewerExtensionWorksResolver {
   @Access("OPERATOR")
   async planExtensionInspection(@Arg("input", () => PlanInput) input: PlanInput, @Ctx() ctx: Context): Promise<PlanRow> {
     return plans.planInspection(ctx.ds, viewerOf(ctx), input, ctx.requestId);
+  }
+
+  @Mutation(() => InspectionPlanType, { description: "The District Operator moves a planned inspection to another day, with the reason; the developer is not told (SUL 502 A)" })
+  @Access("OPERATOR")
+  async moveExtensionInspectionPlan(@Arg("input", () => MovePlanInput) input: MovePlanInput, @Ctx() ctx: Context): Promise<PlanRow> {
+    return plans.movePlan(ctx.ds, viewerOf(ctx), input, ctx.requestId);
+  }
+
+  @Mutation(() => InspectionPlanType, { description: "The District Operator cancels a planned inspection, with the reason; it stays on the record, marked cancelled (SUL 502 A)" })
+  @Access("OPERATOR")
+  async cancelExtensionInspectionPlan(@Arg("input", () => CancelPlanInput) input: CancelPlanInput, @Ctx() ctx: Context): Promise<PlanRow> {
+    return plans.cancelPlan(ctx.ds, viewerOf(ctx), input, ctx.requestId);
   }
 
   @Mutation(() => ClaimType, { description: "The District Operator records a claimed defect as remedied (SUL 507)" })

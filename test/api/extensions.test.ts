@@ -481,6 +481,42 @@ describe("planned inspections and guarantees ending (502 A, 507)", () => {
     expect(again.errors![0].extensions!.fields).toEqual({ planId: "That planned inspection is already closed by recorded findings." });
   });
 
+  it("the Operator moves a planned inspection (today or later, another day, with the reason) and cancels one, which stays on the record; both audited", async () => {
+    const MOVE = `mutation($i: MoveExtensionInspectionPlanInput!) { moveExtensionInspectionPlan(input: $i) { id plannedOn cancelledOn } }`;
+    const CANCEL = `mutation($i: CancelExtensionInspectionPlanInput!) { cancelExtensionInspectionPlan(input: $i) { id plannedOn cancelledOn cancellationReason cancelledByName } }`;
+    const [{ id: x }] = await srv.running.ds.query(`SELECT id FROM sewer_extension WHERE name = 'Meadowbrook Estates, section 6'`);
+    const { planExtensionInspection: plan } = await operator.ok(PLAN, { i: { extensionId: x, plannedOn: addCalendarDays(today(), 2), scope: "Manhole 4 before it is covered" } });
+    const fieldsOf = (r: any) => r.errors![0].extensions!.fields;
+    expect(fieldsOf(await operator.gql(MOVE, { i: { planId: plan.id, plannedOn: addCalendarDays(today(), -1), reason: "Rain" } }))).toEqual({ plannedOn: "A planned inspection is today or later." });
+    expect(fieldsOf(await operator.gql(MOVE, { i: { planId: plan.id, plannedOn: addCalendarDays(today(), 2), reason: "Rain" } })).plannedOn).toMatch(/^It is already planned for .*: choose another day\.$/);
+    expect(Object.keys(fieldsOf(await operator.gql(MOVE, { i: { planId: plan.id, plannedOn: today(), reason: "  " } })))).toEqual(["reason"]);
+    expect(errorCode(await developer.gql(MOVE, { i: { planId: plan.id, plannedOn: today(), reason: "Rain" } }))).toBe("FORBIDDEN");
+    expect(errorCode(await huronOperator.gql(CANCEL, { i: { planId: plan.id, reason: "Not ours" } }))).toBe("NOT_FOUND");
+    expect(errorCode(await clerk.gql(CANCEL, { i: { planId: plan.id, reason: "Clerk" } }))).toBe("FORBIDDEN");
+    // Today is the limit: moved to today.
+    expect((await operator.ok(MOVE, { i: { planId: plan.id, plannedOn: today(), reason: "Trench open a day early" } })).moveExtensionInspectionPlan).toEqual({ id: plan.id, plannedOn: today(), cancelledOn: null });
+    // Cancelled on the works page, without JavaScript: the reason missing is shown at the plan, then given.
+    const missing = await pages.post(operator, `/staff/extensions/${x}/works`, { intent: "cancelPlan", planId: plan.id, reason: "" });
+    expect(missing.status).toBe(400);
+    expect(pageText(missing.html)).toContain("Why it is cancelled");
+    expect(missing.html).toContain(`id="cancelPlan-reason-${plan.id}"`);
+    const cancelled = await pages.post(operator, `/staff/extensions/${x}/works`, { intent: "cancelPlan", planId: plan.id, reason: "Covered before the visit; inspected by camera instead" });
+    expect(cancelled.status).toBe(302);
+    const mine = (await clerk.ok(`query($id: ID!) { sewerExtension(id: $id) { plannedInspections { id cancelledOn cancellationReason cancelledByName } } }`, { id: x })).sewerExtension.plannedInspections;
+    expect(mine.find((p: any) => p.id === plan.id)).toEqual({ id: plan.id, cancelledOn: today(), cancellationReason: "Covered before the visit; inspected by camera instead", cancelledByName: expect.any(String) });
+    expect((await clerk.ok(PLANS, { d: lakeview })).plannedSewerExtensionInspections.map((p: any) => p.id)).not.toContain(plan.id);
+    expect(pageText((await pages.get(operator, `/staff/extensions/${x}/works`)).html)).toMatch(/Manhole 4 before it is covered \(planned by .*; cancelled on .*: Covered before the visit; inspected by camera instead\)/);
+    expect((await operator.gql(CANCEL, { i: { planId: plan.id, reason: "Again" } })).errors![0].message).toBe("That planned inspection is already cancelled.");
+    expect((await operator.gql(MOVE, { i: { planId: plan.id, plannedOn: addCalendarDays(today(), 5), reason: "Again" } })).errors![0].message).toBe("That planned inspection is already cancelled.");
+    const findings = await operator.gql(INSPECT, { i: { extensionId: x, planId: plan.id, inspectedOn: today(), conforms: true, findings: "Camera run." } });
+    expect(findings.errors![0].extensions!.fields).toEqual({ planId: "That planned inspection was cancelled: choose another, or none." });
+    const audits = await srv.running.ds.query(`SELECT action, details->>'reason' AS reason FROM audit_entry WHERE entity_id = $1 AND action IN ('extension.inspection_plan_moved', 'extension.inspection_plan_cancelled') ORDER BY id`, [x]);
+    expect(audits).toEqual([
+      { action: "extension.inspection_plan_moved", reason: "Trench open a day early" },
+      { action: "extension.inspection_plan_cancelled", reason: "Covered before the visit; inspected by camera instead" },
+    ]);
+  });
+
   it("guarantees ending within the reminder days (30, not 31) or ended with a claim open, with days left; a remedied claim drops an ended one", async () => {
     const ds = srv.running.ds;
     const saved = (await ds.query(`SELECT to_char(guarantee_ends_on, 'YYYY-MM-DD') AS g FROM sewer_extension WHERE id = $1`, [approvedId]))[0].g;

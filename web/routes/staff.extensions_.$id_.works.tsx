@@ -78,7 +78,9 @@ type Extension = {
   inspections: { id: string; inspectedOn: string; conforms: boolean; findings: string; excavationRequired: boolean; inspectorName: string }[];
   guaranteeClaims: { id: string; noticedOn: string; defect: string; remediedOn: string | null; remedy: string | null }[];
   /** the district's staff only (SUL 502 A: inspections without prior notice) */
-  plannedInspections: { id: string; plannedOn: string; scope: string; plannedByName: string; inspectionId: string | null; inspectedOn: string | null }[] | null;
+  plannedInspections:
+    | { id: string; plannedOn: string; scope: string; plannedByName: string; inspectionId: string | null; inspectedOn: string | null; cancelledOn: string | null; cancellationReason: string | null; cancelledByName: string | null }[]
+    | null;
   laterals: { lateralPermitId: string; permitNumber: string | null; status: string }[];
 };
 type Data = { e: Extension; isOperator: boolean; isAdmin: boolean; timeZone: string };
@@ -92,7 +94,7 @@ export async function loader(args: LoaderFunctionArgs) {
       acceptedOn acceptanceResolutionNumber guaranteeEndsOn securityKind suretyName bondNumber securityAmountCents securityExpiresOn securityDescription
       constructionProblems acceptanceProblems documents { documentId kind filename } charges { kind label amount resolutionNumber resolutionAdoptedOn paid }
       inspections { id inspectedOn conforms findings excavationRequired inspectorName } guaranteeClaims { id noticedOn defect remediedOn remedy }
-      plannedInspections { id plannedOn scope plannedByName inspectionId inspectedOn }
+      plannedInspections { id plannedOn scope plannedByName inspectionId inspectedOn cancelledOn cancellationReason cancelledByName }
       laterals { lateralPermitId permitNumber status } } }`,
     { id: args.params.id },
   );
@@ -125,6 +127,10 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     });
   else if (intent === "plan")
     r = await gql(context, request, `mutation Plan($i: PlanExtensionInspectionInput!) { planExtensionInspection(input: $i) { id } }`, { i: { extensionId: id, plannedOn: s("plannedOn"), scope: s("scope") } });
+  else if (intent === "movePlan")
+    r = await gql(context, request, `mutation Move($i: MoveExtensionInspectionPlanInput!) { moveExtensionInspectionPlan(input: $i) { id } }`, { i: { planId: s("planId"), plannedOn: s("plannedOn"), reason: s("reason") } });
+  else if (intent === "cancelPlan")
+    r = await gql(context, request, `mutation Cancel($i: CancelExtensionInspectionPlanInput!) { cancelExtensionInspectionPlan(input: $i) { id } }`, { i: { planId: s("planId"), reason: s("reason") } });
   else if (intent === "inspection")
     r = await gql(context, request, `mutation Inspect($i: RecordExtensionInspectionInput!) { recordExtensionInspection(input: $i) { id } }`, {
       i: { extensionId: id, inspectedOn: s("inspectedOn"), conforms: yes("conforms"), findings: s("findings"), excavationRequired: s("excavationRequired") === "yes", planId: s("planId") || null },
@@ -157,7 +163,10 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   } else r = await gql(context, request, `mutation Claim($i: RecordGuaranteeClaimInput!) { recordGuaranteeClaim(input: $i) { id } }`, { i: { extensionId: id, noticedOn: s("noticedOn"), defect: s("defect") } });
   if (!r.ok) {
     const fields: Record<string, string> = {};
-    for (const [k, v] of Object.entries(r.error.fields ?? {})) fields[intent === "charge" ? (RENAMED[k] ?? k) : k === "lateralPermitId" ? "permitNumber" : k] = v;
+    // A plan's own forms (one pair per planned inspection) name their fields after the plan.
+    const planForm = intent === "movePlan" || intent === "cancelPlan";
+    for (const [k, v] of Object.entries(r.error.fields ?? {}))
+      fields[intent === "charge" ? (RENAMED[k] ?? k) : planForm ? `${intent}-${k}-${s("planId")}` : k === "lateralPermitId" ? "permitNumber" : k] = v;
     return Response.json({ error: r.error.message, fields, intent, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
   }
   return redirect(`/staff/extensions/${id}/works?done=${intent}`, { headers: cookieHeaders(r) });
@@ -166,6 +175,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 const DONE: Record<string, string> = {
   charge: "The Board's charge is entered and the developer is asked to pay it.",
   plan: "The inspection is planned. The developer is not told (Sewer Use Law 502 A).",
+  movePlan: "The planned inspection is moved. The developer is not told (Sewer Use Law 502 A).",
+  cancelPlan: "The planned inspection is cancelled; it stays on the record.",
   inspection: "The inspection is recorded and its findings sent to the Town Board.",
   lateral: "The lateral permit is recorded on the extension.",
   asBuilt: "The as-built drawings are approved.",
@@ -185,7 +196,17 @@ export default function StaffExtensionWorks() {
   const fe = (intent: string, k: string) => err(intent)?.fields?.[k];
   const summary = (intent: string) => <ErrorSummary message={err(intent)?.error} fields={err(intent)?.fields} labels={FORM_LABELS[intent]} />;
   const approved = e.status === "APPROVED";
-  const openPlans = (e.plannedInspections ?? []).filter((p) => !p.inspectionId);
+  const openPlans = (e.plannedInspections ?? []).filter((p) => !p.inspectionId && !p.cancelledOn);
+  // Each open plan's move and cancel forms: fields named after the plan, its errors shown at it.
+  const planField = (intent: string, k: string, planId: string) => `${intent}-${k}-${planId}`;
+  const planErr = (intent: string, planId: string) => (a?.intent === intent && a.values?.planId === planId ? a : undefined);
+  const planLabels = (planId: string) => ({
+    [planField("movePlan", "plannedOn", planId)]: "Move to",
+    [planField("movePlan", "reason", planId)]: "Why it moves",
+    [planField("cancelPlan", "reason", planId)]: "Why it is cancelled",
+    [planField("movePlan", "planId", planId)]: "Planned inspection",
+    [planField("cancelPlan", "planId", planId)]: "Planned inspection",
+  });
   const openClaims = e.guaranteeClaims.filter((c) => !c.remediedOn);
   const open = (intent: string) => (
     <>
@@ -279,10 +300,40 @@ export default function StaffExtensionWorks() {
                     <>
                       ; made, findings of <CalendarDate date={p.inspectedOn} /> recorded
                     </>
+                  ) : p.cancelledOn ? (
+                    <>
+                      ; cancelled on <CalendarDate date={p.cancelledOn} /> by {p.cancelledByName}: {p.cancellationReason}
+                    </>
                   ) : (
                     "; not yet made"
                   )}
                   )
+                  {isOperator && !p.inspectionId && !p.cancelledOn && (
+                    <details className="margin-top-1" open={!!(planErr("movePlan", p.id) || planErr("cancelPlan", p.id))}>
+                      <summary>Move or cancel this inspection</summary>
+                      {approved && (
+                        <Form method="post" className="usa-form">
+                          {open("movePlan")}
+                          <input type="hidden" name="planId" value={p.id} />
+                          <ErrorSummary message={planErr("movePlan", p.id)?.error} fields={planErr("movePlan", p.id)?.fields} labels={planLabels(p.id)} />
+                          <TextField id={planField("movePlan", "plannedOn", p.id)} name="plannedOn" label="Move to" type="date" hint="Today or later." defaultValue={planErr("movePlan", p.id)?.values.plannedOn ?? p.plannedOn} error={planErr("movePlan", p.id)?.fields[planField("movePlan", "plannedOn", p.id)]} required />
+                          <TextField id={planField("movePlan", "reason", p.id)} name="reason" label="Why it moves" hint="For the record, for example: rain, the trench is flooded." defaultValue={planErr("movePlan", p.id)?.values.reason} error={planErr("movePlan", p.id)?.fields[planField("movePlan", "reason", p.id)]} required />
+                          <button className="usa-button usa-button--outline" type="submit">
+                            Move the inspection
+                          </button>
+                        </Form>
+                      )}
+                      <Form method="post" className="usa-form">
+                        {open("cancelPlan")}
+                        <input type="hidden" name="planId" value={p.id} />
+                        <ErrorSummary message={planErr("cancelPlan", p.id)?.error} fields={planErr("cancelPlan", p.id)?.fields} labels={planLabels(p.id)} />
+                        <TextField id={planField("cancelPlan", "reason", p.id)} name="reason" label="Why it is cancelled" hint="It stays on the record, marked cancelled." defaultValue={planErr("cancelPlan", p.id)?.values.reason} error={planErr("cancelPlan", p.id)?.fields[planField("cancelPlan", "reason", p.id)]} required />
+                        <button className="usa-button usa-button--secondary" type="submit">
+                          Cancel the inspection
+                        </button>
+                      </Form>
+                    </details>
+                  )}
                 </li>
               ))}
             </ul>
