@@ -1,4 +1,4 @@
-import type { DataSource } from "typeorm";
+import type { DataSource, EntityManager } from "typeorm";
 import { hasRole, isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
@@ -51,6 +51,8 @@ import { formatEdus } from "./rules.js";
  */
 
 export const BATCH = 5000;
+/** Preview batches whose bills are being inserted while the next one is read and computed. */
+const INSERTS_IN_FLIGHT = 2;
 
 export type Flag = { code: FlagCode; text: string };
 export type RunView = {
@@ -254,6 +256,18 @@ function computingRefusal(r: { computing_since: Date | string | null; computing_
 
 const dedupe = (tasks: BillTask[]) => tasks.filter((t, i) => tasks.findIndex((x) => x.text === t.text) === i);
 
+/**
+ * A read with JIT off (SET LOCAL, in a transaction of its own): the planner's cost of thousands of
+ * keyed lookups passes jit_above_cost, and compiling the plan took a third to a half of the
+ * statement's time, for nothing (docs/benchmarks.md, bill runs).
+ */
+function withoutJit<T>(ds: DataSource, read: (tx: EntityManager) => Promise<T>): Promise<T> {
+  return ds.transaction(async (tx) => {
+    await tx.query(`SET LOCAL jit = off`);
+    return read(tx);
+  });
+}
+
 /** Every account of the cycle served in the period, in batches by id; returns the run's counts. */
 async function computeBills(
   ds: DataSource,
@@ -272,46 +286,52 @@ async function computeBills(
   // SUL 1203's divisor: EDU-days served in the period over every account of the district, whatever its cycle.
   let districtEduDays = 0n;
   if (eduBasis) {
-    const [{ edu_days }] = await ds.query(
-      `SELECT coalesce(sum(s.edu_thousandths::bigint * (least($3::date, coalesce(a.closed_on, $3::date)) - greatest($2::date, a.opened_on) + 1)), 0)::text AS edu_days
-         FROM service_account a
-         CROSS JOIN LATERAL (SELECT x.edu_thousandths FROM service_assessment x
-                              WHERE x.account_id = a.id AND x.effective_on <= least($3::date, coalesce(a.closed_on, $3::date))
-                              ORDER BY x.effective_on DESC, x.entered_at DESC LIMIT 1) s
-        WHERE a.district_id = $1 AND a.opened_on <= $3::date AND (a.closed_on IS NULL OR a.closed_on >= $2::date)`,
-      [run.districtId, run.start, run.end],
+    const [{ edu_days }] = await withoutJit(ds, (tx) =>
+      tx.query(
+        `SELECT coalesce(sum(s.edu_thousandths::bigint * (least($3::date, coalesce(a.closed_on, $3::date)) - greatest($2::date, a.opened_on) + 1)), 0)::text AS edu_days
+           FROM service_account a
+           CROSS JOIN LATERAL (SELECT x.edu_thousandths FROM service_assessment x
+                                WHERE x.account_id = a.id AND x.effective_on <= least($3::date, coalesce(a.closed_on, $3::date))
+                                ORDER BY x.effective_on DESC, x.entered_at DESC LIMIT 1) s
+          WHERE a.district_id = $1 AND a.opened_on <= $3::date AND (a.closed_on IS NULL OR a.closed_on >= $2::date)`,
+        [run.districtId, run.start, run.end],
+      ),
     );
     districtEduDays = BigInt(edu_days);
   }
   // Huron VI-2: shared meters collected across batches for the owner's excess (only shared meters are kept).
   const sharedMeters = new Map<string, { propertyId: string; ownerName: string; users: number; minimums: number; gallons: number; agreement: boolean }>();
-  let pending: Promise<{ bills: number; flagged: number; cents: number }> = Promise.resolve({ bills: 0, flagged: 0, cents: 0 });
+  // Batches' inserts in flight, oldest first: a batch's insert of bills and lines takes longer than
+  // reading and computing the next batch, so with one at a time the inserts held the run back.
+  const pending: Promise<{ bills: number; flagged: number; cents: number }>[] = [];
   let after = "00000000-0000-0000-0000-000000000000";
   let bills = 0;
   let flagged = 0;
   let cents = 0;
   // The next batch is read while this one's consumption is read and its bills computed.
   const batchOf = (from: string): Promise<AccountRow[]> =>
-    ds.query(
-      `SELECT a.id, a.property_id, a.class, a.account_number, a.occupant_name, p.owner_name, a.occupancy, a.opened_on::text AS opened_on, a.closed_on::text AS closed_on,
-              a.shared_meter_agreement, s.edu_thousandths, prev.edu_thousandths AS previous_edu, prev.id IS NOT NULL AS has_previous, fd.sewer_percent,
-              a.industrial_permit_id, (SELECT d.closed_on::text FROM service_account d WHERE d.id = a.reinstates_account_id) AS discontinued_on,
-              (SELECT json_agg(json_build_object('id', j.id, 'amount_cents', j.amount_cents, 'reason', j.reason, 'recorded_on', j.recorded_at::date) ORDER BY j.recorded_at)
-                 FROM bill_adjustment j WHERE j.account_id = a.id AND j.applied_bill_id IS NULL) AS adjustments
-         FROM service_account a JOIN sewer_property p ON p.id = a.property_id
-         LEFT JOIN LATERAL (SELECT x.edu_thousandths FROM service_assessment x
-                             WHERE x.account_id = a.id AND x.effective_on <= least($4::date, coalesce(a.closed_on, $4::date))
-                             ORDER BY x.effective_on DESC, x.entered_at DESC LIMIT 1) s ON true
-         LEFT JOIN LATERAL (SELECT b.id, b.edu_thousandths FROM bill b WHERE b.account_id = a.id AND b.status = 'ISSUED' AND b.period_start < $3::date
-                             ORDER BY b.period_start DESC LIMIT 1) prev ON true
-         LEFT JOIN LATERAL (SELECT f.sewer_percent FROM flow_deduction_request f
-                             WHERE $7 AND f.district_id = a.district_id AND f.status = 'PERCENTAGE_SET' AND lower(f.tax_parcel) = lower(p.tax_parcel)
-                               AND f.decided_at::date <= $4::date
-                             ORDER BY f.decided_at DESC LIMIT 1) fd ON true
-        WHERE a.district_id = $1 AND a.class = ANY($2::text[]) AND a.opened_on <= $4::date AND (a.closed_on IS NULL OR a.closed_on >= $3::date)
-          AND a.id > $5::uuid
-        ORDER BY a.id LIMIT $6`,
-      [run.districtId, run.classes, run.start, run.end, from, BATCH, deductions],
+    withoutJit(ds, (tx) =>
+      tx.query(
+        `SELECT a.id, a.property_id, a.class, a.account_number, a.occupant_name, p.owner_name, a.occupancy, a.opened_on::text AS opened_on, a.closed_on::text AS closed_on,
+                a.shared_meter_agreement, s.edu_thousandths, prev.edu_thousandths AS previous_edu, prev.id IS NOT NULL AS has_previous, fd.sewer_percent,
+                a.industrial_permit_id, (SELECT d.closed_on::text FROM service_account d WHERE d.id = a.reinstates_account_id) AS discontinued_on,
+                (SELECT json_agg(json_build_object('id', j.id, 'amount_cents', j.amount_cents, 'reason', j.reason, 'recorded_on', j.recorded_at::date) ORDER BY j.recorded_at)
+                   FROM bill_adjustment j WHERE j.account_id = a.id AND j.applied_bill_id IS NULL) AS adjustments
+           FROM service_account a JOIN sewer_property p ON p.id = a.property_id
+           LEFT JOIN LATERAL (SELECT x.edu_thousandths FROM service_assessment x
+                               WHERE x.account_id = a.id AND x.effective_on <= least($4::date, coalesce(a.closed_on, $4::date))
+                               ORDER BY x.effective_on DESC, x.entered_at DESC LIMIT 1) s ON true
+           LEFT JOIN LATERAL (SELECT b.id, b.edu_thousandths FROM bill b WHERE b.account_id = a.id AND b.status = 'ISSUED' AND b.period_start < $3::date
+                               ORDER BY b.period_start DESC LIMIT 1) prev ON true
+           LEFT JOIN LATERAL (SELECT f.sewer_percent FROM flow_deduction_request f
+                               WHERE $7 AND f.district_id = a.district_id AND f.status = 'PERCENTAGE_SET' AND lower(f.tax_parcel) = lower(p.tax_parcel)
+                                 AND f.decided_at::date <= $4::date
+                               ORDER BY f.decided_at DESC LIMIT 1) fd ON true
+          WHERE a.district_id = $1 AND a.class = ANY($2::text[]) AND a.opened_on <= $4::date AND (a.closed_on IS NULL OR a.closed_on >= $3::date)
+            AND a.id > $5::uuid
+          ORDER BY a.id LIMIT $6`,
+        [run.districtId, run.classes, run.start, run.end, from, BATCH, deductions],
+      ),
     );
   let next = batchOf(after);
   for (;;) {
@@ -410,16 +430,19 @@ async function computeBills(
         lines,
       });
     }
-    // One batch's insert runs while the next batch is read and computed (at most one in flight).
-    const n0 = await pending;
-    pending = insertBills(ds, run, rb.version.id, drafts);
-    pending.catch(() => undefined); // awaited on the next turn or after the loop; this only keeps it from counting as unhandled meanwhile
-    bills += n0.bills;
-    flagged += n0.flagged;
-    cents += n0.cents;
+    // The batch's insert runs while the next batches are read and computed (at most INSERTS_IN_FLIGHT: memory stays flat).
+    if (pending.length >= INSERTS_IN_FLIGHT) {
+      const n0 = await pending.shift()!;
+      bills += n0.bills;
+      flagged += n0.flagged;
+      cents += n0.cents;
+    }
+    const inserting = insertBills(ds, run, rb.version.id, drafts);
+    inserting.catch(() => undefined); // awaited in turn below; this only keeps it from counting as unhandled meanwhile
+    pending.push(inserting);
   }
-  {
-    const n0 = await pending;
+  for (const inserting of pending) {
+    const n0 = await inserting;
     bills += n0.bills;
     flagged += n0.flagged;
     cents += n0.cents;
@@ -599,49 +622,46 @@ async function issueBatch(ds: DataSource, viewer: Viewer, runId: string, code: s
     // run, which wrote each bill twice (docs/benchmarks.md, bill runs).
     const dates = mailingAndDue(rb, periodEnd, run.mailed_on);
     const dueText = dates.ok ? dates.dueText : null;
-    // A SELECT over the UPDATE, so the driver answers with the rows whatever it does with an UPDATE's.
-    const issued: { id: string; number: string }[] = await tx.query(
+    // One statement numbers and freezes the batch, applies its adjustments, queues its emails and
+    // counts it on the run: the emails read the bills as the UPDATE returns them, not again by id
+    // (each statement its own round trip and its own pass over the batch; docs/benchmarks.md, bill runs).
+    // The bill by email to the person it is billed to (Huron VI-3: the owner; SUL: the occupant, else the owner), when they have a sign-in.
+    const [issued]: { count: number; first: string | null; last: string | null }[] = await tx.query(
       `WITH picked AS (SELECT id FROM bill WHERE run_id = $1 AND status = 'PREVIEW' ORDER BY id LIMIT $2),
        done AS (UPDATE bill b SET status = 'ISSUED', mailed_on = $3, due_on = $4, issued_at = $5, due_text = $7,
                        number = $6 || '-' || to_char(b.period_start, 'YYYYMM') || '-' || lpad(nextval('bill_number_seq')::text, 7, '0')
                   FROM picked WHERE b.id = picked.id
-                RETURNING b.id, b.number)
-       SELECT id, number FROM done ORDER BY number`,
-      [runId, limit, run.mailed_on, run.due_on, clock.now(), code, dueText],
+                RETURNING b.id, b.number, b.district_id, b.account_id, b.property_id, b.total_cents, b.due_on, b.due_text, b.served_from, b.served_to),
+       applied AS (UPDATE bill_adjustment j SET applied_bill_id = l.bill_id FROM done JOIN bill_line l ON l.bill_id = done.id
+                    WHERE l.adjustment_id = j.id AND j.applied_bill_id IS NULL RETURNING j.id),
+       emailed AS (
+         INSERT INTO outbox_email (to_address, recipient_id, district_id, subject, body_text, kind)
+         SELECT u.email, u.id, b.district_id,
+                'Sewer bill ' || b.number || ': $' || to_char(b.total_cents / 100.0, 'FM999,999,990.00') || ' due ' || to_char(b.due_on, 'FMMonth FMDD, YYYY'),
+                'Your sewer bill ' || b.number || ' for ' || to_char(b.served_from, 'FMMonth FMDD, YYYY') || ' to ' || to_char(b.served_to, 'FMMonth FMDD, YYYY') || ' is $' ||
+                to_char(b.total_cents / 100.0, 'FM999,999,990.00') || '.' || chr(10) || coalesce(b.due_text, '') || chr(10) ||
+                'See what it is made of: ' || $9 || '/properties/bills/' || b.id,
+                'rents.bill_issued'
+           FROM done b
+           -- Keyed lookups per bill of the batch (LIMIT keeps the planner from flattening them into hash joins that read
+           -- every property and account of the district on each batch).
+           CROSS JOIN LATERAL (SELECT CASE WHEN $8 THEN coalesce(p.owner_user_id, a.occupant_user_id) ELSE coalesce(a.occupant_user_id, p.owner_user_id) END AS user_id
+                                 FROM sewer_property p LEFT JOIN service_account a ON a.id = b.account_id WHERE p.id = b.property_id LIMIT 1) who
+           CROSS JOIN LATERAL (SELECT id, email FROM app_user WHERE id = who.user_id LIMIT 1) u
+         RETURNING 1),
+       counted AS (UPDATE bill_run SET issued_count = issued_count + (SELECT count(*) FROM done) WHERE id = $1 AND EXISTS (SELECT 1 FROM done) RETURNING 1)
+       SELECT count(*)::int AS count, min(number) AS first, max(number) AS last FROM done`,
+      [runId, limit, run.mailed_on, run.due_on, clock.now(), code, dueText, toOwner, meta.publicUrl],
     );
-    if (!issued.length) return 0;
-    const ids = issued.map((b) => b.id);
-    await tx.query(
-      `UPDATE bill_adjustment j SET applied_bill_id = l.bill_id FROM bill_line l WHERE l.bill_id = ANY($1::uuid[]) AND l.adjustment_id = j.id AND j.applied_bill_id IS NULL`,
-      [ids],
-    );
-    // The bill by email to the person it is billed to (Huron VI-3: the owner; SUL: the occupant, else the owner), when they have a sign-in.
-    await tx.query(
-      `INSERT INTO outbox_email (to_address, recipient_id, district_id, subject, body_text, kind)
-       SELECT u.email, u.id, b.district_id,
-              'Sewer bill ' || b.number || ': $' || to_char(b.total_cents / 100.0, 'FM999,999,990.00') || ' due ' || to_char(b.due_on, 'FMMonth FMDD, YYYY'),
-              'Your sewer bill ' || b.number || ' for ' || to_char(b.served_from, 'FMMonth FMDD, YYYY') || ' to ' || to_char(b.served_to, 'FMMonth FMDD, YYYY') || ' is $' ||
-              to_char(b.total_cents / 100.0, 'FM999,999,990.00') || '.' || chr(10) || coalesce(b.due_text, '') || chr(10) ||
-              'See what it is made of: ' || $3 || '/properties/bills/' || b.id,
-              'rents.bill_issued'
-         FROM unnest($1::uuid[]) AS k(id)
-         -- Keyed lookups per bill of the batch (LIMIT keeps the planner from flattening them into hash joins that read
-         -- every bill, property and account of the district on each batch: the bill table grows with every run).
-         CROSS JOIN LATERAL (SELECT * FROM bill WHERE id = k.id LIMIT 1) b
-         CROSS JOIN LATERAL (SELECT CASE WHEN $2 THEN coalesce(p.owner_user_id, a.occupant_user_id) ELSE coalesce(a.occupant_user_id, p.owner_user_id) END AS user_id
-                               FROM sewer_property p LEFT JOIN service_account a ON a.id = b.account_id WHERE p.id = b.property_id LIMIT 1) who
-         CROSS JOIN LATERAL (SELECT id, email FROM app_user WHERE id = who.user_id LIMIT 1) u`,
-      [ids, toOwner, meta.publicUrl],
-    );
-    await tx.query(`UPDATE bill_run SET issued_count = issued_count + $2 WHERE id = $1`, [runId, issued.length]);
+    if (!issued.count) return 0;
     await audit(tx, actorOf(viewer, meta.requestId), {
       action: "rents.bills_issued",
       entityType: "BillRun",
       entityId: runId,
       districtId: run.district_id,
-      details: { count: issued.length, first: issued[0].number, last: issued[issued.length - 1].number },
+      details: { count: issued.count, first: issued.first, last: issued.last },
     });
-    return issued.length;
+    return issued.count;
   });
 }
 

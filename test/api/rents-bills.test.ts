@@ -217,8 +217,18 @@ describe("a Lakeview quarter: preview, flags, issue", () => {
     expect(again).toMatchObject({ status: "ISSUED", issuedCount: q1Run.billCount });
     const rows = await db().query(`SELECT account_id, count(*)::int AS n, min(number) AS number, bool_and(status = 'ISSUED') AS issued FROM bill WHERE run_id = $1 GROUP BY account_id`, [q1Run.id]);
     expect(rows.every((r: any) => r.n === 1 && r.issued && /^LKV-202601-\d{7}$/.test(r.number))).toBe(true);
-    const [{ emails }] = await db().query(`SELECT count(*)::int AS emails FROM outbox_email WHERE kind = 'rents.bill_issued' AND to_address = 'bill-owner@example.com'`);
-    expect(emails).toBe(1);
+    const mails = await db().query(`SELECT subject, body_text FROM outbox_email WHERE kind = 'rents.bill_issued' AND to_address = 'bill-owner@example.com'`);
+    expect(mails).toHaveLength(1);
+    // The email says the bill's number, total, due date and words, and links the bill (written with the numbering, in one statement).
+    const [mailed] = await db().query(`SELECT id, number, total_cents, due_text, to_char(due_on, 'FMMonth FMDD, YYYY') AS due FROM bill WHERE id = $1`, [/\/properties\/bills\/([0-9a-f-]{36})$/.exec(mails[0].body_text)?.[1]]);
+    expect(mails[0].subject).toBe(`Sewer bill ${mailed.number}: $${(mailed.total_cents / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })} due ${mailed.due}`);
+    expect(mails[0].body_text).toContain(`Your sewer bill ${mailed.number} for `);
+    expect(mails[0].body_text).toContain(`\n${mailed.due_text}\nSee what it is made of: `);
+    // Each batch's audit entry names its count and its first and last numbers.
+    const batches = await db().query(`SELECT details FROM audit_entry WHERE action = 'rents.bills_issued' AND entity_id = $1 ORDER BY id`, [q1Run.id]);
+    expect(batches.map((b: any) => b.details.count)).toEqual([2, q1Run.billCount - 2]);
+    for (const { details } of batches) expect(details.first <= details.last && /^LKV-202601-\d{7}$/.test(details.first) && /^LKV-202601-\d{7}$/.test(details.last)).toBe(true);
+    expect(batches[0].details.last < batches[1].details.first).toBe(true);
     expect(errorCode(await clerk.gql(PREVIEW, { i: { districtId: lakeview.id, cycle: "OTHER", periodStart: "2026-01-01" } }))).toBe("CONFLICT");
   });
 
