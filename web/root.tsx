@@ -1,5 +1,6 @@
-import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useLoaderData, useLocation, useRouteError, Form, type ShouldRevalidateFunction } from "@remix-run/react";
+import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useLoaderData, useLocation, useRouteError, Form, type ShouldRevalidateFunction } from "@remix-run/react";
+import { Link } from "./components/link";
 import { AuthenticityTokenInput, AuthenticityTokenProvider } from "remix-utils/csrf/react";
 import uswdsCss from "./styles/design-system.scss?url";
 import appCss from "./styles/app.css?url";
@@ -25,13 +26,13 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const [token, csrfCookie] = await csrfFor(context).commitToken(request);
   // Signed out (no session cookie, no token), no one is signed in: every page spares the API the question.
   const r = mayBeSignedIn(request) ? await gql(context, request, VIEWER) : null;
+  const root: RootData = { csrf: token, viewer: r?.ok ? r.data.viewer : null, demo: portalContext(context).demo };
+  const cookies = csrfCookie ? [csrfCookie, ...(r?.setCookies ?? [])] : (r?.setCookies ?? []);
+  if (!cookies.length) return root;
+  // Handed to Remix as data, not as a JSON Response it would parse again (issue 20).
   const headers = new Headers();
-  if (csrfCookie) headers.append("Set-Cookie", csrfCookie);
-  for (const c of r?.setCookies ?? []) headers.append("Set-Cookie", c);
-  return Response.json(
-    { csrf: token, viewer: r?.ok ? r.data.viewer : null, demo: portalContext(context).demo },
-    { headers },
-  );
+  for (const c of cookies) headers.append("Set-Cookie", c);
+  return data(root, { headers });
 }
 
 export type RootData = {

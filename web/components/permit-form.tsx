@@ -1,4 +1,5 @@
-import { Form, Link, useNavigation } from "@remix-run/react";
+import { Form, useNavigation } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { Notice, RadioGroup, SelectField } from "~/components/fields";
 import { ErrorSummary, TextField } from "~/components/forms";

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { useLoaderData, useSearchParams } from "@remix-run/react";
+import { Link } from "~/components/link";
 import { daysLeftText, formatCalendarDate, statusLabel } from "~/components/format";
 import { SuccessAlert } from "~/components/forms";
 import { requireSignedIn } from "~/auth.server";

@@ -1,0 +1,27 @@
+import { forwardRef } from "react";
+import { Link as RemixLink, createPath, resolvePath, type LinkProps } from "@remix-run/react";
+
+/** Props a plain link may carry for the server's shortcut below; any other (state, prefetch, relative...) takes Remix's Link. */
+const PLAIN = new Set(["to", "className", "title", "children", "id"]);
+const onServer = typeof document === "undefined";
+
+/**
+ * Remix's Link, but rendered on the server, for an address within the portal ("/..."), as the
+ * `<a>` it renders there, without its hooks (issue 20: a page's 20-50 links, each resolving its
+ * path through the router's context and JSON, were the largest part of a signed-in page's render).
+ * The markup is Link's own: its attributes, `data-discover="true"` and the href React Router makes
+ * of the address (portal basename "/"); the browser hydrates it with Remix's Link, so navigation
+ * is as before.
+ */
+export const Link = forwardRef<HTMLAnchorElement, LinkProps>(function Link(props, ref) {
+  const { to } = props;
+  if (onServer && typeof to === "string" && to.startsWith("/") && !to.startsWith("//") && Object.keys(props).every((k) => PLAIN.has(k) || k.startsWith("aria-"))) {
+    const { to: _to, children, ...rest } = props;
+    return (
+      <a {...rest} data-discover="true" href={createPath(resolvePath(to))}>
+        {children}
+      </a>
+    );
+  }
+  return <RemixLink ref={ref} {...props} />;
+});
