@@ -37,7 +37,7 @@ import {
   type FlagCode,
 } from "./bill-rules.js";
 import { actorOf, isLinked, type Db, type Meta } from "./common.js";
-import { periodConsumption } from "./consumption.js";
+import { useOfAccount, useOfMeters, useParams, usePeriod } from "./consumption.js";
 import { inflowCharges } from "./inflow-charges.js";
 import { formatEdus } from "./rules.js";
 
@@ -159,6 +159,7 @@ type AccountRow = {
   industrial_permit_id: string | null;
   discontinued_on: string | null;
   adjustments: { id: string; amount_cents: number; reason: string; recorded_on: string }[] | null;
+  use_meters: Parameters<typeof useOfMeters>[0];
 };
 
 type Drafted = { accountId: string | null; meterId: string | null; propertyId: string; billTo: string; from: CalendarDate; to: CalendarDate; final: boolean; gallons: number | null; edu: number | null; flags: Flag[]; lines: (BillLine & { adjustmentId?: string; inflowDeterminationId?: string })[] };
@@ -308,13 +309,15 @@ async function computeBills(
   let bills = 0;
   let flagged = 0;
   let cents = 0;
-  // The next batch is read while this one's consumption is read and its bills computed.
+  // The next batch is read, with each account's meters, reads and history (SUL 1205: consumption.ts),
+  // while this one's bills are computed: one statement a batch, by keyed lookups from its accounts.
+  const usep = usePeriod(run.start, run.end);
   const batchOf = (from: string): Promise<AccountRow[]> =>
     withoutJit(ds, (tx) =>
       tx.query(
         `SELECT a.id, a.property_id, a.class, a.account_number, a.occupant_name, p.owner_name, a.occupancy, a.opened_on::text AS opened_on, a.closed_on::text AS closed_on,
                 a.shared_meter_agreement, s.edu_thousandths, prev.edu_thousandths AS previous_edu, prev.id IS NOT NULL AS has_previous, fd.sewer_percent,
-                a.industrial_permit_id, (SELECT d.closed_on::text FROM service_account d WHERE d.id = a.reinstates_account_id) AS discontinued_on,
+                a.industrial_permit_id, (SELECT d.closed_on::text FROM service_account d WHERE d.id = a.reinstates_account_id) AS discontinued_on, use.use_meters,
                 (SELECT json_agg(json_build_object('id', j.id, 'amount_cents', j.amount_cents, 'reason', j.reason, 'recorded_on', j.recorded_at::date) ORDER BY j.recorded_at)
                    FROM bill_adjustment j WHERE j.account_id = a.id AND j.applied_bill_id IS NULL) AS adjustments
            FROM service_account a JOIN sewer_property p ON p.id = a.property_id
@@ -327,10 +330,11 @@ async function computeBills(
                                WHERE $7 AND f.district_id = a.district_id AND f.status = 'PERCENTAGE_SET' AND lower(f.tax_parcel) = lower(p.tax_parcel)
                                  AND f.decided_at::date <= $4::date
                                ORDER BY f.decided_at DESC LIMIT 1) fd ON true
+           ${useOfAccount({ from: "$8", to: "$9", historyFrom: "$10", periods: "$11" })}
           WHERE a.district_id = $1 AND a.class = ANY($2::text[]) AND a.opened_on <= $4::date AND (a.closed_on IS NULL OR a.closed_on >= $3::date)
             AND a.id > $5::uuid
           ORDER BY a.id LIMIT $6`,
-        [run.districtId, run.classes, run.start, run.end, from, BATCH, deductions],
+        [run.districtId, run.classes, run.start, run.end, from, BATCH, deductions, ...useParams(usep)],
       ),
     );
   let next = batchOf(after);
@@ -340,14 +344,13 @@ async function computeBills(
     after = accounts[accounts.length - 1].id;
     next = batchOf(after);
     next.catch(() => undefined); // awaited on the next turn
-    const use = await periodConsumption(ds, accounts.map((a) => a.id), run.start, run.end);
     const strengths = rates.length ? await periodResults(ds, accounts, run) : new Map<string, { parameter: string; concentrationMgL: number }[]>();
     // SUL 705: the Operator's determinations of inflow the batch's accounts bear (one statement; none under a law without the charge).
     const inflow = await inflowCharges(ds, rb, accounts, run, tasks);
     const drafts: Drafted[] = [];
     for (const a of accounts) {
       const served = daysServed(run, a.opened_on, a.closed_on)!;
-      const c = use.get(a.id)!;
+      const c = useOfMeters(a.use_meters, usep);
       const flags: Flag[] = [];
       const lines: Drafted["lines"] = [];
       if (c.noRead) flags.push({ code: "NO_READ", text: FLAG_LABELS.NO_READ });

@@ -61,55 +61,54 @@ function wholeMonths(from: CalendarDate, to: CalendarDate): number {
 
 const empty = (): PeriodConsumption => ({ gallons: 0, estimated: false, noRead: true, shared: false, reads: [], history: [] });
 
-/**
- * Each account's consumption from `from` to `to` (both days included): the reads of its meters
- * dated in the period and within the account's open days, the gallons they measure, whether any is
- * an estimate, whether a meter is shared (each account sharing it gets the whole meter's reads,
- * flagged), and the account's use by period over the two years before. Every account asked for is
- * in the map (with `noRead` when nothing measures its use).
- */
-export async function periodConsumption(db: Db, accountIds: string[], from: CalendarDate, to: CalendarDate): Promise<Map<string, PeriodConsumption>> {
+/** A period's parameters for `useOfAccount`: its days, the first history period's first day, the history periods' first days. */
+export type UsePeriod = { from: CalendarDate; to: CalendarDate; historyFrom: CalendarDate; periods: { from: CalendarDate; to: CalendarDate }[] };
+
+export function usePeriod(from: CalendarDate, to: CalendarDate): UsePeriod {
   if (!isCalendarDate(from) || !isCalendarDate(to) || to < from) throw new Error(`not a period: ${from} to ${to}`);
-  const out = new Map<string, PeriodConsumption>();
-  const ids = [...new Set(accountIds)];
-  for (const id of ids) out.set(id, empty());
-  if (!ids.length) return out;
   const periods = historyPeriods(from, to);
-  const historyFrom = periods.length ? periods[0].from : from;
+  return { from, to, historyFrom: periods.length ? periods[0].from : from, periods };
+}
 
-  // One statement, driven by the batch's accounts: each account's meters, then each meter's reads
-  // from the first history period to the period's end by the (meter_id, read_on) index (a few reads
-  // a meter), split here into the period's reads and the earlier periods' buckets (width_bucket over
-  // the periods' first days). Joining the whole of meter_reading by hash on every batch made the
-  // preview grow faster than its accounts (docs/benchmarks.md, bill runs).
-  const rows: any[] = await db.query(
-    `WITH lk AS (
-       SELECT am.account_id, am.meter_id, m.meter_number,
-              greatest(a.opened_on, $4::date) AS h_from, greatest(a.opened_on, $2::date) AS p_from, least(coalesce(a.closed_on, $3::date), $3::date) AS to_on
-         FROM service_account_meter am JOIN service_account a ON a.id = am.account_id JOIN service_meter m ON m.id = am.meter_id
-        WHERE am.account_id = ANY($1::uuid[])),
-     sharing AS (
-       SELECT x.meter_id, count(*)::int AS n
-         FROM (SELECT DISTINCT meter_id FROM lk) u JOIN service_account_meter x ON x.meter_id = u.meter_id JOIN service_account o ON o.id = x.account_id
-        WHERE o.opened_on <= $3::date AND (o.closed_on IS NULL OR o.closed_on >= $2::date)
-        GROUP BY x.meter_id)
-     SELECT lk.account_id, lk.meter_id, lk.meter_number, coalesce(s.n, 1) AS shared_with, r.reads, r.history
-       FROM lk LEFT JOIN sharing s ON s.meter_id = lk.meter_id
-       CROSS JOIN LATERAL (
-         SELECT json_agg(json_build_array(r.read_on::text, r.reading::text, r.kind, r.consumption_gallons::text, r.flags) ORDER BY r.read_on) FILTER (WHERE r.read_on >= lk.p_from) AS reads,
-                string_agg(width_bucket(r.read_on, $5::date[]) || ':' || r.consumption_gallons, ',') FILTER (WHERE r.read_on < $2::date AND r.consumption_gallons IS NOT NULL) AS history
-           FROM meter_reading r
-          WHERE r.meter_id = lk.meter_id AND r.read_on BETWEEN least(lk.h_from, lk.p_from) AND lk.to_on) r`,
-    [ids, from, to, historyFrom, periods.length ? periods.map((p) => p.from) : [from]],
-  );
+/** The parameters `useOfAccount`'s SQL names, in its placeholders' order: the period's first and last days, the history's first day, the history periods' first days. */
+export const useParams = (p: UsePeriod): unknown[] => [p.from, p.to, p.historyFrom, p.periods.length ? p.periods.map((x) => x.from) : [p.from]];
 
-  const hist = new Map<string, Map<number, number>>();
-  for (const r of rows) {
-    const c = out.get(r.account_id)!;
-    if (r.shared_with > 1) c.shared = true;
-    for (const [readOn, reading, kind, gallons, flags] of (r.reads ?? []) as [string, string, ReadKind, string | null, string[] | null][]) {
+/**
+ * SQL: `LEFT JOIN LATERAL (...) use ON true` giving the account `a` (service_account) a column
+ * `use_meters`: for each of its meters (json), the meter, its number, the accounts it serves open
+ * in the period, its reads dated in the period within the account's days, and its use in the
+ * history periods ("period:gallons,..."). Keyed lookups from the account: its meters, each
+ * meter's accounts by service_account_meter_by_meter, its reads from the first history period to
+ * the period's end by meter_reading_per_day (a few a meter), so a batch costs its own rows and
+ * never a pass over a whole table. `$from` etc. are the placeholders of `useParams`' values.
+ */
+export function useOfAccount(ph: { from: string; to: string; historyFrom: string; periods: string }): string {
+  const { from, to, historyFrom, periods } = ph;
+  return `LEFT JOIN LATERAL (
+    SELECT json_agg(json_build_array(am.meter_id, m.meter_number, s.n, r.reads, r.history)) AS use_meters
+      FROM service_account_meter am
+      JOIN service_meter m ON m.id = am.meter_id
+      CROSS JOIN LATERAL (SELECT greatest(count(*)::int, 1) AS n FROM service_account_meter x JOIN service_account o ON o.id = x.account_id
+                           WHERE x.meter_id = am.meter_id AND o.opened_on <= ${to}::date AND (o.closed_on IS NULL OR o.closed_on >= ${from}::date)) s
+      CROSS JOIN LATERAL (
+        SELECT json_agg(json_build_array(r.read_on::text, r.reading::text, r.kind, r.consumption_gallons::text, r.flags) ORDER BY r.read_on) FILTER (WHERE r.read_on >= greatest(a.opened_on, ${from}::date)) AS reads,
+               string_agg(width_bucket(r.read_on, ${periods}::date[]) || ':' || r.consumption_gallons, ',') FILTER (WHERE r.read_on < ${from}::date AND r.consumption_gallons IS NOT NULL) AS history
+          FROM meter_reading r
+         WHERE r.meter_id = am.meter_id
+           AND r.read_on BETWEEN least(greatest(a.opened_on, ${historyFrom}::date), greatest(a.opened_on, ${from}::date)) AND least(coalesce(a.closed_on, ${to}::date), ${to}::date)) r
+     WHERE am.account_id = a.id) use ON true`;
+}
+
+/** One account's consumption from its `use_meters` (useOfAccount's column). */
+export function useOfMeters(meters: [string, string, number, [string, string, ReadKind, string | null, string[] | null][] | null, string | null][] | null, p: UsePeriod): PeriodConsumption {
+  const c = empty();
+  if (!meters) return c;
+  let hist: Map<number, number> | null = null;
+  for (const [meterId, meterNumber, sharedWith, reads, history] of meters) {
+    if (sharedWith > 1) c.shared = true;
+    for (const [readOn, reading, kind, gallons, flags] of reads ?? []) {
       const measured = gallons !== null;
-      c.reads.push({ meterId: r.meter_id, meterNumber: r.meter_number, readOn, reading: Number(reading), kind, gallons: measured ? Number(gallons) : 0, flags: flags ?? [], sharedWith: r.shared_with });
+      c.reads.push({ meterId, meterNumber, readOn, reading: Number(reading), kind, gallons: measured ? Number(gallons) : 0, flags: flags ?? [], sharedWith });
       if (measured) {
         c.gallons += Number(gallons);
         c.noRead = false;
@@ -117,24 +116,45 @@ export async function periodConsumption(db: Db, accountIds: string[], from: Cale
       if (kind === "ESTIMATED") c.estimated = true;
     }
     // "period:gallons,..." (a string: the driver's array parser costs more than the split, per row of every batch).
-    if (r.history) {
-      const h = hist.get(r.account_id) ?? new Map<number, number>();
-      for (const pair of (r.history as string).split(",")) {
+    if (history) {
+      hist ??= new Map<number, number>();
+      for (const pair of history.split(",")) {
         const at = pair.indexOf(":");
         const b = Number(pair.slice(0, at));
-        h.set(b, (h.get(b) ?? 0) + Number(pair.slice(at + 1)));
+        hist.set(b, (hist.get(b) ?? 0) + Number(pair.slice(at + 1)));
       }
-      hist.set(r.account_id, h);
     }
   }
-  for (const [id, h] of hist) {
-    const c = out.get(id)!;
+  if (hist) {
+    const h = hist;
     c.history = [...h.keys()]
-      .filter((i) => i >= 1 && i <= periods.length)
+      .filter((i) => i >= 1 && i <= p.periods.length)
       .sort((a, b) => a - b)
-      .map((i) => ({ from: periods[i - 1].from, to: periods[i - 1].to, gallons: h.get(i)! }));
+      .map((i) => ({ from: p.periods[i - 1].from, to: p.periods[i - 1].to, gallons: h.get(i)! }));
   }
-  // An account's reads in date order (then by meter), whatever the order of its meters' rows.
-  for (const c of out.values()) if (c.reads.length > 1) c.reads.sort((a, b) => (a.readOn < b.readOn ? -1 : a.readOn > b.readOn ? 1 : a.meterNumber < b.meterNumber ? -1 : a.meterNumber > b.meterNumber ? 1 : 0));
+  // An account's reads in date order (then by meter), whatever the order of its meters.
+  if (c.reads.length > 1) c.reads.sort((a, b) => (a.readOn < b.readOn ? -1 : a.readOn > b.readOn ? 1 : a.meterNumber < b.meterNumber ? -1 : a.meterNumber > b.meterNumber ? 1 : 0));
+  return c;
+}
+
+/**
+ * Each account's consumption from `from` to `to` (both days included): the reads of its meters
+ * dated in the period and within the account's open days, the gallons they measure, whether any is
+ * an estimate, whether a meter is shared (each account sharing it gets the whole meter's reads,
+ * flagged), and the account's use by period over the two years before. Every account asked for is
+ * in the map (with `noRead` when nothing measures its use). One statement; a bill run reads the same
+ * with its batch of accounts (useOfAccount).
+ */
+export async function periodConsumption(db: Db, accountIds: string[], from: CalendarDate, to: CalendarDate): Promise<Map<string, PeriodConsumption>> {
+  const p = usePeriod(from, to);
+  const out = new Map<string, PeriodConsumption>();
+  const ids = [...new Set(accountIds)];
+  for (const id of ids) out.set(id, empty());
+  if (!ids.length) return out;
+  const rows: { id: string; use_meters: Parameters<typeof useOfMeters>[0] }[] = await db.query(
+    `SELECT a.id, use.use_meters FROM service_account a ${useOfAccount({ from: "$2", to: "$3", historyFrom: "$4", periods: "$5" })} WHERE a.id = ANY($1::uuid[])`,
+    [ids, ...useParams(p)],
+  );
+  for (const r of rows) out.set(r.id, useOfMeters(r.use_meters, p));
   return out;
 }
