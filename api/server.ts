@@ -12,7 +12,7 @@ import {
   publicResponseCache,
   readingPortalAnswer,
 } from "./graphql/cache.js";
-import { listsChanged } from "./graphql/micro-cache.js";
+import { listsChanged, mayChangeLists } from "./graphql/micro-cache.js";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import express from "express";
 import { randomUUID } from "node:crypto";
@@ -84,7 +84,7 @@ export async function createApi(opts: { ds: DataSource; config: Config; log: Log
         async requestDidStart() {
           return {
             async willSendResponse({ operation }) {
-              if (operation?.operation === "mutation") await listsChanged(ds, log);
+              if (operation?.operation === "mutation" && mayChangeLists(operation)) await listsChanged(ds, log);
             },
           };
         },

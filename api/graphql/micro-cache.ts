@@ -1,10 +1,11 @@
+import type { OperationDefinitionNode } from "graphql";
 import type { Logger } from "pino";
 import type { DataSource } from "typeorm";
 import { announceCommitted, onInvalidation } from "../common/invalidation.js";
 
 /**
  * A short-lived cache for hot signed-in lists (the dashboard, the staff queue, the SNC dashboard).
- * Any mutation or Stripe webhook clears it on every instance (`listsChanged`: here at once, on the
+ * Any mutation (but those declared list-neutral: changesNoList) or Stripe webhook clears it on every instance (`listsChanged`: here at once, on the
  * others by a NOTIFY sent once the change has committed; see the plugin in api/server.ts), so a
  * change made on one instance is on the lists of all of them at once. A change of someone's
  * sessions or roles, or of public data (api/common/invalidation.ts), clears it on every instance
@@ -59,6 +60,17 @@ export function clearMicroCache(): void {
 onInvalidation("viewers", clearMicroCache);
 onInvalidation("public", clearMicroCache);
 onInvalidation("lists", clearMicroCache);
+
+const listNeutral = new Set<string>();
+
+/** Mutations that change nothing a cached list shows (quick pay's lookup records only its attempt): they clear no list here or elsewhere. */
+export function changesNoList(...fields: string[]): void {
+  for (const f of fields) listNeutral.add(f);
+}
+
+/** Whether a mutation may change what a cached list shows: any root field not declared list-neutral (or a fragment) may. */
+export const mayChangeLists = (operation: OperationDefinitionNode): boolean =>
+  operation.selectionSet.selections.some((s) => s.kind !== "Field" || !listNeutral.has(s.name.value));
 
 /**
  * A change has committed that a cached list may show: dropped here, and on every other instance.

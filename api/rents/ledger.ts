@@ -6,6 +6,7 @@ import { badInput, notFound } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
 import { District } from "../districts/district.entity.js";
 import { rulebookOn, type Rulebook } from "../districts/districts.service.js";
+import { queryPrepared } from "../db/prepared.js";
 import { isUuid } from "../documents/documents.service.js";
 import { Payment, createPayment, registerPayable } from "../payments/payments.service.js";
 
@@ -50,20 +51,21 @@ export type OpenItem = {
 };
 
 /**
- * Every debit of the accounts `$1` with its unpaid part as of `$2` (now): the common table
- * expressions `acc` (each account's district and today), `items`, `credit`, `debits` and `open`.
+ * Every debit of the accounts `ids` (an SQL uuid[]: `$1` unless given) with its unpaid part as of
+ * `now` (`$2`): the common table expressions `acc` (each account's district and today), `items`,
+ * `credit`, `debits` and `open`.
  */
-const OPEN_ITEMS = `acc AS (
-       SELECT a.id, a.district_id, ($2::timestamptz AT TIME ZONE d.time_zone)::date AS today
-         FROM service_account a JOIN district d ON d.id = a.district_id WHERE a.id = ANY($1::uuid[])
+const openItemsSql = (ids = "$1::uuid[]", now = "$2::timestamptz") => `acc AS (
+       SELECT a.id, a.district_id, (${now} AT TIME ZONE d.time_zone)::date AS today
+         FROM service_account a JOIN district d ON d.id = a.district_id WHERE a.id = ANY(${ids})
      ), items AS (
        SELECT b.account_id, b.id AS bill_id, 'BILL' AS kind, b.number, b.mailed_on AS on_date, b.due_on, 0 AS part, b.id::text AS tie,
               b.total_cents AS amount, b.rulebook_version_id
-         FROM bill b WHERE b.account_id = ANY($1::uuid[]) AND b.status = 'ISSUED'
+         FROM bill b WHERE b.account_id = ANY(${ids}) AND b.status = 'ISSUED'
        UNION ALL
        SELECT e.account_id, e.bill_id, e.kind, b.number, coalesce(b.mailed_on, e.effective_on), e.effective_on,
               CASE e.kind WHEN 'PENALTY' THEN 1 WHEN 'INTEREST' THEN 2 ELSE 3 END, e.id::text, e.amount_cents, b.rulebook_version_id
-         FROM account_ledger_entry e LEFT JOIN bill b ON b.id = e.bill_id WHERE e.account_id = ANY($1::uuid[]) AND e.amount_cents <> 0
+         FROM account_ledger_entry e LEFT JOIN bill b ON b.id = e.bill_id WHERE e.account_id = ANY(${ids}) AND e.amount_cents <> 0
      ), credit AS (
        SELECT account_id, -sum(amount) AS cents FROM items WHERE amount < 0 GROUP BY account_id
      ), debits AS (
@@ -84,7 +86,7 @@ const OPEN_ITEMS = `acc AS (
 export async function openItems(db: Db, accountIds: string[], opts: { onlyUnpaid?: boolean } = {}): Promise<OpenItem[]> {
   if (!accountIds.length) return [];
   const rows: any[] = await db.query(
-    `WITH ${OPEN_ITEMS}
+    `WITH ${openItemsSql()}
      SELECT o.account_id, acc.district_id, o.bill_id, o.kind, o.number, o.on_date::text AS on_date, o.due_on::text AS due_on, o.amount::int AS amount,
             o.unpaid::int AS unpaid, acc.today::text AS today, o.rulebook_version_id
        FROM open o JOIN acc ON acc.id = o.account_id
@@ -110,37 +112,44 @@ export async function openItems(db: Db, accountIds: string[], opts: { onlyUnpaid
 /** Whether an unpaid item counts as past due today: a bill after its due date; a late charge from the day it is added. */
 export const isPastDue = (i: Pick<OpenItem, "kind" | "dueOn" | "today">) => (i.kind === "PENALTY" || i.kind === "INTEREST" ? true : i.kind === "BILL" && i.dueOn < i.today);
 
+/**
+ * SQL: one row a valid account of `ids` (an SQL uuid[]) with its balance as of `now` (an SQL
+ * timestamptz): `id`, `balance`, `past_due` (isPastDue's rule, in SQL, over the same open items)
+ * and the last issued bill (`bill_id`, `number`, `period_start`, `period_end`, `mailed_on`, `due_on`,
+ * `total_cents`). A query of its own, to run alone or as a common table expression of another.
+ */
+export const balancesSql = (ids: string, now: string) => `WITH ${openItemsSql(ids, now)},
+       past AS (SELECT o.account_id, sum(o.unpaid) AS cents FROM open o JOIN acc ON acc.id = o.account_id
+                 WHERE o.unpaid > 0 AND (o.kind IN ('PENALTY', 'INTEREST') OR (o.kind = 'BILL' AND o.due_on < acc.today)) GROUP BY o.account_id),
+       total AS (SELECT account_id, sum(amount) AS cents FROM items GROUP BY account_id)
+       SELECT acc.id, coalesce(past.cents, 0)::bigint::text AS past_due, coalesce(total.cents, 0)::bigint::text AS balance,
+              lb.id AS bill_id, lb.number, lb.period_start::text AS period_start, lb.period_end::text AS period_end,
+              lb.mailed_on::text AS mailed_on, lb.due_on::text AS due_on, lb.total_cents
+         FROM acc
+         LEFT JOIN LATERAL (SELECT b.id, b.number, b.period_start, b.period_end, b.mailed_on, b.due_on, b.total_cents FROM bill b
+                             WHERE b.account_id = acc.id AND b.status = 'ISSUED' ORDER BY b.period_start DESC, b.mailed_on DESC LIMIT 1) lb ON true
+         LEFT JOIN past ON past.account_id = acc.id
+         LEFT JOIN total ON total.account_id = acc.id`;
+
+/** An account's balance from a row of balancesSql. */
+export const toBalance = (r: any): AccountBalance => ({
+  accountId: r.id,
+  balanceCents: Number(r.balance),
+  pastDueCents: Number(r.past_due),
+  lastBill: r.bill_id
+    ? { id: r.bill_id, number: r.number, periodFrom: r.period_start, periodTo: r.period_end, mailedOn: r.mailed_on, dueOn: r.due_on, totalCents: r.total_cents }
+    : null,
+});
+
+const BALANCES = balancesSql("$1::uuid[]", "$2::timestamptz");
+
 /** Balances of many accounts in one statement whatever their number (an account with nothing billed has a zero balance). */
 export async function accountBalances(db: Db, accountIds: string[]): Promise<Map<string, AccountBalance>> {
   const ids = [...new Set(accountIds.filter(isUuid))];
   const out = new Map<string, AccountBalance>();
   if (!ids.length) return out;
-  // The totals and the past-due part (isPastDue below, in SQL) in one statement.
-  const totals: any[] = await db.query(
-      `WITH ${OPEN_ITEMS},
-       past AS (SELECT o.account_id, sum(o.unpaid) AS cents FROM open o JOIN acc ON acc.id = o.account_id
-                 WHERE o.unpaid > 0 AND (o.kind IN ('PENALTY', 'INTEREST') OR (o.kind = 'BILL' AND o.due_on < acc.today)) GROUP BY o.account_id)
-       SELECT k.id, coalesce(past.cents, 0)::bigint::text AS past_due,
-              coalesce((SELECT sum(b.total_cents) FROM bill b WHERE b.account_id = k.id AND b.status = 'ISSUED'), 0)
-            + coalesce((SELECT sum(e.amount_cents) FROM account_ledger_entry e WHERE e.account_id = k.id), 0) AS balance,
-              lb.id AS bill_id, lb.number, lb.period_start::text AS period_start, lb.period_end::text AS period_end,
-              lb.mailed_on::text AS mailed_on, lb.due_on::text AS due_on, lb.total_cents
-         FROM unnest($1::uuid[]) AS k(id)
-         LEFT JOIN LATERAL (SELECT b.id, b.number, b.period_start, b.period_end, b.mailed_on, b.due_on, b.total_cents FROM bill b
-                             WHERE b.account_id = k.id AND b.status = 'ISSUED' ORDER BY b.period_start DESC, b.mailed_on DESC LIMIT 1) lb ON true
-         LEFT JOIN past ON past.account_id = k.id
-        WHERE EXISTS (SELECT 1 FROM service_account a WHERE a.id = k.id)`,
-      [ids, clock.now()],
-  );
-  for (const r of totals)
-    out.set(r.id, {
-      accountId: r.id,
-      balanceCents: Number(r.balance),
-      pastDueCents: Number(r.past_due),
-      lastBill: r.bill_id
-        ? { id: r.bill_id, number: r.number, periodFrom: r.period_start, periodTo: r.period_end, mailedOn: r.mailed_on, dueOn: r.due_on, totalCents: r.total_cents }
-        : null,
-    });
+  const rows: any[] = await queryPrepared(db, BALANCES, [ids, clock.now()]);
+  for (const r of rows) out.set(r.id, toBalance(r));
   return out;
 }
 

@@ -1,14 +1,16 @@
 import type { DataSource } from "typeorm";
 import type { Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
+import { clock } from "../common/clock.js";
 import { conflict, notFound } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
 import type { Config } from "../config.js";
+import { queryPrepared } from "../db/prepared.js";
 import { isUuid } from "../documents/documents.service.js";
 import { enqueueEmails } from "../outbox/outbox.service.js";
 import { Payment } from "../payments/payment.entity.js";
 import { actorOf, addressOf, type Db, type Meta } from "./common.js";
-import { SEWER_ACCOUNT_PAYABLE, accountBalances, createAccountPayment, type AccountBalance } from "./ledger.js";
+import { SEWER_ACCOUNT_PAYABLE, accountBalances, balancesSql, createAccountPayment, toBalance, type AccountBalance } from "./ledger.js";
 import { findAccountByNumberAndZip } from "./quick-pay.js";
 
 /**
@@ -85,25 +87,31 @@ export async function unlinkServiceAccount(ds: DataSource, viewer: Viewer, accou
   });
 }
 
-/** The viewer's linked accounts with their balances and issued bills: four statements whatever their number. */
+/**
+ * The viewer's linked accounts with their balances and issued bills (the newest 200 of them all):
+ * one statement whatever their number.
+ */
 export async function linkedAccounts(db: Db, viewer: Viewer, onlyAccountId?: string): Promise<LinkedAccountView[]> {
-  const rows: any[] = await db.query(
-    `SELECT l.id AS link_id, l.linked_at, a.id, a.account_number, a.closed_on::text AS closed_on, d.name AS district_name, p.street_number, p.street, p.city, p.zip
-       FROM service_account_link l JOIN service_account a ON a.id = l.account_id JOIN sewer_property p ON p.id = a.property_id JOIN district d ON d.id = a.district_id
-      WHERE l.user_id = $1 AND l.unlinked_at IS NULL ${onlyAccountId ? "AND l.account_id = $2" : ""}
+  const rows: any[] = await queryPrepared(
+    db,
+    `WITH l AS (
+       SELECT l.id AS link_id, l.linked_at, l.account_id FROM service_account_link l
+        WHERE l.user_id = $1 AND l.unlinked_at IS NULL ${onlyAccountId ? "AND l.account_id = $3" : ""}
+     ), bal AS (${balancesSql("ARRAY(SELECT account_id FROM l)", "$2::timestamptz")}
+     ), bl AS (
+       SELECT b.id, b.account_id, b.number, b.served_from, b.served_to, b.total_cents, b.due_on, b.period_start
+         FROM bill b WHERE b.account_id IN (SELECT account_id FROM l) AND b.status = 'ISSUED' ORDER BY b.period_start DESC, b.number DESC LIMIT 200
+     )
+     SELECT l.link_id, l.linked_at, a.id, a.account_number, a.closed_on::text AS closed_on, d.name AS district_name, p.street_number, p.street, p.city, p.zip,
+            bal.balance, bal.past_due, bal.bill_id, bal.number, bal.period_start, bal.period_end, bal.mailed_on, bal.due_on, bal.total_cents,
+            coalesce((SELECT json_agg(json_build_object('id', bl.id, 'number', bl.number, 'servedFrom', bl.served_from::text, 'servedTo', bl.served_to::text,
+                                                        'totalCents', bl.total_cents, 'dueOn', bl.due_on::text) ORDER BY bl.period_start DESC, bl.number DESC)
+                        FROM bl WHERE bl.account_id = a.id), '[]') AS bills
+       FROM l JOIN service_account a ON a.id = l.account_id JOIN sewer_property p ON p.id = a.property_id JOIN district d ON d.id = a.district_id
+       LEFT JOIN bal ON bal.id = a.id
       ORDER BY a.account_number`,
-    onlyAccountId ? [viewer.userId, onlyAccountId] : [viewer.userId],
+    onlyAccountId ? [viewer.userId, clock.now(), onlyAccountId] : [viewer.userId, clock.now()],
   );
-  if (!rows.length) return [];
-  const ids = rows.map((r) => r.id);
-  const [balances, bills] = await Promise.all([
-    accountBalances(db, ids),
-    db.query(
-      `SELECT b.id, b.account_id, b.number, b.served_from::text AS served_from, b.served_to::text AS served_to, b.total_cents, b.due_on::text AS due_on
-         FROM bill b WHERE b.account_id = ANY($1::uuid[]) AND b.status = 'ISSUED' ORDER BY b.period_start DESC, b.number DESC LIMIT 200`,
-      [ids],
-    ) as Promise<any[]>,
-  ]);
   return rows.map((r) => ({
     linkId: r.link_id,
     linkedAt: r.linked_at,
@@ -112,16 +120,15 @@ export async function linkedAccounts(db: Db, viewer: Viewer, onlyAccountId?: str
     districtName: r.district_name,
     address: addressOf(r),
     closedOn: r.closed_on,
-    balance: balances.get(r.id) ?? { accountId: r.id, balanceCents: 0, pastDueCents: 0, lastBill: null },
-    bills: bills
-      .filter((b) => b.account_id === r.id)
-      .map((b) => ({ id: b.id, number: b.number, servedFrom: b.served_from, servedTo: b.served_to, totalCents: b.total_cents, dueOn: b.due_on })),
+    balance: r.balance === null ? { accountId: r.id, balanceCents: 0, pastDueCents: 0, lastBill: null } : toBalance(r),
+    bills: r.bills,
   }));
 }
 
 /** The issued bills of the viewer's linked accounts, newest first (the bills list adds them to their own). */
 export async function linkedBills(db: Db, viewer: Viewer): Promise<(LinkedBill & { accountNumber: string; districtName: string; address: string })[]> {
-  const rows: any[] = await db.query(
+  const rows: any[] = await queryPrepared(
+    db,
     `SELECT b.id, b.number, b.served_from::text AS served_from, b.served_to::text AS served_to, b.total_cents, b.due_on::text AS due_on, a.account_number,
             d.name AS district_name, p.street_number, p.street, p.city, p.zip
        FROM bill b JOIN service_account a ON a.id = b.account_id JOIN sewer_property p ON p.id = b.property_id JOIN district d ON d.id = b.district_id

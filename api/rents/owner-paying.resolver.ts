@@ -1,6 +1,7 @@
 import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resolver } from "type-graphql";
 import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
+import { changesNoList } from "../graphql/micro-cache.js";
 import { PaymentType } from "../payments/payments.resolver.js";
 import * as quickPay from "./quick-pay.js";
 import * as links from "./links.js";
@@ -162,11 +163,15 @@ class PaperMailingType {
   @Field(() => String, { description: "The paper bills in one PDF" }) pdfUrl: string;
 }
 
+// The lookup records only its attempt, which no cached list shows: a flood of lookups clears no instance's lists.
+changesNoList("quickPayLookup");
+
 @Resolver()
 export class OwnerPayingResolver {
   @Access("PUBLIC")
   @Mutation(() => QuickPayAccountType, { description: "Quick pay: the account number and the service address's ZIP code give the amount due and the last bill's period and due date (limited per address and per number)" })
-  quickPayLookup(@Arg("input", () => LookupInput) input: LookupInput, @Ctx() ctx: Context) {
+  // No class-validator rules on the input: skipping type-graphql's validation skips its import() per call.
+  quickPayLookup(@Arg("input", () => LookupInput, { validate: false }) input: LookupInput, @Ctx() ctx: Context) {
     return quickPay.quickPayLookup(ctx.ds, ctx.config, input, { ip: ctx.ip });
   }
 

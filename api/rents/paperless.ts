@@ -5,10 +5,12 @@ import type { DataSource } from "typeorm";
 import { stringify } from "csv-stringify/sync";
 import { isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
+import { clock } from "../common/clock.js";
 import { AppError, forbidden, notFound } from "../common/errors.js";
 import type { Config } from "../config.js";
-import { rulebookOn } from "../districts/districts.service.js";
+import { rulebookById, rulebookOn } from "../districts/districts.service.js";
 import { District } from "../districts/district.entity.js";
+import { queryPrepared } from "../db/prepared.js";
 import { isUuid } from "../documents/documents.service.js";
 import { httpViewer, refuseHttp } from "../graphql/request-context.js";
 import { accountRow, actorOf, addressOf, type Db, type Meta } from "./common.js";
@@ -50,25 +52,38 @@ export async function paperlessOf(ds: DataSource, viewer: Viewer, accountId: str
   return { accountId: a.id, paperless: c?.paperless ?? false, canChoose: (await billedParty(ds, a)) === viewer.userId, chosenAt: c?.chosen_at ?? null, chosenByName: c?.display_name ?? null };
 }
 
-/** The choices of the open accounts the viewer's bills come for (as occupant or owner of record): three statements plus one rulebook a district. */
+/**
+ * The choices of the open accounts the viewer's bills come for (as occupant or owner of record), with
+ * the rulebook in force in each one's district: one statement (the rulebooks are cached by version).
+ */
 export async function myPaperless(ds: DataSource, viewer: Viewer): Promise<PaperlessView[]> {
-  const rows: any[] = await ds.query(
-    `SELECT a.id, a.district_id, a.occupant_user_id, p.owner_user_id FROM service_account a JOIN sewer_property p ON p.id = a.property_id
-      WHERE a.closed_on IS NULL AND (a.occupant_user_id = $1 OR p.owner_user_id = $1)`,
-    [viewer.userId],
-  );
-  if (!rows.length) return [];
-  const choices: any[] = await ds.query(
-    `SELECT DISTINCT ON (c.account_id) c.account_id, c.paperless, c.chosen_at, u.display_name FROM paperless_choice c JOIN app_user u ON u.id = c.chosen_by_id
-      WHERE c.account_id = ANY($1::uuid[]) ORDER BY c.account_id, c.chosen_at DESC, c.id`,
-    [rows.map((r) => r.id)],
+  // The viewer's accounts by the occupant's and the owner's indexes (an OR across the join read every account).
+  const rows: any[] = await queryPrepared(
+    ds,
+    `WITH mine AS (
+       SELECT a.id FROM service_account a WHERE a.occupant_user_id = $1 AND a.closed_on IS NULL
+       UNION
+       SELECT a.id FROM sewer_property p JOIN service_account a ON a.property_id = p.id WHERE p.owner_user_id = $1 AND a.closed_on IS NULL
+     )
+     SELECT a.id, a.district_id, a.occupant_user_id, p.owner_user_id, c.paperless, c.chosen_at, c.display_name,
+            (SELECT v.id FROM rulebook_version v WHERE v.district_id = d.id AND v.effective_date <= ($2::timestamptz AT TIME ZONE d.time_zone)::date
+              ORDER BY v.effective_date DESC, v.version DESC LIMIT 1) AS rulebook_version_id,
+            ($2::timestamptz AT TIME ZONE d.time_zone)::date::text AS today
+       FROM mine JOIN service_account a ON a.id = mine.id JOIN sewer_property p ON p.id = a.property_id JOIN district d ON d.id = a.district_id
+       LEFT JOIN LATERAL (SELECT c.paperless, c.chosen_at, u.display_name FROM paperless_choice c JOIN app_user u ON u.id = c.chosen_by_id
+                           WHERE c.account_id = a.id ORDER BY c.chosen_at DESC, c.id LIMIT 1) c ON true
+      ORDER BY a.account_number`,
+    [viewer.userId, clock.now()],
   );
   const toOwner = new Map<string, boolean>();
-  for (const d of new Set(rows.map((r) => r.district_id as string))) toOwner.set(d, await billsToOwner(ds, d));
+  for (const r of rows) {
+    if (toOwner.has(r.district_id)) continue;
+    if (!r.rulebook_version_id) throw notFound(`A rulebook in force on ${r.today}`);
+    toOwner.set(r.district_id, (await rulebookById(ds, r.rulebook_version_id)).enabled("billing.minimumPerUserBehindMeter"));
+  }
   return rows.map((a) => {
-    const c = choices.find((x) => x.account_id === a.id);
     const party = toOwner.get(a.district_id) ? (a.owner_user_id ?? a.occupant_user_id) : (a.occupant_user_id ?? a.owner_user_id);
-    return { accountId: a.id, paperless: c?.paperless ?? false, canChoose: party === viewer.userId, chosenAt: c?.chosen_at ?? null, chosenByName: c?.display_name ?? null };
+    return { accountId: a.id, paperless: a.paperless ?? false, canChoose: party === viewer.userId, chosenAt: a.chosen_at ?? null, chosenByName: a.display_name ?? null };
   });
 }
 

@@ -1,22 +1,25 @@
 import type { DataSource, EntityManager } from "typeorm";
 import { MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ADDRESS } from "../accounts/accounts.service.js";
 import { audit } from "../audit/audit.service.js";
+import { clock } from "../common/clock.js";
 import { AppError, badInput, conflict } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
+import { queryPrepared } from "../db/prepared.js";
 import { newToken, sha256 } from "../common/tokens.js";
 import type { Config } from "../config.js";
 import { Payment } from "../payments/payment.entity.js";
 import { connectionOf, counterOnlyError, describeMethod, paymentByAccess, refundsFor, startCheckout, takesCardPayments, testCheckoutSession, completeTestCheckout } from "../payments/payments.service.js";
 import type { Logger } from "pino";
-import { accountBalances, createAccountPayment } from "./ledger.js";
+import { accountBalances, balancesSql, createAccountPayment, toBalance } from "./ledger.js";
 
 /**
  * Quick pay (issue 14, "Paying"): anyone with an account number and its service address's ZIP
  * code sees what is due and pays it without signing in. The lookup answers the amount due, the
  * last bill's period and due date, and nothing else (no name, no address); a wrong number and a
  * wrong ZIP get the same answer by the same path (one statement either way). Lookups are limited
- * per client address and per account number like password checks (api/accounts: the count and the
- * attempt's record one transaction under advisory locks, so concurrent tries cannot pass the limit).
+ * per client address and per account number like password checks (api/accounts): the count and the
+ * attempt's record come after advisory locks of both, in one statement (the function account_lookup),
+ * so concurrent tries cannot pass the limit.
  * The payment has no payer: an unguessable token in the return address (only its SHA-256 kept)
  * lets whoever started it read its done page and receipt, and nothing else.
  */
@@ -47,17 +50,8 @@ export function normalizeZip(s: string | null | undefined): string | null {
   return m ? m[1] : null;
 }
 
-/**
- * The account with this number whose property's ZIP is this one, admitted against the limits;
- * a field error otherwise, the same for a wrong number and a wrong ZIP. Every try is recorded
- * (failed or not); failures count against the number and the client address.
- */
-export async function findAccountByNumberAndZip(
-  ds: DataSource,
-  purpose: LookupPurpose,
-  input: { accountNumber: string; zip: string },
-  ip: string,
-): Promise<{ id: string; districtId: string; accountNumber: string; districtName: string }> {
+/** The number and ZIP as typed, normalized; field errors when either is no such thing (not an attempt). */
+function lookupInput(input: { accountNumber: string; zip: string }): { number: string; zip: string } {
   const number = normalizeAccountNumber(input.accountNumber);
   const zip = normalizeZip(input.zip);
   const fields: Record<string, string> = {};
@@ -65,36 +59,43 @@ export async function findAccountByNumberAndZip(
   else if (number.length > 40) fields.accountNumber = "An account number has at most 40 characters.";
   if (!zip) fields.zip = "Enter the 5-digit ZIP code of the service address.";
   if (Object.keys(fields).length) throw badInput(fields);
+  return { number, zip: zip! };
+}
 
-  const found = await ds.transaction(async (tx) => {
-    // Both locks in one statement (always the number's, then the address's), before the count: the
-    // count's snapshot, taken by the next statement, follows the last holder's commit.
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0)), pg_advisory_xact_lock(hashtextextended($2, 0))`, [
-      `tapline:account-lookup:number:${number}`,
-      `tapline:account-lookup:ip:${ip}`,
-    ]);
-    // The failures' counts, the lookup (the number and the ZIP matched together: one path whichever
-    // is wrong) and the attempt's record in one statement; nothing is looked up or recorded once refused.
-    const [r] = await tx.query(
-      `WITH c AS (
-         SELECT (SELECT count(*) FROM account_lookup_attempt WHERE account_number = $1 AND NOT succeeded AND created_at > now() - interval '${LOOKUP_WINDOW}') < $5
-            AND (SELECT count(*) FROM account_lookup_attempt WHERE ip = $2 AND NOT succeeded AND created_at > now() - interval '${LOOKUP_WINDOW}') < $6 AS admitted),
-       a AS (
-         SELECT a.id, a.district_id, a.account_number, d.name AS district_name
-           FROM service_account a JOIN sewer_property p ON p.id = a.property_id JOIN district d ON d.id = a.district_id
-          WHERE a.account_number = $1 AND left(p.zip, 5) = $3 AND (SELECT admitted FROM c)),
-       ins AS (
-         INSERT INTO account_lookup_attempt (purpose, account_number, ip, succeeded)
-         SELECT $4, $1, $2, EXISTS (SELECT 1 FROM a) FROM c WHERE c.admitted)
-       SELECT c.admitted, a.id, a.district_id, a.account_number, a.district_name FROM c LEFT JOIN a ON true`,
-      [number, ip, zip, purpose, MAX_LOOKUP_FAILURES_PER_NUMBER, MAX_LOOKUP_FAILURES_PER_ADDRESS],
-    );
-    if (!r.admitted) return "refused" as const;
-    return r.id ? { id: r.id as string, districtId: r.district_id as string, accountNumber: r.account_number as string, districtName: r.district_name as string } : null;
-  });
-  if (found === "refused") throw new AppError("TOO_MANY_REQUESTS", TOO_MANY);
-  if (!found) throw badInput({ accountNumber: NO_MATCH, zip: NO_MATCH });
-  return found;
+/**
+ * SQL: the lookup under the limits, `account_lookup` (migration 1767020000000): the locks of the
+ * number and the address, then the failures' counts, the lookup (the number and the ZIP matched
+ * together: one path whichever is wrong) and the attempt's record; nothing looked up or recorded
+ * once refused. Parameters $1-$7. Run alone, never in a transaction: its locks are held to the commit.
+ */
+const LOOKUP = `SELECT * FROM account_lookup($1, $2, $3, $4, $5, $6, $7::interval)`;
+const lookupParams = (purpose: LookupPurpose, l: { number: string; zip: string }, ip: string) => [
+  purpose,
+  l.number,
+  ip,
+  l.zip,
+  MAX_LOOKUP_FAILURES_PER_NUMBER,
+  MAX_LOOKUP_FAILURES_PER_ADDRESS,
+  LOOKUP_WINDOW,
+];
+
+type FoundAccount = { id: string; districtId: string; accountNumber: string; districtName: string };
+
+/** The lookup's row: the account, or the limit's error, or the same field error for a wrong number and a wrong ZIP. */
+function foundOrThrow(r: any): FoundAccount {
+  if (!r.admitted) throw new AppError("TOO_MANY_REQUESTS", TOO_MANY);
+  if (!r.account_id) throw badInput({ accountNumber: NO_MATCH, zip: NO_MATCH });
+  return { id: r.account_id, districtId: r.district_id, accountNumber: r.account_number, districtName: r.district_name };
+}
+
+/**
+ * The account with this number whose property's ZIP is this one, admitted against the limits;
+ * a field error otherwise, the same for a wrong number and a wrong ZIP. Every try is recorded
+ * (failed or not); failures count against the number and the client address. One statement.
+ */
+export async function findAccountByNumberAndZip(ds: DataSource, purpose: LookupPurpose, input: { accountNumber: string; zip: string }, ip: string): Promise<FoundAccount> {
+  const [r] = await queryPrepared(ds, LOOKUP, lookupParams(purpose, lookupInput(input), ip));
+  return foundOrThrow(r);
 }
 
 export type QuickPayAccount = {
@@ -114,8 +115,17 @@ async function cardPaymentsOf(db: DataSource | EntityManager, config: Config, di
   return takesCardPayments(config, await connectionOf(db, districtId));
 }
 
-async function describeAccount(ds: DataSource, config: Config, a: { id: string; districtId: string; accountNumber: string; districtName: string }): Promise<QuickPayAccount> {
-  const [balance, cardPayments] = await Promise.all([accountBalances(ds, [a.id]).then((m) => m.get(a.id)!), cardPaymentsOf(ds, config, a.districtId)]);
+/** The lookup and, when it finds the account, its balance (read in the same statement, as of its start). */
+const LOOKUP_WITH_BALANCE = `WITH f AS (${LOOKUP}),
+     bal AS (${balancesSql("ARRAY(SELECT account_id FROM f WHERE account_id IS NOT NULL)", "$8::timestamptz")})
+     SELECT f.*, bal.id, bal.balance, bal.past_due, bal.bill_id, bal.number, bal.period_start, bal.period_end, bal.mailed_on, bal.due_on, bal.total_cents
+       FROM f LEFT JOIN bal ON bal.id = f.account_id`;
+
+/** What is due on the account: the amount, the last bill's period and due date; nothing else. One statement (and the district's Stripe account with Stripe on). */
+export async function quickPayLookup(ds: DataSource, config: Config, input: { accountNumber: string; zip: string }, meta: { ip: string }): Promise<QuickPayAccount> {
+  const [r] = await queryPrepared(ds, LOOKUP_WITH_BALANCE, [...lookupParams("QUICK_PAY", lookupInput(input), meta.ip), clock.now()]);
+  const a = foundOrThrow(r);
+  const balance = toBalance(r);
   return {
     accountNumber: a.accountNumber,
     districtName: a.districtName,
@@ -124,14 +134,8 @@ async function describeAccount(ds: DataSource, config: Config, a: { id: string; 
     periodFrom: balance.lastBill?.periodFrom ?? null,
     periodTo: balance.lastBill?.periodTo ?? null,
     dueOn: balance.lastBill?.dueOn ?? null,
-    cardPayments,
+    cardPayments: await cardPaymentsOf(ds, config, a.districtId),
   };
-}
-
-/** What is due on the account: the amount, the last bill's period and due date; nothing else. */
-export async function quickPayLookup(ds: DataSource, config: Config, input: { accountNumber: string; zip: string }, meta: { ip: string }): Promise<QuickPayAccount> {
-  const a = await findAccountByNumberAndZip(ds, "QUICK_PAY", input, meta.ip);
-  return describeAccount(ds, config, a);
 }
 
 /**

@@ -6,6 +6,7 @@ import { badInput, conflict, notFound } from "../common/errors.js";
 import { decodeCursor, encodeCursor, pageSize } from "../common/paging.js";
 import { District } from "../districts/district.entity.js";
 import { rulebookOn } from "../districts/districts.service.js";
+import { queryPrepared } from "../db/prepared.js";
 import { isUuid } from "../documents/documents.service.js";
 import type { Page } from "../graphql/page.js";
 import {
@@ -19,6 +20,7 @@ import {
   requireClerk,
   requireReader,
   throwIf,
+  toAssessment,
   toOwner,
   toProperty,
   userByEmail,
@@ -262,30 +264,57 @@ export async function getProperty(ds: Db, viewer: Viewer, id: string): Promise<P
   };
 }
 
-/** The signed-in person's own properties (as owner of record) and the properties of the accounts they occupy. */
+/**
+ * The signed-in person's own properties (as owner of record) and the properties of the accounts they
+ * occupy, each with its present owner and its accounts with their meters and current assessment:
+ * one statement whatever their number (the accounts as accountsWhere reads them, in JSON).
+ */
 export async function myProperties(ds: DataSource, viewer: Viewer): Promise<PropertyDetail[]> {
-  const ids: { id: string }[] = await ds.query(
-    `SELECT id FROM sewer_property WHERE owner_user_id = $1
-     UNION SELECT property_id FROM service_account WHERE occupant_user_id = $1`,
+  const rows: any[] = await queryPrepared(
+    ds,
+    `WITH ids AS (
+       SELECT id FROM sewer_property WHERE owner_user_id = $1
+       UNION SELECT property_id FROM service_account WHERE occupant_user_id = $1
+     )
+     SELECT ${PROPERTY_COLUMNS},
+            (SELECT json_build_object('id', o.id, 'owner_name', o.owner_name, 'mailing_address', o.mailing_address, 'from_date', o.from_date::text, 'to_date', o.to_date::text)
+               FROM sewer_property_owner o WHERE o.property_id = p.id AND o.to_date IS NULL LIMIT 1) AS owner,
+            (SELECT json_agg(json_build_object(
+                      'id', a.id, 'districtId', a.district_id, 'propertyId', a.property_id, 'accountNumber', a.account_number, 'class', a.class,
+                      'occupantName', a.occupant_name, 'occupantUserId', a.occupant_user_id, 'openedOn', a.opened_on::text, 'closedOn', a.closed_on::text,
+                      'closeReason', a.close_reason, 'finalBill', a.final_bill, 'occupancy', a.occupancy, 'sharedMeterAgreement', a.shared_meter_agreement,
+                      'sourcePermitId', a.source_permit_id,
+                      'meters', (SELECT json_agg(json_build_object('id', m.id, 'meterNumber', m.meter_number, 'installedOn', m.installed_on::text, 'removedOn', m.removed_on::text,
+                                                                   'sharedWith', (SELECT count(*)::int FROM service_account_meter x JOIN service_account o ON o.id = x.account_id
+                                                                                   WHERE x.meter_id = m.id AND o.closed_on IS NULL))
+                                                 ORDER BY m.installed_on, m.meter_number)
+                                   FROM service_account_meter am JOIN service_meter m ON m.id = am.meter_id WHERE am.account_id = a.id),
+                      'assessment', (SELECT json_build_object('id', s.id, 'basis', s.basis, 'effective_on', s.effective_on::text, 'rows', s.rows, 'edu_thousandths', s.edu_thousandths,
+                                                              'water_usage_basis', s.water_usage_basis, 'entered_at', s.entered_at, 'rulebook_version', v.version,
+                                                              'entered_by_name', u.display_name)
+                                       FROM service_assessment s JOIN rulebook_version v ON v.id = s.rulebook_version_id LEFT JOIN app_user u ON u.id = s.entered_by_id
+                                      WHERE s.account_id = a.id ORDER BY s.effective_on DESC, s.entered_at DESC LIMIT 1))
+                    ORDER BY a.opened_on, a.account_number)
+               FROM service_account a WHERE a.property_id = p.id) AS accounts
+       FROM sewer_property p JOIN district d ON d.id = p.district_id
+      WHERE p.id IN (SELECT id FROM ids)
+      ORDER BY d.name, p.street, p.street_number`,
     [viewer.userId],
   );
-  if (!ids.length) return [];
-  const list = ids.map((r) => r.id);
-  const [props, owners, accounts] = await Promise.all([
-    ds.query(`SELECT ${PROPERTY_COLUMNS} FROM sewer_property p JOIN district d ON d.id = p.district_id WHERE p.id = ANY($1::uuid[]) ORDER BY d.name, p.street, p.street_number`, [list]),
-    ds.query(`SELECT property_id, id, owner_name, mailing_address, from_date::text AS from_date, to_date::text AS to_date FROM sewer_property_owner WHERE property_id = ANY($1::uuid[]) AND to_date IS NULL`, [list]),
-    accountsWhere(ds, "a.property_id = ANY($1::uuid[])", [list]),
-  ]);
-  return (props as any[]).map((r) => {
+  return rows.map((r) => {
     const p = toProperty(r);
-    const owner = (owners as any[]).find((o) => o.property_id === p.id);
     const mine = p.ownerUserId === viewer.userId;
+    const accounts: AccountView[] = (r.accounts ?? []).map((a: any) => ({
+      ...a,
+      meters: a.meters ?? [],
+      assessment: a.assessment ? toAssessment({ ...a.assessment, entered_at: new Date(a.assessment.entered_at) }) : null,
+    }));
     return {
       ...p,
       // An occupant who is not the owner sees who owns the property, not where the owner lives.
       ownerMailingAddress: mine ? p.ownerMailingAddress : null,
-      owners: owner && mine ? [toOwner(owner)] : [],
-      accounts: accounts.filter((a) => a.propertyId === p.id && (a.occupantUserId === viewer.userId || (mine && ownersAccount(a.closedOn, owner?.from_date ?? null)))),
+      owners: r.owner && mine ? [toOwner(r.owner)] : [],
+      accounts: accounts.filter((a) => a.occupantUserId === viewer.userId || (mine && ownersAccount(a.closedOn, r.owner?.from_date ?? null))),
     };
   });
 }
