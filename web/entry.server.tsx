@@ -24,14 +24,18 @@ async function readHandoff(stream: ReadableStream<Uint8Array>): Promise<StreamCa
   const reader = stream.getReader();
   const decoder = new TextDecoder();
   let value = "";
+  let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    const timer = setTimeout(() => reject(new Error("The page's data took too long")), ABORT_DELAY);
-    timer.unref();
+    timer = setTimeout(() => reject(new Error("The page's data took too long")), ABORT_DELAY);
   });
-  for (;;) {
-    const chunk = await Promise.race([reader.read(), timeout]);
-    if (chunk.done) break;
-    value += decoder.decode(chunk.value, { stream: true });
+  try {
+    for (;;) {
+      const chunk = await Promise.race([reader.read(), timeout]);
+      if (chunk.done) break;
+      value += decoder.decode(chunk.value, { stream: true });
+    }
+  } finally {
+    clearTimeout(timer);
   }
   value += decoder.decode();
   reader.releaseLock(); // RemixServer takes its own (now finished) reader
