@@ -284,22 +284,22 @@ async function computeBills(
   const deductions = rb.enabled("billing.flowDeductionEnabled");
   const periodDays = daysServed(run, run.start, null)!.periodDays;
   const ydays = yearDays(run.start);
-  // SUL 1203's divisor: EDU-days served in the period over every account of the district, whatever its cycle.
-  let districtEduDays = 0n;
-  if (eduBasis) {
-    const [{ edu_days }] = await withoutJit(ds, (tx) =>
-      tx.query(
-        `SELECT coalesce(sum(s.edu_thousandths::bigint * (least($3::date, coalesce(a.closed_on, $3::date)) - greatest($2::date, a.opened_on) + 1)), 0)::text AS edu_days
-           FROM service_account a
-           CROSS JOIN LATERAL (SELECT x.edu_thousandths FROM service_assessment x
-                                WHERE x.account_id = a.id AND x.effective_on <= least($3::date, coalesce(a.closed_on, $3::date))
-                                ORDER BY x.effective_on DESC, x.entered_at DESC LIMIT 1) s
-          WHERE a.district_id = $1 AND a.opened_on <= $3::date AND (a.closed_on IS NULL OR a.closed_on >= $2::date)`,
-        [run.districtId, run.start, run.end],
-      ),
-    );
-    districtEduDays = BigInt(edu_days);
-  }
+  // SUL 1203's divisor: EDU-days served in the period over every account of the district, whatever
+  // its cycle (summed while the first batch is read, below).
+  const eduDays: Promise<bigint> = !eduBasis
+    ? Promise.resolve(0n)
+    : withoutJit(ds, (tx) =>
+        tx.query(
+          `SELECT coalesce(sum(s.edu_thousandths::bigint * (least($3::date, coalesce(a.closed_on, $3::date)) - greatest($2::date, a.opened_on) + 1)), 0)::text AS edu_days
+             FROM service_account a
+             CROSS JOIN LATERAL (SELECT x.edu_thousandths FROM service_assessment x
+                                  WHERE x.account_id = a.id AND x.effective_on <= least($3::date, coalesce(a.closed_on, $3::date))
+                                  ORDER BY x.effective_on DESC, x.entered_at DESC LIMIT 1) s
+            WHERE a.district_id = $1 AND a.opened_on <= $3::date AND (a.closed_on IS NULL OR a.closed_on >= $2::date)`,
+          [run.districtId, run.start, run.end],
+        ),
+      ).then(([{ edu_days }]: { edu_days: string }[]) => BigInt(edu_days));
+  eduDays.catch(() => undefined); // awaited below
   // Huron VI-2: shared meters collected across batches for the owner's excess (only shared meters are kept).
   const sharedMeters = new Map<string, { propertyId: string; ownerName: string; users: number; minimums: number; gallons: number; agreement: boolean }>();
   // Batches' inserts in flight, oldest first: a batch's insert of bills and lines takes longer than
@@ -338,6 +338,8 @@ async function computeBills(
       ),
     );
   let next = batchOf(after);
+  next.catch(() => undefined); // awaited in the loop
+  const districtEduDays = await eduDays;
   for (;;) {
     const accounts = await next;
     if (!accounts.length) break;
