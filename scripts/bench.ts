@@ -832,10 +832,18 @@ async function readingsImportBench(): Promise<{ rows: number; seconds: number; i
     if (!/\b(user_session|api_token)\b/.test(String(args[0]))) statements++;
     return original.apply(this, args);
   };
+  // BENCH_PROFILE=1 writes the server's CPU profile of the import to /tmp/bench-readings.cpuprofile.
+  const profiler = process.env.BENCH_PROFILE ? new Session() : null;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post("Profiler.enable");
+    await profiler.post("Profiler.start");
+  }
   const t0 = performance.now();
   const res = await fetch(`${running.url}/graphql`, { method: "POST", headers: { "content-type": "application/json", cookie, "apollo-require-preflight": "1" }, body });
   const json = (await res.json()) as any;
   const seconds = (performance.now() - t0) / 1000;
+  if (profiler) writeFileSync(join(tmpdir(), "bench-readings.cpuprofile"), JSON.stringify((await profiler.post("Profiler.stop")).profile));
   logger.logQuery = original;
   const r = json.data?.importMeterReadings;
   if (!r) throw new Error(`readings import failed: ${JSON.stringify(json.errors ?? json).slice(0, 500)}`);

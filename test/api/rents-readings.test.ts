@@ -227,6 +227,36 @@ describe("importing a reading file", () => {
     expect(removed_on).toBe("2026-08-15");
   });
 
+  it("a missing read is estimated from the current occupant's year of use, with the estimates since the last actual read trued up first", async () => {
+    // A new occupant since 2025-08-01: the previous one's heavy quarter (49,000 gallons to 2025-09-30) is not theirs.
+    const m = await metered(clerk, lakeview.id, { openedOn: "2025-08-01" });
+    await reads(lakeview.id, m.meterId, [
+      ["2025-06-30", 1_000, "ACTUAL", null],
+      ["2025-09-30", 50_000, "ACTUAL", 49_000],
+      ["2025-12-31", 59_200, "ACTUAL", 9_200],
+      ["2026-03-31", 68_200, "ESTIMATED", 9_000, ["FROM_AVERAGE"]],
+    ]);
+    // The meter named by its number with a reading, then by its account with none.
+    const r = await importFile(clerk, lakeview.id, `account,meter,date,reading\n,${m.meterNumber},2026-05-15,65000\n${m.accounts[0].accountNumber},,2026-06-30,\n`);
+    expect(r).toMatchObject({ rowsImported: 2, rowsEstimated: 1, rowsRejected: 0 });
+    const after = (await clerk.ok(READS, { m: m.meterId })).meterReadings;
+    // 5,800 gallons since 2025-12-31 less the 9,000 estimated; then the use since 2025-09-30
+    // (9,200 + 5,800 gallons over 92 + 135 days) times the 46 days to 2026-06-30.
+    expect(after.slice(0, 3).map((x: any) => [x.readOn, x.reading, x.kind, x.gallons, x.flags, x.truedUpById === null])).toEqual([
+      ["2026-06-30", 68_040, "ESTIMATED", 3_040, ["FROM_AVERAGE"], true],
+      ["2026-05-15", 65_000, "ACTUAL", -3_200, ["TRUE_UP"], true],
+      ["2026-03-31", 68_200, "ESTIMATED", 9_000, ["FROM_AVERAGE"], false],
+    ]);
+    // The import names who entered it; its reads do not repeat it.
+    const [{ n }] = await db().query(`SELECT count(*)::int AS n FROM meter_reading WHERE import_id = $1 AND entered_by_id IS NOT NULL`, [r.id]);
+    expect(n).toBe(0);
+  });
+
+  it("a read is in its meter's district", async () => {
+    const m = await metered(clerk, lakeview.id);
+    await expect(reads(huron.id, m.meterId, [["2026-06-30", 1_000, "ACTUAL", null]])).rejects.toThrow(/meter_reading_meter_in_district/);
+  });
+
   it("a file that is not a reading file is refused whole; statements are fixed whatever the number of rows", async () => {
     const r = await clerk.gql(IMPORT, { i: { districtId: lakeview.id, fileName: "x.csv", csv: "name,amount\nA,1\n" } });
     expect(errorCode(r)).toBe("BAD_USER_INPUT");
