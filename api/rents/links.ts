@@ -11,6 +11,7 @@ import { enqueueEmails } from "../outbox/outbox.service.js";
 import { Payment } from "../payments/payment.entity.js";
 import { actorOf, addressOf, type Db, type Meta } from "./common.js";
 import { SEWER_ACCOUNT_PAYABLE, accountBalances, balancesSql, createAccountPayment, toBalance, type AccountBalance } from "./ledger.js";
+import { readPart, type OwnerPart } from "./owners-page.js";
 import { findAccountByNumberAndZip } from "./quick-pay.js";
 
 /**
@@ -87,34 +88,28 @@ export async function unlinkServiceAccount(ds: DataSource, viewer: Viewer, accou
   });
 }
 
-/**
- * The viewer's linked accounts with their balances and issued bills (the newest 200 of them all):
- * one statement whatever their number.
- */
-export async function linkedAccounts(db: Db, viewer: Viewer, onlyAccountId?: string): Promise<LinkedAccountView[]> {
-  const rows: any[] = await queryPrepared(
-    db,
-    `WITH l AS (
+/** SQL, one JSON value: the viewer's ($1) links as of $2, the one of account $3 alone when `one`, with their balances and the newest 200 of their issued bills. */
+const linkedSql = (one: boolean) => `WITH l AS (
        SELECT l.id AS link_id, l.linked_at, l.account_id FROM service_account_link l
-        WHERE l.user_id = $1 AND l.unlinked_at IS NULL ${onlyAccountId ? "AND l.account_id = $3" : ""}
+        WHERE l.user_id = $1 AND l.unlinked_at IS NULL ${one ? "AND l.account_id = $3" : ""}
      ), bal AS (${balancesSql("ARRAY(SELECT account_id FROM l)", "$2::timestamptz")}
      ), bl AS (
        SELECT b.id, b.account_id, b.number, b.served_from, b.served_to, b.total_cents, b.due_on, b.period_start
          FROM bill b WHERE b.account_id IN (SELECT account_id FROM l) AND b.status = 'ISSUED' ORDER BY b.period_start DESC, b.number DESC LIMIT 200
      )
-     SELECT l.link_id, l.linked_at, a.id, a.account_number, a.closed_on::text AS closed_on, d.name AS district_name, p.street_number, p.street, p.city, p.zip,
-            bal.balance, bal.past_due, bal.bill_id, bal.number, bal.period_start, bal.period_end, bal.mailed_on, bal.due_on, bal.total_cents,
-            coalesce((SELECT json_agg(json_build_object('id', bl.id, 'number', bl.number, 'servedFrom', bl.served_from::text, 'servedTo', bl.served_to::text,
-                                                        'totalCents', bl.total_cents, 'dueOn', bl.due_on::text) ORDER BY bl.period_start DESC, bl.number DESC)
-                        FROM bl WHERE bl.account_id = a.id), '[]') AS bills
-       FROM l JOIN service_account a ON a.id = l.account_id JOIN sewer_property p ON p.id = a.property_id JOIN district d ON d.id = a.district_id
-       LEFT JOIN bal ON bal.id = a.id
-      ORDER BY a.account_number`,
-    onlyAccountId ? [viewer.userId, clock.now(), onlyAccountId] : [viewer.userId, clock.now()],
-  );
-  return rows.map((r) => ({
+     SELECT coalesce(json_agg(x ORDER BY x.account_number), '[]') FROM (
+       SELECT l.link_id, l.linked_at, a.id, a.account_number, a.closed_on::text AS closed_on, d.name AS district_name, p.street_number, p.street, p.city, p.zip,
+              bal.balance, bal.past_due, bal.bill_id, bal.number, bal.period_start, bal.period_end, bal.mailed_on, bal.due_on, bal.total_cents,
+              coalesce((SELECT json_agg(json_build_object('id', bl.id, 'number', bl.number, 'servedFrom', bl.served_from::text, 'servedTo', bl.served_to::text,
+                                                          'totalCents', bl.total_cents, 'dueOn', bl.due_on::text) ORDER BY bl.period_start DESC, bl.number DESC)
+                          FROM bl WHERE bl.account_id = a.id), '[]') AS bills
+         FROM l JOIN service_account a ON a.id = l.account_id JOIN sewer_property p ON p.id = a.property_id JOIN district d ON d.id = a.district_id
+         LEFT JOIN bal ON bal.id = a.id) x`;
+
+const toLinked = (rows: any[]): LinkedAccountView[] =>
+  rows.map((r) => ({
     linkId: r.link_id,
-    linkedAt: r.linked_at,
+    linkedAt: new Date(r.linked_at),
     accountId: r.id,
     accountNumber: r.account_number,
     districtName: r.district_name,
@@ -123,6 +118,18 @@ export async function linkedAccounts(db: Db, viewer: Viewer, onlyAccountId?: str
     balance: r.balance === null ? { accountId: r.id, balanceCents: 0, pastDueCents: 0, lastBill: null } : toBalance(r),
     bills: r.bills,
   }));
+
+/**
+ * The viewer's linked accounts with their balances and issued bills (the newest 200 of them all):
+ * one statement whatever their number, or a column of the owner's page's (owners-page.ts).
+ */
+export const linkedAccountsPart: OwnerPart<LinkedAccountView[]> = { key: "linked", now: true, sql: linkedSql(false), map: toLinked };
+
+/** The viewer's linked accounts (linkedAccountsPart), or their link to one account, in a statement of their own. */
+export async function linkedAccounts(db: Db, viewer: Viewer, onlyAccountId?: string): Promise<LinkedAccountView[]> {
+  if (!onlyAccountId) return readPart(db, viewer, linkedAccountsPart);
+  const [r] = await queryPrepared(db, `SELECT (${linkedSql(true)}) AS v`, [viewer.userId, clock.now(), onlyAccountId]);
+  return toLinked(r.v);
 }
 
 /** The issued bills of the viewer's linked accounts, newest first (the bills list adds them to their own). */

@@ -6,6 +6,7 @@ import { PaymentType } from "../payments/payments.resolver.js";
 import * as quickPay from "./quick-pay.js";
 import * as links from "./links.js";
 import * as paperless from "./paperless.js";
+import { loadPart } from "./owners-page.js";
 
 /** GraphQL of quick pay, linked accounts and paperless bills (api/rents/quick-pay.ts, links.ts, paperless.ts); thin. */
 
@@ -214,7 +215,7 @@ export class OwnerPayingResolver {
   @Access("SIGNED_IN")
   @Query(() => [LinkedAccountType], { description: "The accounts linked to the viewer's sign-in, with balances and issued bills" })
   async myLinkedAccounts(@Ctx() ctx: Context) {
-    return (await links.linkedAccounts(ctx.ds, ctx.viewer!)).map(linkedType);
+    return (await loadPart(ctx, links.linkedAccountsPart)).map(linkedType);
   }
 
   @Access("SIGNED_IN")
@@ -238,7 +239,7 @@ export class OwnerPayingResolver {
   @Access("SIGNED_IN")
   @Query(() => [PaperlessType], { description: "The paperless choice of each open account the viewer occupies or owns" })
   myPaperlessChoices(@Ctx() ctx: Context) {
-    return paperless.myPaperless(ctx.ds, ctx.viewer!);
+    return loadPart(ctx, paperless.myPaperlessPart);
   }
 
   @Access("SIGNED_IN")

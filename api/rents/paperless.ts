@@ -5,17 +5,16 @@ import type { DataSource } from "typeorm";
 import { stringify } from "csv-stringify/sync";
 import { isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
-import { clock } from "../common/clock.js";
 import { AppError, forbidden, notFound } from "../common/errors.js";
 import type { Config } from "../config.js";
 import { rulebookById, rulebookOn } from "../districts/districts.service.js";
 import { District } from "../districts/district.entity.js";
-import { queryPrepared } from "../db/prepared.js";
 import { isUuid } from "../documents/documents.service.js";
 import { httpViewer, refuseHttp } from "../graphql/request-context.js";
 import { accountRow, actorOf, addressOf, type Db, type Meta } from "./common.js";
 import { billRunBills, billUsage, type BillView } from "./bill-runs.service.js";
 import { drawStatement } from "./bill-pdf.js";
+import { readPart, type OwnerPart } from "./owners-page.js";
 
 /**
  * Paperless (issue 14: "the owner chooses email only"): the party an account's bills are billed to
@@ -54,38 +53,42 @@ export async function paperlessOf(ds: DataSource, viewer: Viewer, accountId: str
 
 /**
  * The choices of the open accounts the viewer's bills come for (as occupant or owner of record), with
- * the rulebook in force in each one's district: one statement (the rulebooks are cached by version).
+ * the rulebook in force in each one's district (the rulebooks are cached by version): one statement,
+ * or a column of the owner's page's (owners-page.ts). The accounts by the occupant's and the owner's
+ * indexes (an OR across the join read every account).
  */
-export async function myPaperless(ds: DataSource, viewer: Viewer): Promise<PaperlessView[]> {
-  // The viewer's accounts by the occupant's and the owner's indexes (an OR across the join read every account).
-  const rows: any[] = await queryPrepared(
-    ds,
-    `WITH mine AS (
+export const myPaperlessPart: OwnerPart<PaperlessView[]> = {
+  key: "paperless",
+  now: true,
+  sql: `WITH mine AS (
        SELECT a.id FROM service_account a WHERE a.occupant_user_id = $1 AND a.closed_on IS NULL
        UNION
        SELECT a.id FROM sewer_property p JOIN service_account a ON a.property_id = p.id WHERE p.owner_user_id = $1 AND a.closed_on IS NULL
      )
-     SELECT a.id, a.district_id, a.occupant_user_id, p.owner_user_id, c.paperless, c.chosen_at, c.display_name,
-            (SELECT v.id FROM rulebook_version v WHERE v.district_id = d.id AND v.effective_date <= ($2::timestamptz AT TIME ZONE d.time_zone)::date
-              ORDER BY v.effective_date DESC, v.version DESC LIMIT 1) AS rulebook_version_id,
-            ($2::timestamptz AT TIME ZONE d.time_zone)::date::text AS today
-       FROM mine JOIN service_account a ON a.id = mine.id JOIN sewer_property p ON p.id = a.property_id JOIN district d ON d.id = a.district_id
-       LEFT JOIN LATERAL (SELECT c.paperless, c.chosen_at, u.display_name FROM paperless_choice c JOIN app_user u ON u.id = c.chosen_by_id
-                           WHERE c.account_id = a.id ORDER BY c.chosen_at DESC, c.id LIMIT 1) c ON true
-      ORDER BY a.account_number`,
-    [viewer.userId, clock.now()],
-  );
-  const toOwner = new Map<string, boolean>();
-  for (const r of rows) {
-    if (toOwner.has(r.district_id)) continue;
-    if (!r.rulebook_version_id) throw notFound(`A rulebook in force on ${r.today}`);
-    toOwner.set(r.district_id, (await rulebookById(ds, r.rulebook_version_id)).enabled("billing.minimumPerUserBehindMeter"));
-  }
-  return rows.map((a) => {
-    const party = toOwner.get(a.district_id) ? (a.owner_user_id ?? a.occupant_user_id) : (a.occupant_user_id ?? a.owner_user_id);
-    return { accountId: a.id, paperless: a.paperless ?? false, canChoose: party === viewer.userId, chosenAt: a.chosen_at ?? null, chosenByName: a.display_name ?? null };
-  });
-}
+     SELECT coalesce(json_agg(x ORDER BY x.account_number), '[]') FROM (
+       SELECT a.id, a.account_number, a.district_id, a.occupant_user_id, p.owner_user_id, c.paperless, c.chosen_at, c.display_name,
+              (SELECT v.id FROM rulebook_version v WHERE v.district_id = d.id AND v.effective_date <= ($2::timestamptz AT TIME ZONE d.time_zone)::date
+                ORDER BY v.effective_date DESC, v.version DESC LIMIT 1) AS rulebook_version_id,
+              ($2::timestamptz AT TIME ZONE d.time_zone)::date::text AS today
+         FROM mine JOIN service_account a ON a.id = mine.id JOIN sewer_property p ON p.id = a.property_id JOIN district d ON d.id = a.district_id
+         LEFT JOIN LATERAL (SELECT c.paperless, c.chosen_at, u.display_name FROM paperless_choice c JOIN app_user u ON u.id = c.chosen_by_id
+                             WHERE c.account_id = a.id ORDER BY c.chosen_at DESC, c.id LIMIT 1) c ON true) x`,
+  async map(rows: any[], viewer, db) {
+    const toOwner = new Map<string, boolean>();
+    for (const r of rows) {
+      if (toOwner.has(r.district_id)) continue;
+      if (!r.rulebook_version_id) throw notFound(`A rulebook in force on ${r.today}`);
+      toOwner.set(r.district_id, (await rulebookById(db, r.rulebook_version_id)).enabled("billing.minimumPerUserBehindMeter"));
+    }
+    return rows.map((a) => {
+      const party = toOwner.get(a.district_id) ? (a.owner_user_id ?? a.occupant_user_id) : (a.occupant_user_id ?? a.owner_user_id);
+      return { accountId: a.id, paperless: a.paperless ?? false, canChoose: party === viewer.userId, chosenAt: a.chosen_at ? new Date(a.chosen_at) : null, chosenByName: a.display_name ?? null };
+    });
+  },
+};
+
+/** The viewer's choices (myPaperlessPart) in a statement of their own. */
+export const myPaperless = (ds: DataSource, viewer: Viewer): Promise<PaperlessView[]> => readPart(ds, viewer, myPaperlessPart);
 
 /** Only the party billed chooses email only (or paper again); recorded with who and when, audited. */
 export async function setPaperless(ds: DataSource, viewer: Viewer, input: { accountId: string; paperless: boolean }, meta: Meta): Promise<PaperlessView> {

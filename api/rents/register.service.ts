@@ -6,7 +6,6 @@ import { badInput, conflict, notFound } from "../common/errors.js";
 import { decodeCursor, encodeCursor, pageSize } from "../common/paging.js";
 import { District } from "../districts/district.entity.js";
 import { rulebookOn } from "../districts/districts.service.js";
-import { queryPrepared } from "../db/prepared.js";
 import { isUuid } from "../documents/documents.service.js";
 import type { Page } from "../graphql/page.js";
 import {
@@ -31,6 +30,7 @@ import {
   type PropertyView,
 } from "./common.js";
 import { closeAccountIn, openAccountIn } from "./accounts.service.js";
+import { readPart, type OwnerPart } from "./owners-page.js";
 import { assessmentBasis, boardTasks, formatEdus, segments, type AccountClass, type BoardTask, type Basis } from "./rules.js";
 
 /** The register of properties: listing and searching it, a property with its owners and accounts, adding and correcting one, a sale. */
@@ -266,16 +266,14 @@ export async function getProperty(ds: Db, viewer: Viewer, id: string): Promise<P
 
 /**
  * The signed-in person's own properties (as owner of record) and the properties of the accounts they
- * occupy, each with its present owner and its accounts with their meters and current assessment:
- * one statement whatever their number (the accounts as accountsWhere reads them, in JSON).
+ * occupy, each with its present owner and its accounts with their meters and current assessment, in
+ * JSON (the accounts as accountsWhere reads them): one statement whatever their number, or a column
+ * of the owner's page's (owners-page.ts).
  */
-export async function myProperties(ds: DataSource, viewer: Viewer): Promise<PropertyDetail[]> {
-  const rows: any[] = await queryPrepared(
-    ds,
-    `WITH ids AS (
-       SELECT id FROM sewer_property WHERE owner_user_id = $1
-       UNION SELECT property_id FROM service_account WHERE occupant_user_id = $1
-     )
+export const myPropertiesPart: OwnerPart<PropertyDetail[]> = {
+  key: "properties",
+  now: false,
+  sql: `SELECT coalesce(json_agg(x ORDER BY x.district_name, x.street, x.street_number), '[]') FROM (
      SELECT ${PROPERTY_COLUMNS},
             (SELECT json_build_object('id', o.id, 'owner_name', o.owner_name, 'mailing_address', o.mailing_address, 'from_date', o.from_date::text, 'to_date', o.to_date::text)
                FROM sewer_property_owner o WHERE o.property_id = p.id AND o.to_date IS NULL LIMIT 1) AS owner,
@@ -297,27 +295,28 @@ export async function myProperties(ds: DataSource, viewer: Viewer): Promise<Prop
                     ORDER BY a.opened_on, a.account_number)
                FROM service_account a WHERE a.property_id = p.id) AS accounts
        FROM sewer_property p JOIN district d ON d.id = p.district_id
-      WHERE p.id IN (SELECT id FROM ids)
-      ORDER BY d.name, p.street, p.street_number`,
-    [viewer.userId],
-  );
-  return rows.map((r) => {
-    const p = toProperty(r);
-    const mine = p.ownerUserId === viewer.userId;
-    const accounts: AccountView[] = (r.accounts ?? []).map((a: any) => ({
-      ...a,
-      meters: a.meters ?? [],
-      assessment: a.assessment ? toAssessment({ ...a.assessment, entered_at: new Date(a.assessment.entered_at) }) : null,
-    }));
-    return {
-      ...p,
-      // An occupant who is not the owner sees who owns the property, not where the owner lives.
-      ownerMailingAddress: mine ? p.ownerMailingAddress : null,
-      owners: r.owner && mine ? [toOwner(r.owner)] : [],
-      accounts: accounts.filter((a) => a.occupantUserId === viewer.userId || (mine && ownersAccount(a.closedOn, r.owner?.from_date ?? null))),
-    };
-  });
-}
+      WHERE p.id IN (SELECT id FROM sewer_property WHERE owner_user_id = $1 UNION SELECT property_id FROM service_account WHERE occupant_user_id = $1)) x`,
+  map: (rows: any[], viewer) =>
+    rows.map((r) => {
+      const p = toProperty(r);
+      const mine = p.ownerUserId === viewer.userId;
+      const accounts: AccountView[] = (r.accounts ?? []).map((a: any) => ({
+        ...a,
+        meters: a.meters ?? [],
+        assessment: a.assessment ? toAssessment({ ...a.assessment, entered_at: new Date(a.assessment.entered_at) }) : null,
+      }));
+      return {
+        ...p,
+        // An occupant who is not the owner sees who owns the property, not where the owner lives.
+        ownerMailingAddress: mine ? p.ownerMailingAddress : null,
+        owners: r.owner && mine ? [toOwner(r.owner)] : [],
+        accounts: accounts.filter((a) => a.occupantUserId === viewer.userId || (mine && ownersAccount(a.closedOn, r.owner?.from_date ?? null))),
+      };
+    }),
+};
+
+/** The signed-in person's properties (myPropertiesPart) in a statement of their own. */
+export const myProperties = (ds: DataSource, viewer: Viewer): Promise<PropertyDetail[]> => readPart(ds, viewer, myPropertiesPart);
 
 export type RegisterSummary = {
   districtId: string;

@@ -3,6 +3,8 @@ import { Access } from "../graphql/access.js";
 import type { Context } from "../graphql/context.js";
 import { PageOf } from "../graphql/page.js";
 import type { AccountView } from "./common.js";
+import { loadPart } from "./owners-page.js";
+import { myPropertiesPart } from "./register.service.js";
 import * as rents from "./rents.service.js";
 import { CLASS_LABELS, CLOSE_REASON_LABELS, OCCUPANCY_LABELS, formatEdus } from "./rules.js";
 
@@ -371,7 +373,7 @@ export class SewerPropertiesResolver {
   @Access("SIGNED_IN")
   @Query(() => [PropertyType], { description: "The signed-in person's properties (owner of record) and those of the accounts they occupy" })
   myServiceProperties(@Ctx() ctx: Context) {
-    return rents.myProperties(ctx.ds, ctx.viewer!);
+    return loadPart(ctx, myPropertiesPart);
   }
 
   @Access("CLERK")
