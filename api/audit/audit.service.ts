@@ -24,3 +24,21 @@ export async function audit(tx: EntityManager, actor: Actor, entry: AuditInput):
     requestId: actor.requestId ?? null,
   });
 }
+
+/** Several entries by one actor in one statement (a job's batch, each record keeping its own entry). */
+export async function auditMany(tx: EntityManager, actor: Actor, entries: AuditInput[]): Promise<void> {
+  if (!entries.length) return;
+  await tx.insert(
+    AuditEntry,
+    entries.map((entry) => ({
+      actorId: actor.userId,
+      districtId: entry.districtId ?? null,
+      action: entry.action,
+      entityType: entry.entityType,
+      entityId: entry.entityId,
+      reason: entry.reason ?? null,
+      details: (entry.details ?? {}) as any,
+      requestId: actor.requestId ?? null,
+    })),
+  );
+}

@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from "typeorm";
+import type { DataSource } from "typeorm";
 import { isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { dateIn, daysBetween, type CalendarDate } from "../common/dates.js";
@@ -7,7 +7,7 @@ import { formatDate } from "../common/format.js";
 import { rulebookById, rulebookOn } from "../districts/districts.service.js";
 import { isUuid } from "../documents/documents.service.js";
 import { createAction } from "../enforcement/actions.service.js";
-import { actorOf, clean, dateField, emailOperators, emailPeople, getSystem, link, loadDistrict, ownerOf, requireOperator, requireStaffOf, throwIfAny, type Db, type Meta } from "./common.js";
+import { actorOf, clean, dateField, emailPeople, getSystem, link, loadDistrict, ownerOf, requireOperator, requireStaffOf, throwIfAny, type Db, type Meta } from "./common.js";
 import { nuisanceDeadline, nuisanceLapsed, nuisanceNoticeUnavailable } from "./rules.js";
 
 /**
@@ -164,13 +164,10 @@ export async function escalateNotice(ds: DataSource, viewer: Viewer, input: { id
   });
 }
 
-/** For the daily job: tell the Operators once that a notice's time has passed (they escalate). */
-export async function notifyLapsed(tx: EntityManager, n: NoticeRow, district: { id: string; name: string; operatorTitle: string }, section: string, publicUrl: string) {
-  await emailOperators(
-    tx,
-    district,
-    "septic.nuisance_lapsed",
-    `Septic notice past its 90 days: ${n.address}`,
-    `The time to repair, rebuild or relocate the septic system at ${n.address} ended ${formatDate(n.repairBy)} (${section}) and no repair is recorded. Open an enforcement action from the system's page: ${publicUrl}/staff/septic/${n.systemId}`,
-  );
+/** The Operators' email once a 405 notice's days have passed (the daily job sends it once). */
+export function lapsedNoticeEmail(n: Pick<NoticeRow, "address" | "repairBy" | "systemId">, section: string, publicUrl: string): { subject: string; text: string } {
+  return {
+    subject: `Septic notice past its 90 days: ${n.address}`,
+    text: `The time to repair, rebuild or relocate the septic system at ${n.address} ended ${formatDate(n.repairBy)} (${section}) and no repair is recorded. Open an enforcement action from the system's page: ${publicUrl}/staff/septic/${n.systemId}`,
+  };
 }

@@ -1,12 +1,13 @@
 import type { DataSource } from "typeorm";
-import { audit } from "../audit/audit.service.js";
+import { auditMany, type AuditInput } from "../audit/audit.service.js";
 import { addCalendarDays, dateIn, daysBetween } from "../common/dates.js";
 import { countOf, formatDate } from "../common/format.js";
 import { District } from "../districts/district.entity.js";
 import { rulebookById, rulebookOn } from "../districts/districts.service.js";
 import { registerJobHandler } from "../jobs/queue.js";
-import { emailPeople } from "./common.js";
-import { notifyLapsed, type NoticeRow } from "./notices.service.js";
+import { enqueueEmails, type EmailDraft } from "../outbox/outbox.service.js";
+import { staffOf } from "../staff/staff-of.js";
+import { lapsedNoticeEmail, type NoticeRow } from "./notices.service.js";
 import { NUISANCE_REMINDER_DAYS, PUMP_OUT_REMINDER_DAYS, SYSTEM_KIND_LABELS, nuisanceLapsed, nuisanceReminderDue, pumpReminderDue, type SystemKind } from "./rules.js";
 
 /** The daily job: pump-out reminders to owners (407), and the 405 notices' reminder and lapse. */
@@ -17,7 +18,8 @@ export const REMINDER_JOB = "septic.reminders";
  * PUMP_OUT_REMINDER_DAYS (or overdue, or never recorded) are emailed once per due date; (2) owners
  * of an open 405 notice are reminded once from NUISANCE_REMINDER_DAYS before its last day; (3) once
  * the last day has passed, the Operators are told once to open an enforcement action. A fixed
- * number of statements per district, whatever the number of systems; each batch one transaction.
+ * number of statements per district, whatever the number of systems and notices (the emails queued,
+ * the rows marked and the audit entries written in one statement each); one transaction a district.
  */
 export async function sendSepticReminders(ds: DataSource, publicUrl: string): Promise<number> {
   const districts = await ds.getRepository(District).createQueryBuilder("d").where(`EXISTS (SELECT 1 FROM septic_system s WHERE s.district_id = d.id)`).getMany();
@@ -28,6 +30,11 @@ export async function sendSepticReminders(ds: DataSource, publicUrl: string): Pr
     const interval = rb.entry("septic.pumpingIntervalYears");
     sent += await ds.transaction(async (tx) => {
       let n = 0;
+      // The district's emails and audit entries, queued and written in one statement each.
+      const drafts: EmailDraft[] = [];
+      const entries: AuditInput[] = [];
+      const email = (to: { id: string; email: string; display_name: string }, kind: string, subject: string, text: string) =>
+        drafts.push({ to: to.email, recipientId: to.id, districtId: district.id, kind, subject, body: `Hello ${to.display_name},\n\n${text}\n\n${district.name}\n` });
       if (typeof interval.value === "number") {
         const due: { id: string; kind: SystemKind; pump_due_on: string | null; reminded_due_on: string | null; address: string; owner_id: string | null; email: string | null; display_name: string | null }[] = await tx.query(
           `SELECT s.id, s.kind, to_char(s.pump_due_on, 'YYYY-MM-DD') AS pump_due_on, to_char(s.reminded_due_on, 'YYYY-MM-DD') AS reminded_due_on,
@@ -53,10 +60,8 @@ export async function sendSepticReminders(ds: DataSource, publicUrl: string): Pr
             : s.pump_due_on < today
               ? `The pump-out of your ${what} at ${s.address} was due by ${formatDate(s.pump_due_on)}, ${countOf(daysBetween(s.pump_due_on, today), "day")} ago.`
               : `The pump-out of your ${what} at ${s.address} is due by ${formatDate(s.pump_due_on)}, in ${countOf(daysBetween(today, s.pump_due_on), "day")}.`;
-          await emailPeople(
-            tx,
-            [{ id: s.owner_id, email: s.email, display_name: s.display_name ?? "" }],
-            district,
+          email(
+            { id: s.owner_id, email: s.email, display_name: s.display_name ?? "" },
             "septic.pump_out_reminder",
             s.pump_due_on && s.pump_due_on >= today ? `Septic pump-out due by ${formatDate(s.pump_due_on)}: ${s.address}` : `Septic pump-out overdue: ${s.address}`,
             `${when} A septic tank or cesspool is pumped by a licensed hauler at least every ${interval.value} years (${interval.section}). ` +
@@ -66,7 +71,7 @@ export async function sendSepticReminders(ds: DataSource, publicUrl: string): Pr
         }
         if (reminded.length) {
           await tx.query(`UPDATE septic_system s SET reminded_due_on = x.due FROM unnest($1::uuid[], $2::date[]) AS x(id, due) WHERE s.id = x.id`, [reminded, remindedFor]);
-          await audit(tx, { userId: null }, { action: "septic.pump_out_reminders_sent", entityType: "District", entityId: district.id, districtId: district.id, details: { systems: reminded.length, emailed: n } });
+          entries.push({ action: "septic.pump_out_reminders_sent", entityType: "District", entityId: district.id, districtId: district.id, details: { systems: reminded.length, emailed: n } });
         }
       }
       // 405 notices: the reminder before the last day, and the lapse to the Operators.
@@ -79,30 +84,40 @@ export async function sendSepticReminders(ds: DataSource, publicUrl: string): Pr
           ORDER BY n.repair_by, n.id FOR UPDATE OF n`,
         [district.id, addCalendarDays(today, NUISANCE_REMINDER_DAYS)],
       );
-      for (const notice of open) {
-        const section = (await rulebookById(tx, notice.rulebookVersionId)).entry("septic.nuisanceRepairDays").section;
-        if (nuisanceLapsed(notice.repairBy, today)) {
-          if (notice.lapseNotifiedAt) continue;
-          await notifyLapsed(tx, notice, district, section, publicUrl);
-          await tx.query(`UPDATE septic_nuisance_notice SET lapse_notified_at = now() WHERE id = $1`, [notice.id]);
-          await audit(tx, { userId: null }, { action: "septic.nuisance_lapsed", entityType: "SepticNuisanceNotice", entityId: notice.id, districtId: district.id, details: { repairBy: notice.repairBy } });
-          n++;
-        } else if (!notice.remindedAt && nuisanceReminderDue(notice.repairBy, today)) {
-          if (notice.email && notice.ownerUserId)
-            await emailPeople(
-              tx,
-              [{ id: notice.ownerUserId, email: notice.email, display_name: notice.displayName ?? "" }],
-              district,
-              "septic.nuisance_reminder",
-              `${countOf(daysBetween(today, notice.repairBy), "day")} left to repair your septic system: ${notice.address}`,
-              `The notice you received ${formatDate(notice.receivedOn)} gives you until ${formatDate(notice.repairBy)} to repair, rebuild or relocate the septic system at ${notice.address} (${section}). ` +
-                `After that day the ${district.operatorTitle} may open an enforcement action.\n\nSee the notice: ${publicUrl}/septic`,
-            );
-          await tx.query(`UPDATE septic_nuisance_notice SET reminded_at = now() WHERE id = $1`, [notice.id]);
-          await audit(tx, { userId: null }, { action: "septic.nuisance_reminder_sent", entityType: "SepticNuisanceNotice", entityId: notice.id, districtId: district.id, details: { repairBy: notice.repairBy } });
-          n++;
-        }
+      const lapsed = open.filter((notice) => nuisanceLapsed(notice.repairBy, today) && !notice.lapseNotifiedAt);
+      const remind = open.filter((notice) => !nuisanceLapsed(notice.repairBy, today) && !notice.remindedAt && nuisanceReminderDue(notice.repairBy, today));
+      // The section of each notice's rulebook (versions are cached: one read per version at most).
+      const sections = new Map<string, string>();
+      for (const notice of [...lapsed, ...remind])
+        if (!sections.has(notice.rulebookVersionId)) sections.set(notice.rulebookVersionId, (await rulebookById(tx, notice.rulebookVersionId)).entry("septic.nuisanceRepairDays").section);
+      const operators = lapsed.length ? await staffOf(tx, district.id, "OPERATOR") : [];
+      for (const notice of lapsed) {
+        const lapse = lapsedNoticeEmail(notice, sections.get(notice.rulebookVersionId)!, publicUrl);
+        for (const operator of operators) email(operator, "septic.nuisance_lapsed", lapse.subject, lapse.text);
+        entries.push({ action: "septic.nuisance_lapsed", entityType: "SepticNuisanceNotice", entityId: notice.id, districtId: district.id, details: { repairBy: notice.repairBy } });
+        n++;
       }
+      for (const notice of remind) {
+        if (notice.email && notice.ownerUserId)
+          email(
+            { id: notice.ownerUserId, email: notice.email, display_name: notice.displayName ?? "" },
+            "septic.nuisance_reminder",
+            `${countOf(daysBetween(today, notice.repairBy), "day")} left to repair your septic system: ${notice.address}`,
+            `The notice you received ${formatDate(notice.receivedOn)} gives you until ${formatDate(notice.repairBy)} to repair, rebuild or relocate the septic system at ${notice.address} (${sections.get(notice.rulebookVersionId)}). ` +
+              `After that day the ${district.operatorTitle} may open an enforcement action.\n\nSee the notice: ${publicUrl}/septic`,
+          );
+        entries.push({ action: "septic.nuisance_reminder_sent", entityType: "SepticNuisanceNotice", entityId: notice.id, districtId: district.id, details: { repairBy: notice.repairBy } });
+        n++;
+      }
+      if (lapsed.length || remind.length)
+        await tx.query(
+          `UPDATE septic_nuisance_notice SET lapse_notified_at = CASE WHEN id = ANY($1::uuid[]) THEN now() ELSE lapse_notified_at END,
+                  reminded_at = CASE WHEN id = ANY($2::uuid[]) THEN now() ELSE reminded_at END
+            WHERE id = ANY($1::uuid[]) OR id = ANY($2::uuid[])`,
+          [lapsed.map((x) => x.id), remind.map((x) => x.id)],
+        );
+      await enqueueEmails(tx, drafts);
+      await auditMany(tx, { userId: null }, entries);
       return n;
     });
   }

@@ -158,6 +158,18 @@ describe("pump-outs (SUL 407)", () => {
     expect((await emails("septic.pump_out_reminder")).length).toBe(after.length);
   });
 
+  it("the daily job takes the same SQL statements for one owner to remind as for three", async () => {
+    const ds = srv.running.ds;
+    const overdue = { reportedPumpedOn: addMonths(today(), -40) };
+    await register(await property(clerk, lakeview, "1", "Count Lane"), overdue);
+    const one = await countStatements(ds, () => sendSepticReminders(ds, "http://tapline.test"));
+    for (const n of ["3", "5", "7"]) await register(await property(clerk, lakeview, n, "Count Lane"), overdue);
+    const before = (await emails("septic.pump_out_reminder")).length;
+    const three = await countStatements(ds, () => sendSepticReminders(ds, "http://tapline.test"));
+    expect((await emails("septic.pump_out_reminder")).length).toBe(before + 3);
+    expect(three).toBe(one);
+  });
+
   it("a licensed hauler's load from the address, once received, is the pump-out and restarts the three years", async () => {
     const loadId = await haulFrom("14 Lake St., Lakeview");
     lake = (await owner.ok(GET, { id: onTheDay.id })).septicSystem;
