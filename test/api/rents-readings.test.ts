@@ -252,6 +252,20 @@ describe("importing a reading file", () => {
     expect(n).toBe(0);
   });
 
+  it("a file's lines are numbered alike whether its lines end in LF or CRLF, with a BOM, or its cells are quoted", async () => {
+    const unknown = (n: number) => `Unknown meter "NOPE-${n}": no meter of that number is in this district's register.`;
+    const files = [
+      "meter,date,reading\nNOPE-1,2026-09-30,5\n\nNOPE-2,2026-09-30,5\n",
+      "\uFEFFmeter,date,reading\r\nNOPE-1,2026-09-30,5\r\n\r\nNOPE-2,2026-09-30,5",
+      'meter,date,reading\n"NOPE-1","2026-09-30","5"\n\nNOPE-2,2026-09-30,"5"\n',
+    ];
+    for (const csv of files)
+      expect((await importFile(clerk, lakeview.id, csv)).errors).toEqual([
+        { line: 2, reason: unknown(1) },
+        { line: 4, reason: unknown(2) },
+      ]);
+  });
+
   it("a read is in its meter's district", async () => {
     const m = await metered(clerk, lakeview.id);
     await expect(reads(huron.id, m.meterId, [["2026-06-30", 1_000, "ACTUAL", null]])).rejects.toThrow(/meter_reading_meter_in_district/);
