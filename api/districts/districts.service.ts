@@ -5,7 +5,7 @@ import type { DataSource, EntityManager } from "typeorm";
 import { audit, type Actor } from "../audit/audit.service.js";
 import { dateIn, formatDate, isCalendarDate, type CalendarDate } from "../common/dates.js";
 import { badInput, notFound } from "../common/errors.js";
-import { announceInvalidation } from "../common/invalidation.js";
+import { announceInvalidation, onInvalidation } from "../common/invalidation.js";
 import { sha256 } from "../common/tokens.js";
 import { BOARD_TABLES, readBoardTable } from "./board-tables.js";
 import { District } from "./district.entity.js";
@@ -162,6 +162,9 @@ export class Rulebook {
 // Rulebook versions never change once written (a change is a new version), so rows are cached by id.
 const versionCache = new Map<string, RulebookVersion>();
 const VERSION_CACHE_MAX = 200;
+// Dropped with the public answers too: a process that serves one fresh database after another (the
+// tests, file after file) starts clean.
+onInvalidation("public", () => versionCache.clear());
 
 /** A rulebook version by id (e.g. the one a decision recorded); cached, since versions never change. */
 export async function rulebookById(ds: DataSource | EntityManager, id: string): Promise<Rulebook> {

@@ -494,10 +494,12 @@ describe("access, operation by operation", () => {
 describe("speed", () => {
   it("an import and the staff's list take the same statements for 2 sales as for 6", async () => {
     const ds = srv.running.ds;
-    for (let n = 1; n <= 8; n++) await clerk.ok(ADD, { i: { districtId: lakeview, taxParcel: `900.0-0-${n}`, streetNumber: String(n), street: "Speed Street", zip: "13600", ownerName: "Owner", ownerEmail: "owner@maple.example.com" } });
+    for (let n = 1; n <= 9; n++) await clerk.ok(ADD, { i: { districtId: lakeview, taxParcel: `900.0-0-${n}`, streetNumber: String(n), street: "Speed Street", zip: "13600", ownerName: "Owner", ownerEmail: "owner@maple.example.com" } });
     const file = (from: number, to: number) => ["parcel,sale date,buyer", ...Array.from({ length: to - from + 1 }, (_, k) => `900.0-0-${from + k},2026-11-10,Buyer ${from + k}`), "nope,2026-11-10,X"].join("\n");
     const LIST_ALL = `query($d: ID!) { districtInflowInspections(districtId: $d, first: 30) { items { id number dueOn daysLeft ownerName visits { outcome sources { kind enforceable } } parties { name } } } }`;
     const list1 = await countStatements(ds, () => operator.ok(LIST_ALL, { d: lakeview }));
+    // One import first, so what the process caches once (the rulebook version) is not counted in either.
+    await operator.ok(IMPORT, { i: { districtId: lakeview, fileName: "one.csv", csv: file(9, 9) } });
     const two = await countStatements(ds, () => operator.ok(IMPORT, { i: { districtId: lakeview, fileName: "two.csv", csv: file(1, 2) } }));
     const six = await countStatements(ds, () => operator.ok(IMPORT, { i: { districtId: lakeview, fileName: "six.csv", csv: file(3, 8) } }));
     expect(six).toBe(two);
