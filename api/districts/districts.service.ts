@@ -124,10 +124,21 @@ export async function listDistricts(ds: DataSource): Promise<District[]> {
 }
 
 export async function getDistrict(ds: DataSource, by: { id?: string; slug?: string }): Promise<District> {
+  const key = by.id ? `id:${by.id}` : `slug:${by.slug}`;
+  const kept = districtCache.get(key);
+  if (kept && kept.until > Date.now()) return kept.district;
   const d = await ds.getRepository(District).findOne({ where: by.id ? { id: by.id } : { slug: by.slug } });
   if (!d) throw notFound("That district");
+  if (districtCache.size >= 1000) districtCache.clear();
+  districtCache.set(key, { district: Object.freeze(d), until: Date.now() + DISTRICT_CACHE_MS });
   return d;
 }
+
+// A district's row changes only when the shipped law data is loaded, which drops the public answers
+// on every instance: kept as long as those (a public page asks for its district on every request).
+const DISTRICT_CACHE_MS = 60_000;
+const districtCache = new Map<string, { district: District; until: number }>();
+onInvalidation("public", () => districtCache.clear());
 
 /** A read-only view of one rulebook version with typed accessors; features read figures only through this. */
 export class Rulebook {
