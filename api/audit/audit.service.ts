@@ -11,34 +11,24 @@ export type AuditInput = {
   details?: Record<string, unknown>;
 };
 
+/** The row an entry writes. */
+const rowOf = (actor: Actor, entry: AuditInput) => ({
+  actorId: actor.userId,
+  districtId: entry.districtId ?? null,
+  action: entry.action,
+  entityType: entry.entityType,
+  entityId: entry.entityId,
+  reason: entry.reason ?? null,
+  details: (entry.details ?? {}) as any,
+  requestId: actor.requestId ?? null,
+});
+
 /** Writes who, what, on which record, when and why, inside the caller's transaction. */
 export async function audit(tx: EntityManager, actor: Actor, entry: AuditInput): Promise<void> {
-  await tx.insert(AuditEntry, {
-    actorId: actor.userId,
-    districtId: entry.districtId ?? null,
-    action: entry.action,
-    entityType: entry.entityType,
-    entityId: entry.entityId,
-    reason: entry.reason ?? null,
-    details: (entry.details ?? {}) as any,
-    requestId: actor.requestId ?? null,
-  });
+  await tx.insert(AuditEntry, rowOf(actor, entry));
 }
 
 /** Several entries by one actor in one statement (a job's batch, each record keeping its own entry). */
 export async function auditMany(tx: EntityManager, actor: Actor, entries: AuditInput[]): Promise<void> {
-  if (!entries.length) return;
-  await tx.insert(
-    AuditEntry,
-    entries.map((entry) => ({
-      actorId: actor.userId,
-      districtId: entry.districtId ?? null,
-      action: entry.action,
-      entityType: entry.entityType,
-      entityId: entry.entityId,
-      reason: entry.reason ?? null,
-      details: (entry.details ?? {}) as any,
-      requestId: actor.requestId ?? null,
-    })),
-  );
+  if (entries.length) await tx.insert(AuditEntry, entries.map((entry) => rowOf(actor, entry)));
 }
