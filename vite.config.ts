@@ -24,7 +24,8 @@ function precompress(dir: string): void {
     if (!entry.isFile() || !/\.(js|mjs|css|svg|json|txt|html|xml|map)$/.test(entry.name)) continue;
     const file = path.join(entry.parentPath, entry.name);
     const raw = fs.readFileSync(file);
-    if (raw.length < 1024) continue;
+    // Down to small chunks (a 500-byte one compresses by about a third); smaller ones are not worth a file.
+    if (raw.length < 256) continue;
     const br = brotliCompressSync(raw, { params: { [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: raw.length } });
     const gz = gzipSync(raw, { level: zlib.Z_BEST_COMPRESSION });
     if (br.length < raw.length * 0.9) fs.writeFileSync(`${file}.br`, br);

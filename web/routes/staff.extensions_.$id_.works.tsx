@@ -24,6 +24,9 @@ const CHARGE_LABELS: Record<string, string> = {
   resolutionAdoptedOn: "That resolution adopted on",
 };
 const FORM_LABELS: Record<string, Record<string, string>> = {
+  // A plan's move and cancel forms (one pair per planned inspection; their fields are named after the plan).
+  movePlan: { planId: "Planned inspection", plannedOn: "Move to", reason: "Why it moves" },
+  cancelPlan: { planId: "Planned inspection", reason: "Why it is cancelled" },
   charge: CHARGE_LABELS,
   plan: { plannedOn: "Planned for", scope: "What to look at" },
   inspection: { planId: "Planned inspection these findings close", inspectedOn: "Day of the inspection", conforms: "The work is proceeding in accordance with the approved plans and specifications", findings: "Findings the Town Board reads", excavationRequired: "Excavation required" },
@@ -200,13 +203,8 @@ export default function StaffExtensionWorks() {
   // Each open plan's move and cancel forms: fields named after the plan, its errors shown at it.
   const planField = (intent: string, k: string, planId: string) => `${intent}-${k}-${planId}`;
   const planErr = (intent: string, planId: string) => (a?.intent === intent && a.values?.planId === planId ? a : undefined);
-  const planLabels = (planId: string) => ({
-    [planField("movePlan", "plannedOn", planId)]: "Move to",
-    [planField("movePlan", "reason", planId)]: "Why it moves",
-    [planField("cancelPlan", "reason", planId)]: "Why it is cancelled",
-    [planField("movePlan", "planId", planId)]: "Planned inspection",
-    [planField("cancelPlan", "planId", planId)]: "Planned inspection",
-  });
+  const planLabels = (planId: string) =>
+    Object.fromEntries(["movePlan", "cancelPlan"].flatMap((intent) => Object.entries(FORM_LABELS[intent]).map(([k, label]) => [planField(intent, k, planId), label])));
   const openClaims = e.guaranteeClaims.filter((c) => !c.remediedOn);
   const open = (intent: string) => (
     <>
@@ -316,8 +314,8 @@ export default function StaffExtensionWorks() {
                           {open("movePlan")}
                           <input type="hidden" name="planId" value={p.id} />
                           <ErrorSummary message={planErr("movePlan", p.id)?.error} fields={planErr("movePlan", p.id)?.fields} labels={planLabels(p.id)} />
-                          <TextField id={planField("movePlan", "plannedOn", p.id)} name="plannedOn" label="Move to" type="date" hint="Today or later." defaultValue={planErr("movePlan", p.id)?.values.plannedOn ?? p.plannedOn} error={planErr("movePlan", p.id)?.fields[planField("movePlan", "plannedOn", p.id)]} required />
-                          <TextField id={planField("movePlan", "reason", p.id)} name="reason" label="Why it moves" hint="For the record, for example: rain, the trench is flooded." defaultValue={planErr("movePlan", p.id)?.values.reason} error={planErr("movePlan", p.id)?.fields[planField("movePlan", "reason", p.id)]} required />
+                          <TextField id={planField("movePlan", "plannedOn", p.id)} name="plannedOn" label={FORM_LABELS.movePlan.plannedOn} type="date" hint="Today or later." defaultValue={planErr("movePlan", p.id)?.values.plannedOn ?? p.plannedOn} error={planErr("movePlan", p.id)?.fields[planField("movePlan", "plannedOn", p.id)]} required />
+                          <TextField id={planField("movePlan", "reason", p.id)} name="reason" label={FORM_LABELS.movePlan.reason} hint="For the record, for example: rain, the trench is flooded." defaultValue={planErr("movePlan", p.id)?.values.reason} error={planErr("movePlan", p.id)?.fields[planField("movePlan", "reason", p.id)]} required />
                           <button className="usa-button usa-button--outline" type="submit">
                             Move the inspection
                           </button>
@@ -327,7 +325,7 @@ export default function StaffExtensionWorks() {
                         {open("cancelPlan")}
                         <input type="hidden" name="planId" value={p.id} />
                         <ErrorSummary message={planErr("cancelPlan", p.id)?.error} fields={planErr("cancelPlan", p.id)?.fields} labels={planLabels(p.id)} />
-                        <TextField id={planField("cancelPlan", "reason", p.id)} name="reason" label="Why it is cancelled" hint="It stays on the record, marked cancelled." defaultValue={planErr("cancelPlan", p.id)?.values.reason} error={planErr("cancelPlan", p.id)?.fields[planField("cancelPlan", "reason", p.id)]} required />
+                        <TextField id={planField("cancelPlan", "reason", p.id)} name="reason" label={FORM_LABELS.cancelPlan.reason} hint="It stays on the record, marked cancelled." defaultValue={planErr("cancelPlan", p.id)?.values.reason} error={planErr("cancelPlan", p.id)?.fields[planField("cancelPlan", "reason", p.id)]} required />
                         <button className="usa-button usa-button--secondary" type="submit">
                           Cancel the inspection
                         </button>
