@@ -1,8 +1,7 @@
 import type { DataSource } from "typeorm";
 import { audit } from "../audit/audit.service.js";
 import { addCalendarDays, dateIn, daysBetween, formatDate, type CalendarDate } from "../common/dates.js";
-import { District } from "../districts/district.entity.js";
-import { rulebookOn } from "../districts/districts.service.js";
+import { districtsWhere, rulebookOn } from "../districts/districts.service.js";
 import { registerJobHandler } from "../jobs/queue.js";
 import { enqueueEmail } from "../outbox/outbox.service.js";
 import { COVERAGE_RULES, coverageLabel, ownersOf, returning, type Coverage } from "./common.js";
@@ -21,11 +20,7 @@ export const EXPIRY_REMINDER_JOB = "contractors.expiry-reminders";
  * `today` defaults to today in each district's zone. Returns how many items were emailed about.
  */
 export async function sendExpiryReminders(ds: DataSource, today?: CalendarDate): Promise<number> {
-  const districts = await ds
-    .getRepository(District)
-    .createQueryBuilder("d")
-    .where(`EXISTS (SELECT 1 FROM contractor c WHERE c.district_id = d.id AND c.status = 'APPROVED')`)
-    .getMany();
+  const districts = await districtsWhere(ds, `EXISTS (SELECT 1 FROM contractor c WHERE c.district_id = d.id AND c.status = 'APPROVED')`);
   let reminded = 0;
   for (const district of districts) {
     const day = today ?? dateIn(district.timeZone);

@@ -134,6 +134,14 @@ export async function getDistrict(ds: DataSource, by: { id?: string; slug?: stri
   return d;
 }
 
+/**
+ * The districts where a daily job has work: those for which `exists` (SQL over the district as `d`,
+ * an EXISTS on the job's own table by its district index) holds. One statement.
+ */
+export function districtsWhere(ds: DataSource, exists: string): Promise<District[]> {
+  return ds.getRepository(District).createQueryBuilder("d").where(exists).getMany();
+}
+
 // A district's row changes only when the shipped law data is loaded, which drops the public answers
 // on every instance: kept as long as those (a public page asks for its district on every request).
 const DISTRICT_CACHE_MS = 60_000;

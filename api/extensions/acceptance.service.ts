@@ -5,8 +5,7 @@ import { addCalendarDays, dateIn, daysBetween, isCalendarDate, type CalendarDate
 import { badInput, conflict, forbidden } from "../common/errors.js";
 import { formatDate } from "../common/format.js";
 import { formatCents } from "../common/money.js";
-import { District } from "../districts/district.entity.js";
-import { rulebookOn } from "../districts/districts.service.js";
+import { districtsWhere, rulebookOn } from "../districts/districts.service.js";
 import { registerJobHandler } from "../jobs/queue.js";
 import { enqueueEmails } from "../outbox/outbox.service.js";
 import { staffOf } from "../staff/staff-of.js";
@@ -309,11 +308,7 @@ export const GUARANTEE_REMINDER_JOB = "extensions.guarantee-reminders";
  * emails, in one transaction. Returns how many sewers were reminded of.
  */
 export async function sendGuaranteeReminders(ds: DataSource, today?: CalendarDate): Promise<number> {
-  const districts = await ds
-    .getRepository(District)
-    .createQueryBuilder("d")
-    .where(`EXISTS (SELECT 1 FROM sewer_extension e WHERE e.district_id = d.id AND e.status = 'ACCEPTED')`)
-    .getMany();
+  const districts = await districtsWhere(ds, `EXISTS (SELECT 1 FROM sewer_extension e WHERE e.district_id = d.id AND e.status = 'ACCEPTED')`);
   let reminded = 0;
   for (const district of districts) {
     const day = today ?? dateIn(district.timeZone);

@@ -1,8 +1,7 @@
 import { type DataSource } from "typeorm";
 import { audit } from "../audit/audit.service.js";
 import { addCalendarDays, dateIn, daysBetween, formatDate } from "../common/dates.js";
-import { District } from "../districts/district.entity.js";
-import { rulebookOn } from "../districts/districts.service.js";
+import { districtsWhere, rulebookOn } from "../districts/districts.service.js";
 import { registerJobHandler } from "../jobs/queue.js";
 import { Organization } from "../organizations/organization.entity.js";
 import { HaulerLicense } from "./hauler.entity.js";
@@ -19,11 +18,7 @@ import { REMINDER_JOB, peopleOf, tell } from "./common.js";
  * and the Part 364 date notified are recorded with the email in one transaction.
  */
 export async function sendHaulerReminders(ds: DataSource, publicUrl: string): Promise<number> {
-  const districts = await ds
-    .getRepository(District)
-    .createQueryBuilder("d")
-    .where(`EXISTS (SELECT 1 FROM hauler_license l WHERE l.district_id = d.id AND l.status = 'APPROVED')`)
-    .getMany();
+  const districts = await districtsWhere(ds, `EXISTS (SELECT 1 FROM hauler_license l WHERE l.district_id = d.id AND l.status = 'APPROVED')`);
   let sent = 0;
   for (const district of districts) {
     const day = dateIn(district.timeZone);

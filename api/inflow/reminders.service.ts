@@ -2,8 +2,7 @@ import type { DataSource } from "typeorm";
 import { audit } from "../audit/audit.service.js";
 import { addCalendarDays, dateIn, daysBetween } from "../common/dates.js";
 import { countOf, formatDate } from "../common/format.js";
-import { District } from "../districts/district.entity.js";
-import { rulebookById } from "../districts/districts.service.js";
+import { districtsWhere, rulebookById } from "../districts/districts.service.js";
 import { registerJobHandler } from "../jobs/queue.js";
 import { enqueueEmails, type EmailDraft } from "../outbox/outbox.service.js";
 import { staffOf } from "../staff/staff-of.js";
@@ -20,11 +19,7 @@ export const ORDER_REMINDER_JOB = "inflow.order-reminders";
  * transaction per district holding the orders' rows while their emails are queued and they are marked.
  */
 export async function sendInflowOrderReminders(ds: DataSource, publicUrl: string): Promise<number> {
-  const districts = await ds
-    .getRepository(District)
-    .createQueryBuilder("d")
-    .where(`EXISTS (SELECT 1 FROM inflow_inspection i WHERE i.district_id = d.id AND i.status = 'ORDERED')`)
-    .getMany();
+  const districts = await districtsWhere(ds, `EXISTS (SELECT 1 FROM inflow_inspection i WHERE i.district_id = d.id AND i.status = 'ORDERED')`);
   let sent = 0;
   for (const district of districts) {
     const today = dateIn(district.timeZone);

@@ -2,8 +2,7 @@ import type { DataSource } from "typeorm";
 import { auditMany, type AuditInput } from "../audit/audit.service.js";
 import { addCalendarDays, dateIn, daysBetween } from "../common/dates.js";
 import { countOf, formatDate } from "../common/format.js";
-import { District } from "../districts/district.entity.js";
-import { rulebookById, rulebookOn } from "../districts/districts.service.js";
+import { districtsWhere, rulebookById, rulebookOn } from "../districts/districts.service.js";
 import { registerJobHandler } from "../jobs/queue.js";
 import { enqueueEmails, type EmailDraft } from "../outbox/outbox.service.js";
 import { staffOf } from "../staff/staff-of.js";
@@ -22,7 +21,7 @@ export const REMINDER_JOB = "septic.reminders";
  * the rows marked and the audit entries written in one statement each); one transaction a district.
  */
 export async function sendSepticReminders(ds: DataSource, publicUrl: string): Promise<number> {
-  const districts = await ds.getRepository(District).createQueryBuilder("d").where(`EXISTS (SELECT 1 FROM septic_system s WHERE s.district_id = d.id)`).getMany();
+  const districts = await districtsWhere(ds, `EXISTS (SELECT 1 FROM septic_system s WHERE s.district_id = d.id)`);
   let sent = 0;
   for (const district of districts) {
     const today = dateIn(district.timeZone);
