@@ -62,6 +62,18 @@ export const slugify = (s: string) =>
 const NUMBER = new Intl.NumberFormat("en-US", { maximumFractionDigits: 4 });
 const num = (n: number | null | undefined) => (n === null || n === undefined ? null : NUMBER.format(n));
 
+/** A rulebook table's scrollable, labelled container, its table and its caption (label and section). */
+function TableFrame({ entry, children }: { entry: RuleEntry; children: React.ReactNode }) {
+  return (
+    <div className="usa-table-container--scrollable" tabIndex={0} role="region" aria-label={entry.label}>
+      <table className="usa-table usa-table--striped usa-table--compact">
+        <caption>{`${entry.label} (${entry.section})`}</caption>
+        {children}
+      </table>
+    </div>
+  );
+}
+
 /** A limits table (a rulebook entry of kind "table") as a USWDS table with a caption. */
 export function LimitsTable({ entry }: { entry: RuleEntry }) {
   const rows = entry.rows ?? [];
@@ -73,67 +85,61 @@ export function LimitsTable({ entry }: { entry: RuleEntry }) {
   const own = entry.tableColumns;
   if (own?.length)
     return (
-      <div className="usa-table-container--scrollable" tabIndex={0} role="region" aria-label={entry.label}>
-        <table className="usa-table usa-table--striped usa-table--compact">
-          <caption>{`${entry.label} (${entry.section})`}</caption>
-          <thead>
-            <tr>
-              {own.map((c) => (
-                <th scope="col" key={c.field}>
-                  {c.label}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.parameter}>
-                {own.map((c, i) => {
-                  const v = r[c.field];
-                  return i === 0 ? (
-                    <th scope="row" key={c.field}>
-                      {String(v)}
-                    </th>
-                  ) : (
-                    <td className="tapline-num" key={c.field}>
-                      {typeof v === "number" ? num(v) : blank}
-                    </td>
-                  );
-                })}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    );
-  return (
-    <div className="usa-table-container--scrollable" tabIndex={0} role="region" aria-label={entry.label}>
-      <table className="usa-table usa-table--striped usa-table--compact">
-        <caption>{`${entry.label} (${entry.section})`}</caption>
+      <TableFrame entry={entry}>
         <thead>
           <tr>
-            <th scope="col">Substance or measure</th>
-            <th scope="col">Unit</th>
-            {hasAvg && <th scope="col">Average</th>}
-            {hasMax && <th scope="col">Maximum</th>}
-            {hasMin && <th scope="col">Minimum</th>}
-            {hasNote && <th scope="col">Note</th>}
+            {own.map((c) => (
+              <th scope="col" key={c.field}>
+                {c.label}
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody>
           {rows.map((r) => (
             <tr key={r.parameter}>
-              <th scope="row">{r.parameter}</th>
-              <td>{r.unit}</td>
-              {hasAvg && <td className="tapline-num">{num(r.average) ?? blank}</td>}
-              {hasMax && <td className="tapline-num">{num(r.maximum) ?? blank}</td>}
-              {hasMin && <td className="tapline-num">{num(r.minimum) ?? blank}</td>}
-              {hasNote && <td>{r.note ?? ""}</td>}
+              {own.map((c, i) => {
+                const v = r[c.field];
+                return i === 0 ? (
+                  <th scope="row" key={c.field}>
+                    {String(v)}
+                  </th>
+                ) : (
+                  <td className="tapline-num" key={c.field}>
+                    {typeof v === "number" ? num(v) : blank}
+                  </td>
+                );
+              })}
             </tr>
           ))}
         </tbody>
-      </table>
-    </div>
+      </TableFrame>
+    );
+  return (
+    <TableFrame entry={entry}>
+      <thead>
+        <tr>
+          <th scope="col">Substance or measure</th>
+          <th scope="col">Unit</th>
+          {hasAvg && <th scope="col">Average</th>}
+          {hasMax && <th scope="col">Maximum</th>}
+          {hasMin && <th scope="col">Minimum</th>}
+          {hasNote && <th scope="col">Note</th>}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.parameter}>
+            <th scope="row">{r.parameter}</th>
+            <td>{r.unit}</td>
+            {hasAvg && <td className="tapline-num">{num(r.average) ?? blank}</td>}
+            {hasMax && <td className="tapline-num">{num(r.maximum) ?? blank}</td>}
+            {hasMin && <td className="tapline-num">{num(r.minimum) ?? blank}</td>}
+            {hasNote && <td>{r.note ?? ""}</td>}
+          </tr>
+        ))}
+      </tbody>
+    </TableFrame>
   );
 }
 
