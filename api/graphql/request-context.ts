@@ -121,3 +121,27 @@ export async function httpViewer(
   if (!built.ctx.viewer) refuseHttp(res.set("WWW-Authenticate", 'Bearer realm="Tapline"'), 401, `Please sign in to download this ${what}.`);
   return built.ctx.viewer;
 }
+
+/**
+ * A signed-in file route (a PDF, a CSV) around `serve`: the caller resolved as above; NOT_FOUND
+ * answered 404 (missing and not allowed look the same); anything else logged and answered 500, or
+ * the response cut short once it has begun.
+ */
+export function signedInFile(
+  opts: { ds: DataSource; config: Config; log: Logger },
+  what: string,
+  serve: (viewer: import("../accounts/viewer.js").Viewer, req: import("express").Request, res: import("express").Response) => Promise<void>,
+) {
+  return async (req: import("express").Request, res: import("express").Response): Promise<void> => {
+    const viewer = await httpViewer(req, res, opts, what);
+    if (!viewer) return;
+    try {
+      await serve(viewer, req, res);
+    } catch (e) {
+      if (e instanceof AppError && e.code === "NOT_FOUND" && !res.headersSent) return refuseHttp(res, 404, e.message);
+      opts.log.error({ err: e, requestId: String((req as any).id ?? ""), params: req.params }, `${what} failed`);
+      if (!res.headersSent) return refuseHttp(res, 500, "Something went wrong on our side. Please try again.");
+      res.destroy();
+    }
+  };
+}

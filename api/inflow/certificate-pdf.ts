@@ -1,5 +1,5 @@
-import PDFDocument from "pdfkit";
 import { formatDate } from "../common/format.js";
+import { letterPdf, letterhead, pdfLines } from "../common/pdf.js";
 
 export type CertificateText = {
   number: string;
@@ -22,16 +22,9 @@ export type CertificateText = {
  * property (SUL 703) found to meet 702, with a number anyone can check on the public page.
  */
 export function certificatePdf(c: CertificateText): Promise<Buffer> {
-  const doc = new PDFDocument({ size: "LETTER", margin: 54, info: { Title: `Inflow compliance certificate ${c.number}`, Author: c.districtName } });
-  const chunks: Buffer[] = [];
-  doc.on("data", (b: Buffer) => chunks.push(b));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on("end", () => resolve(Buffer.concat(chunks)));
-    doc.on("error", reject);
-  });
-  const row = (label: string, value: string) => doc.font("Helvetica-Bold").text(`${label}: `, { continued: true }).font("Helvetica").text(value);
-  doc.font("Helvetica").fontSize(10).text(c.districtName, { align: "center" });
-  doc.text(c.districtAddress, { align: "center" });
+  const { doc, bytes } = letterPdf({ Title: `Inflow compliance certificate ${c.number}`, Author: c.districtName });
+  const { row } = pdfLines(doc);
+  letterhead(doc, { name: c.districtName, address: c.districtAddress });
   doc.moveDown(0.8).font("Helvetica-Bold").fontSize(16).text("Inflow compliance certificate", { align: "center" });
   doc.fontSize(12).text(`No. ${c.number}`, { align: "center" });
   doc.font("Helvetica").fontSize(10).moveDown(1);
@@ -48,5 +41,5 @@ export function certificatePdf(c: CertificateText): Promise<Buffer> {
   row("Inspected by", `${c.inspectorName}, ${c.inspectorTitle}`);
   doc.moveDown(1).text(`Anyone may check this certificate at ${c.verifyUrl} with its number.`);
   doc.end();
-  return done;
+  return bytes;
 }

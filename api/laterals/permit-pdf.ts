@@ -1,14 +1,14 @@
 import type express from "express";
-import PDFDocument from "pdfkit";
 import type { Logger } from "pino";
 import type { DataSource } from "typeorm";
 import { User } from "../accounts/user.entity.js";
 import { dateIn, formatDate } from "../common/dates.js";
 import { AppError } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
+import { letterPdf, letterhead, pdfLines, sendPdf } from "../common/pdf.js";
 import type { Config } from "../config.js";
 import { District } from "../districts/district.entity.js";
-import { httpViewer, refuseHttp } from "../graphql/request-context.js";
+import { signedInFile } from "../graphql/request-context.js";
 import { paymentsFor, refundsFor } from "../payments/payments.service.js";
 import type { LateralPermit } from "./lateral-permit.entity.js";
 import { PAYABLE_TYPE, addressOf, getPermit, inspectionsOf, rulebookOfVersion } from "./laterals.service.js";
@@ -20,8 +20,6 @@ const CLASS_LABELS: Record<string, string> = {
 };
 const USE_LABELS: Record<string, string> = { RESIDENTIAL: "Residential", COMMERCIAL: "Commercial", INSTITUTIONAL: "Institutional", INDUSTRIAL: "Industrial" };
 const WORK_LABELS: Record<string, string> = { NEW_BUILDING: "New building", EXISTING_LATERAL: "Existing lateral" };
-
-const refuse = refuseHttp;
 
 /** The printable permit: number, property, class, contractor, fees paid with receipts, conditions and inspections. */
 export async function permitPdf(ds: DataSource, p: LateralPermit): Promise<Buffer> {
@@ -35,19 +33,10 @@ export async function permitPdf(ds: DataSource, p: LateralPermit): Promise<Buffe
   const refunds = await refundsFor(ds, payments.map((x) => x.id));
   const inspections = await inspectionsOf(ds, [p.id]);
 
-  const doc = new PDFDocument({ size: "LETTER", margin: 54, info: { Title: `Building lateral permit ${p.permitNumber}`, Author: district.name } });
-  const chunks: Buffer[] = [];
-  doc.on("data", (c: Buffer) => chunks.push(c));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on("end", () => resolve(Buffer.concat(chunks)));
-    doc.on("error", reject);
-  });
+  const { doc, bytes } = letterPdf({ Title: `Building lateral permit ${p.permitNumber}`, Author: district.name });
+  const { heading, row } = pdfLines(doc);
 
-  const heading = (t: string) => doc.moveDown(0.8).font("Helvetica-Bold").fontSize(12).text(t).moveDown(0.2).font("Helvetica").fontSize(10);
-  const row = (label: string, value: string) => doc.font("Helvetica-Bold").text(`${label}: `, { continued: true }).font("Helvetica").text(value);
-
-  doc.font("Helvetica").fontSize(10).text(district.name, { align: "center" });
-  doc.text(district.address, { align: "center" });
+  letterhead(doc, district);
   doc.moveDown(0.5).font("Helvetica-Bold").fontSize(18).text("Building Lateral Permit", { align: "center" });
   doc.fontSize(14).text(`Permit number ${p.permitNumber}`, { align: "center" });
   doc.font("Helvetica").fontSize(10).text(`Issued ${formatDate(dateIn(district.timeZone, p.approvedAt!))} under the ${district.lawName}`, { align: "center" });
@@ -89,7 +78,7 @@ export async function permitPdf(ds: DataSource, p: LateralPermit): Promise<Buffe
 
   doc.moveDown(1.5).fontSize(8).fillColor("#555555").text(`Rulebook version ${rb.version.version} (${rb.version.label}). Printed from Tapline.`);
   doc.end();
-  return done;
+  return bytes;
 }
 
 /**
@@ -97,27 +86,12 @@ export async function permitPdf(ds: DataSource, p: LateralPermit): Promise<Buffe
  * once issued. Missing, not allowed and not yet issued look the same (404); signed out is 401.
  */
 export function registerPermitPdf(app: express.Express, opts: { ds: DataSource; config: Config; log: Logger }) {
-  const { ds, log } = opts;
-  app.get("/permits/:id/permit.pdf", async (req, res) => {
-    const requestId = String((req as any).id ?? "");
-    const viewer = await httpViewer(req, res, opts, "permit");
-    if (!viewer) return;
-    try {
-      const p = await getPermit(ds, viewer, req.params.id);
-      if (!p.permitNumber) return refuse(res, 404, "That permit has not been issued.");
-      const pdf = await permitPdf(ds, p);
-      res.status(200).set({
-        "Content-Type": "application/pdf",
-        "Content-Length": String(pdf.length),
-        "Content-Disposition": `inline; filename="permit-${p.permitNumber}.pdf"`,
-        "X-Content-Type-Options": "nosniff",
-        "Cache-Control": "private, no-store",
-      });
-      res.end(pdf);
-    } catch (e) {
-      if (e instanceof AppError && e.code === "NOT_FOUND") return refuse(res, 404, e.message);
-      log.error({ err: e, requestId, permitId: req.params.id }, "permit PDF failed");
-      return refuse(res, 500, "Something went wrong on our side. Please try again.");
-    }
-  });
+  app.get(
+    "/permits/:id/permit.pdf",
+    signedInFile(opts, "permit", async (viewer, req, res) => {
+      const p = await getPermit(opts.ds, viewer, req.params.id);
+      if (!p.permitNumber) throw new AppError("NOT_FOUND", "That permit has not been issued.");
+      sendPdf(res, await permitPdf(opts.ds, p), `permit-${p.permitNumber}.pdf`);
+    }),
+  );
 }

@@ -1,38 +1,30 @@
 import type express from "express";
-import PDFDocument from "pdfkit";
 import type { Logger } from "pino";
 import type { DataSource } from "typeorm";
 import { formatDate } from "../common/dates.js";
 import { AppError } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
+import { letterPdf, letterhead, pdfLines, sendPdf } from "../common/pdf.js";
 import type { Config } from "../config.js";
-import { httpViewer, refuseHttp } from "../graphql/request-context.js";
+import { signedInFile } from "../graphql/request-context.js";
 import { billUsage, getBill, type BillView, type UsagePoint } from "./bill-runs.service.js";
 
 /** The printed statement of an issued sewer bill: who, where, the period, each line with its section, the due date, and two years of use. */
 export async function billPdf(ds: DataSource, b: BillView): Promise<Buffer> {
   const usage = await billUsage(ds, b);
   const [d] = await ds.query(`SELECT name, address FROM district WHERE id = $1`, [b.districtId]);
-  const doc = new PDFDocument({ size: "LETTER", margin: 54, info: { Title: `Sewer bill ${b.number}`, Author: d.name } });
-  const chunks: Buffer[] = [];
-  doc.on("data", (c: Buffer) => chunks.push(c));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on("end", () => resolve(Buffer.concat(chunks)));
-    doc.on("error", reject);
-  });
+  const { doc, bytes } = letterPdf({ Title: `Sewer bill ${b.number}`, Author: d.name });
   drawStatement(doc, d, b, usage);
   doc.end();
-  return done;
+  return bytes;
 }
 
 /** Draws one bill's statement on the document's current page (also the run's paper bills in one PDF, api/rents/paperless.ts). */
 export function drawStatement(doc: PDFKit.PDFDocument, d: { name: string; address: string }, b: BillView, usage: UsagePoint[]): void {
-  const heading = (t: string) => doc.moveDown(0.8).font("Helvetica-Bold").fontSize(12).text(t).moveDown(0.2).font("Helvetica").fontSize(10);
-  const row = (label: string, value: string) => doc.font("Helvetica-Bold").text(`${label}: `, { continued: true }).font("Helvetica").text(value);
+  const { heading, row } = pdfLines(doc);
   const money = (c: number) => (c < 0 ? `-${formatCents(-c)}` : formatCents(c));
 
-  doc.font("Helvetica").fontSize(10).text(d.name, { align: "center" });
-  doc.text(d.address, { align: "center" });
+  letterhead(doc, d);
   doc.moveDown(0.5).font("Helvetica-Bold").fontSize(16).text(`Sewer bill ${b.number}${b.final ? " (final bill)" : ""}`, { align: "center" });
   doc.font("Helvetica").fontSize(10).moveDown(0.5);
   row("Billed to", b.billTo);
@@ -63,27 +55,12 @@ export function drawStatement(doc: PDFKit.PDFDocument, d: { name: string; addres
  * issued look the same (404); signed out is 401.
  */
 export function registerBillPdf(app: express.Express, opts: { ds: DataSource; config: Config; log: Logger }) {
-  const { ds, log } = opts;
-  app.get("/bills/:id/bill.pdf", async (req, res) => {
-    const requestId = String((req as any).id ?? "");
-    const viewer = await httpViewer(req, res, opts, "bill");
-    if (!viewer) return;
-    try {
-      const b = await getBill(ds, viewer, req.params.id);
-      if (b.status !== "ISSUED") return refuseHttp(res, 404, "That bill has not been issued.");
-      const pdf = await billPdf(ds, b);
-      res.status(200).set({
-        "Content-Type": "application/pdf",
-        "Content-Length": String(pdf.length),
-        "Content-Disposition": `inline; filename="sewer-bill-${b.number}.pdf"`,
-        "X-Content-Type-Options": "nosniff",
-        "Cache-Control": "private, no-store",
-      });
-      res.end(pdf);
-    } catch (e) {
-      if (e instanceof AppError && e.code === "NOT_FOUND") return refuseHttp(res, 404, e.message);
-      log.error({ err: e, requestId, billId: req.params.id }, "bill PDF failed");
-      return refuseHttp(res, 500, "Something went wrong on our side. Please try again.");
-    }
-  });
+  app.get(
+    "/bills/:id/bill.pdf",
+    signedInFile(opts, "bill", async (viewer, req, res) => {
+      const b = await getBill(opts.ds, viewer, req.params.id);
+      if (b.status !== "ISSUED") throw new AppError("NOT_FOUND", "That bill has not been issued.");
+      sendPdf(res, await billPdf(opts.ds, b), `sewer-bill-${b.number}.pdf`);
+    }),
+  );
 }

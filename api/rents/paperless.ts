@@ -10,7 +10,7 @@ import type { Config } from "../config.js";
 import { rulebookById, rulebookOn } from "../districts/districts.service.js";
 import { District } from "../districts/district.entity.js";
 import { isUuid } from "../documents/documents.service.js";
-import { httpViewer, refuseHttp } from "../graphql/request-context.js";
+import { signedInFile } from "../graphql/request-context.js";
 import { accountRow, actorOf, addressOf, type Db, type Meta } from "./common.js";
 import { billRunBills, billUsage, type BillView } from "./bill-runs.service.js";
 import { drawStatement } from "./bill-pdf.js";
@@ -215,19 +215,8 @@ async function usageOf(db: Db, bills: BillView[], periodStart: string): Promise<
  * signed out 401.
  */
 export function registerPaperMailing(app: express.Express, opts: { ds: DataSource; config: Config; log: Logger }) {
-  const { ds, log } = opts;
-  const guard = (what: string, run: (viewer: Viewer, req: express.Request, res: express.Response) => Promise<void>) => async (req: express.Request, res: express.Response) => {
-    const viewer = await httpViewer(req, res, opts, what);
-    if (!viewer) return;
-    try {
-      await run(viewer, req, res);
-    } catch (e) {
-      if (e instanceof AppError && e.code === "NOT_FOUND" && !res.headersSent) return refuseHttp(res, 404, e.message);
-      log.error({ err: e, runId: req.params.id }, `${what} failed`);
-      if (!res.headersSent) return refuseHttp(res, 500, "Something went wrong on our side. Please try again.");
-      res.destroy();
-    }
-  };
+  const { ds } = opts;
+  const guard = (what: string, serve: Parameters<typeof signedInFile>[2]) => signedInFile(opts, what, serve);
   app.get(
     "/bill-runs/:id/paper-bills.csv",
     guard("mailing list", async (viewer, req, res) => {
