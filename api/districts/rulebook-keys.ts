@@ -86,6 +86,7 @@ export const RULEBOOK_KEYS = {
   "septic.nuisanceRepairDays": { kind: "days", topic: "Septic systems" }, // calendar days from receipt of the notice; SUL 405; Huron II-3
   "septic.connectionOnSewerRequired": { kind: "boolean", topic: "Septic systems" }, // SUL 408; Huron II-4
   "septic.abandonmentStepsPrescribed": { kind: "boolean", topic: "Septic systems" }, // SUL 408; Huron II-3
+  "septic.effluentToSewerAlternative": { kind: "boolean", topic: "Septic systems" }, // SUL 408 (the tank kept, its effluent to the sewer, an easement); Huron II-3, II-4 (none)
 
   // Trucked and hauled waste
   "hauler.licensingEnabled": { kind: "boolean", topic: "Trucked and hauled waste" }, // SUL 801; Huron IV-8

@@ -4,12 +4,15 @@ import type { RuleEntry } from "../districts/rulebook-schema.js";
 import type { RulebookVersion } from "../districts/rulebook-version.entity.js";
 import {
   addressKey,
+  closingTakesSystemOutOfUse,
+  effluentAlternativeRefusal,
   nuisanceDeadline,
   nuisanceLapsed,
   nuisanceNoticeUnavailable,
   nuisanceReminderDue,
   orderComplete,
   orderSteps,
+  pathChangeProblem,
   permitFee,
   permitsUnavailable,
   pumpDueOn,
@@ -131,6 +134,64 @@ describe("SUL 408; Huron II-3, II-4: when the public sewer arrives", () => {
       ["DISCONTINUED", "Huron II-3"],
     ]);
     expect(orderComplete(huron, { lateralPermitId: "x", pumpOutId: null, tankDisposition: null, pluggedOn: null, discontinuedOn: "2026-12-01" })).toBe(true);
+  });
+});
+
+describe("SUL 408's alternative: the septic tank effluent piped or pumped to the sewer, with an easement", () => {
+  const none = { lateralPermitId: null, pumpOutId: null, tankDisposition: null, pluggedOn: null, discontinuedOn: null, effluentMethod: null, easementDocumentId: null };
+  const alternative = { ...none, path: "EFFLUENT_TO_SEWER" as const };
+
+  it("Lakeview: the lateral permit, the effluent to the sewer and the easement, each citing 408", () => {
+    expect(effluentAlternativeRefusal(lakeview)).toBeNull();
+    expect(orderSteps(lakeview, "Sewer Use Law 602", "EFFLUENT_TO_SEWER").map((s) => [s.step, s.label, s.section])).toEqual([
+      ["LATERAL_PERMIT", "Building lateral permit applied for, to connect directly to the public sewer", "Sewer Use Law 408, Sewer Use Law 602"],
+      ["EFFLUENT_TO_SEWER", "Septic tank effluent piped or pumped to the sewer", "Sewer Use Law 408"],
+      ["EASEMENT", "Easement to the septic tank for septage removal provided by the owner", "Sewer Use Law 408"],
+    ]);
+  });
+
+  it("complete only when every step of the chosen path is recorded; the other path's steps count for nothing", () => {
+    expect(orderComplete(lakeview, { ...alternative, lateralPermitId: "x", effluentMethod: "PIPED" })).toBe(false);
+    expect(orderComplete(lakeview, { ...alternative, lateralPermitId: "x", easementDocumentId: "d" })).toBe(false);
+    expect(orderComplete(lakeview, { ...alternative, effluentMethod: "PUMPED", easementDocumentId: "d" })).toBe(false);
+    expect(orderComplete(lakeview, { ...alternative, lateralPermitId: "x", effluentMethod: "PUMPED", easementDocumentId: "d" })).toBe(true);
+    // The pump-out (attached from a hauler's load) is no step of the alternative, and the alternative's records none of the first way.
+    expect(orderComplete(lakeview, { ...alternative, lateralPermitId: "x", pumpOutId: "p", effluentMethod: "PIPED" })).toBe(false);
+    expect(orderComplete(lakeview, { ...none, path: "ABANDON", lateralPermitId: "x", pumpOutId: "p", effluentMethod: "PIPED", easementDocumentId: "d" })).toBe(false);
+    // An order with no path recorded is on the first way.
+    expect(orderComplete(lakeview, { ...none, lateralPermitId: "x", effluentMethod: "PIPED", easementDocumentId: "d" })).toBe(false);
+  });
+
+  it("closing keeps the tank in use on the alternative (still pumped under 407), takes it out of use on the first way", () => {
+    expect(closingTakesSystemOutOfUse("EFFLUENT_TO_SEWER")).toBe(false);
+    expect(closingTakesSystemOutOfUse("ABANDON")).toBe(true);
+    expect(closingTakesSystemOutOfUse(null)).toBe(true);
+  });
+
+  it("the alternative is refused once the tank is filled, removed or cut off; back to the first way always, the lateral permit kept", () => {
+    expect(pathChangeProblem(lakeview, { ...none, lateralPermitId: "x", pumpOutId: "p" }, "EFFLUENT_TO_SEWER")).toBeNull();
+    expect(pathChangeProblem(lakeview, { ...none, pumpOutId: "p", tankDisposition: "REMOVED" }, "EFFLUENT_TO_SEWER")).toBe(
+      "The tank is already recorded removed: there is no septic tank effluent to pipe or pump to the sewer (Sewer Use Law 408).",
+    );
+    expect(pathChangeProblem(lakeview, { ...none, pluggedOn: "2026-12-01" }, "EFFLUENT_TO_SEWER")).toBe(
+      "The connection to the old system is already recorded broken and plugged: no septic tank effluent reaches the sewer that way (Sewer Use Law 408).",
+    );
+    expect(pathChangeProblem(lakeview, { ...alternative, effluentMethod: "PIPED", easementDocumentId: "d" }, "ABANDON")).toBeNull();
+    expect(pathChangeProblem(lakeview, alternative, "EFFLUENT_TO_SEWER")).toMatch(/^The order is already on that path/);
+  });
+
+  it("Huron: no septic tank may be kept in the district (II-3, II-4): refused with the section, its steps never the alternative's", () => {
+    const refusal = "The district's law has no alternative of keeping the septic tank with its effluent piped or pumped to the sewer: the system is taken out of use (Huron II-3, II-4).";
+    expect(effluentAlternativeRefusal(huron)).toBe(refusal);
+    expect(pathChangeProblem(huron, none, "EFFLUENT_TO_SEWER")).toBe(refusal);
+    expect(orderSteps(huron, "Huron III-2", "EFFLUENT_TO_SEWER").map((s) => s.step)).toEqual(["LATERAL_PERMIT", "DISCONTINUED"]);
+    expect(orderComplete(huron, { ...alternative, lateralPermitId: "x", effluentMethod: "PIPED", easementDocumentId: "d" })).toBe(false);
+  });
+
+  it("reads the rulebook, not the district: Lakeview's law without the alternative refuses it too", () => {
+    const without = rulebook("lakeview", { "septic.effluentToSewerAlternative": false });
+    expect(effluentAlternativeRefusal(without)).toBe("The district's law has no alternative of keeping the septic tank with its effluent piped or pumped to the sewer: the system is taken out of use (Sewer Use Law 408).");
+    expect(orderSteps(without, "Sewer Use Law 602", "EFFLUENT_TO_SEWER").map((s) => s.step)).toEqual(["LATERAL_PERMIT", "PUMPED", "FILLED_OR_REMOVED", "PLUGGED"]);
   });
 });
 

@@ -145,19 +145,54 @@ export const nuisanceReminderDue = (repairBy: CalendarDate, today: CalendarDate)
 // ---------------------------------------------------------------------------------------------
 // SUL 408; Huron II-3, II-4: when the public sewer arrives
 
-export const ORDER_STEPS = ["LATERAL_PERMIT", "PUMPED", "FILLED_OR_REMOVED", "PLUGGED", "DISCONTINUED"] as const;
+export const ORDER_STEPS = ["LATERAL_PERMIT", "PUMPED", "FILLED_OR_REMOVED", "PLUGGED", "DISCONTINUED", "EFFLUENT_TO_SEWER", "EASEMENT"] as const;
 export type OrderStep = (typeof ORDER_STEPS)[number];
 export const TANK_DISPOSITIONS = ["FILLED", "REMOVED"] as const;
 export type TankDisposition = (typeof TANK_DISPOSITIONS)[number];
+/** How the tank's effluent reaches the sewer under SUL 408's alternative: "piped or pumped". */
+export const EFFLUENT_METHODS = ["PIPED", "PUMPED"] as const;
+export type EffluentMethod = (typeof EFFLUENT_METHODS)[number];
+export const EFFLUENT_METHOD_LABELS: Record<EffluentMethod, string> = { PIPED: "Piped to the sewer", PUMPED: "Pumped to the sewer" };
+
+/**
+ * The ways an order is met (docs/decisions/septic-408-effluent-alternative.md). ABANDON: the system
+ * taken out of use (SUL 408's first way: pumped, filled or removed, plugged; Huron: no longer kept),
+ * every order's path until the District Operator chooses another. EFFLUENT_TO_SEWER: SUL 408's
+ * "Alternatively, the septic tank effluent may be piped or pumped to the sewer; the owner shall
+ * provide an easement to the septic tank for septage removal": the tank stays in use.
+ */
+export const ORDER_PATHS = ["ABANDON", "EFFLUENT_TO_SEWER"] as const;
+export type OrderPath = (typeof ORDER_PATHS)[number];
+export const ORDER_PATH_LABELS: Record<OrderPath, string> = {
+  ABANDON: "The old system taken out of use",
+  EFFLUENT_TO_SEWER: "The septic tank kept, its effluent piped or pumped to the sewer, with an easement for septage removal",
+};
+
+/** Why the district's law has no effluent-to-sewer alternative (Huron II-3, II-4: no septic tank may be kept), or null where it has one (SUL 408). */
+export function effluentAlternativeRefusal(rb: Rulebook): string | null {
+  const e = rb.entry("septic.effluentToSewerAlternative");
+  if (e.value === true) return null;
+  return `The district's law has no alternative of keeping the septic tank with its effluent piped or pumped to the sewer: the system is taken out of use (${e.section}).`;
+}
 
 /**
  * The steps a connection order asks for, in the order the work goes, with their sections. SUL 408:
  * connect (the lateral permit), pump by a licensed hauler, fill or remove, break and plug the old
  * connection. Huron names no method (II-3 forbids keeping the tank; II-4 requires the connection):
- * the lateral permit (III-1) and the system out of use.
+ * the lateral permit (III-1) and the system out of use. On SUL 408's alternative (EFFLUENT_TO_SEWER,
+ * where the rulebook has it): the lateral permit, the tank's effluent piped or pumped to the sewer,
+ * and the owner's easement to the tank for septage removal.
  */
-export function orderSteps(rb: Rulebook, lateralSection: string): { step: OrderStep; label: string; section: string }[] {
+export function orderSteps(rb: Rulebook, lateralSection: string, path: OrderPath = "ABANDON"): { step: OrderStep; label: string; section: string }[] {
   const connect = rb.entry("septic.connectionOnSewerRequired").section;
+  if (path === "EFFLUENT_TO_SEWER" && !effluentAlternativeRefusal(rb)) {
+    const s = rb.entry("septic.effluentToSewerAlternative").section;
+    return [
+      { step: "LATERAL_PERMIT", label: "Building lateral permit applied for, to connect directly to the public sewer", section: `${connect}, ${lateralSection}` },
+      { step: "EFFLUENT_TO_SEWER", label: "Septic tank effluent piped or pumped to the sewer", section: s },
+      { step: "EASEMENT", label: "Easement to the septic tank for septage removal provided by the owner", section: s },
+    ];
+  }
   if (rb.enabled("septic.abandonmentStepsPrescribed")) {
     const s = rb.entry("septic.abandonmentStepsPrescribed").section;
     return [
@@ -174,7 +209,16 @@ export function orderSteps(rb: Rulebook, lateralSection: string): { step: OrderS
   ];
 }
 
-export type OrderProgress = { lateralPermitId: string | null; pumpOutId: string | null; tankDisposition: string | null; pluggedOn: string | null; discontinuedOn: string | null };
+export type OrderProgress = {
+  path?: OrderPath | null;
+  lateralPermitId: string | null;
+  pumpOutId: string | null;
+  tankDisposition: string | null;
+  pluggedOn: string | null;
+  discontinuedOn: string | null;
+  effluentMethod?: string | null;
+  easementDocumentId?: string | null;
+};
 
 /** Which of the order's steps are recorded. */
 export function stepDone(step: OrderStep, o: OrderProgress): boolean {
@@ -189,11 +233,35 @@ export function stepDone(step: OrderStep, o: OrderProgress): boolean {
       return !!o.pluggedOn;
     case "DISCONTINUED":
       return !!o.discontinuedOn;
+    case "EFFLUENT_TO_SEWER":
+      return !!o.effluentMethod;
+    case "EASEMENT":
+      return !!o.easementDocumentId;
   }
 }
 
-/** The order closes when every step the law asks for is recorded. */
-export const orderComplete = (rb: Rulebook, o: OrderProgress) => orderSteps(rb, "").every((s) => stepDone(s.step, o));
+/** The order closes when every step of its path is recorded (a step of the other path counts for nothing, but the lateral permit is both paths'). */
+export const orderComplete = (rb: Rulebook, o: OrderProgress) => orderSteps(rb, "", o.path ?? "ABANDON").every((s) => stepDone(s.step, o));
+
+/** Closing takes the system out of use (its pump-out clock stops) on the first way only; on the alternative the tank stays in use and is still pumped every three years (SUL 407). */
+export const closingTakesSystemOutOfUse = (path: OrderPath | null | undefined) => (path ?? "ABANDON") === "ABANDON";
+
+/**
+ * Why the order cannot be put on `to`, or null. The alternative only where the district's law has it
+ * (Huron II-3, II-4 refuse it), and only while the tank is whole and connected: a tank filled or
+ * removed, or cut off and plugged, has no effluent to pipe or pump. Back to the first way is always
+ * possible: the effluent's and the easement's records stay on the order and count for nothing.
+ */
+export function pathChangeProblem(rb: Rulebook, o: OrderProgress, to: OrderPath): string | null {
+  if ((o.path ?? "ABANDON") === to) return `The order is already on that path: ${ORDER_PATH_LABELS[to].toLowerCase()}.`;
+  if (to === "ABANDON") return null;
+  const refused = effluentAlternativeRefusal(rb);
+  if (refused) return refused;
+  const section = rb.entry("septic.effluentToSewerAlternative").section;
+  if (o.tankDisposition) return `The tank is already recorded ${o.tankDisposition === "REMOVED" ? "removed" : "filled"}: there is no septic tank effluent to pipe or pump to the sewer (${section}).`;
+  if (o.pluggedOn) return `The connection to the old system is already recorded broken and plugged: no septic tank effluent reaches the sewer that way (${section}).`;
+  return null;
+}
 
 /** Hauler loads match a system by address: case, punctuation, spacing and common street words aside ("14 Lake St." = "14 lake street"). */
 const STREET_WORDS: Record<string, string> = {
