@@ -192,7 +192,7 @@ export async function taxLevyReport(ds: DataSource, viewer: Viewer, input: { dis
         .join(","),
     ),
     ...sewerBills.map((b) =>
-      [b.number, b.billedOn, b.ownerName, b.taxParcel, b.address, `Sewer rent, account ${b.accountNumber}`, money(b.originalCents), money(b.penaltyCents), money(b.interestCents), money(b.totalCents), b.daysDelinquent, rb.entry("billing.taxLevyEnabled").section]
+      [b.number, b.billedOn, b.ownerName, b.taxParcel, b.address, b.accountNumber ? `Sewer rent, account ${b.accountNumber}` : "Sewer rent, owner's excess on a shared meter (Huron VI-2)", money(b.originalCents), money(b.penaltyCents), money(b.interestCents), money(b.totalCents), b.daysDelinquent, rb.entry("billing.taxLevyEnabled").section]
         .map(csvCell)
         .join(","),
     ),

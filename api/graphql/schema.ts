@@ -26,6 +26,7 @@ import { AssessmentWorksheetResolver, ServiceAccountsResolver, ServiceAssessment
 import { MeterReadingsResolver } from "../rents/readings.resolver.js";
 import { BillLinesResolver, BillRunsResolver, SewerBillsResolver } from "../rents/bill-runs.resolver.js";
 import { AccountLedgerResolver } from "../rents/ledger.resolver.js";
+import { OwnersExcessResolver } from "../rents/owners-excess.resolver.js";
 import { OwnerPayingResolver } from "../rents/owner-paying.resolver.js";
 import { AutopayResolver } from "../rents/autopay.resolver.js";
 import { InflowResolver } from "../inflow/inflow.resolver.js";
@@ -33,7 +34,7 @@ import { SepticNoticesResolver, SepticOrdersResolver, SepticPermitsResolver, Sep
 import { cacheControlDirective } from "./cache.js";
 import { authChecker, declaredRootAccess, denyUndeclared } from "./access.js";
 
-export const resolvers = [AccountsResolver, StaffRoleGrantResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver, ContractorsResolver, PaymentsResolver, LateralPermitsResolver, LateralInspectionsResolver, EnforcementResolver, PetitionsResolver, HearingsResolver, ChargesResolver, FlowDeductionResolver, IndustrialPermitsResolver, IndustrialReportsResolver, IndustrialResultsResolver, IndustrialSncResolver, IndustrialDailyFlowsResolver, IndustrialLifecycleResolver, IndustrialModificationsResolver, IndustrialNoticesResolver, IndustrialDutyEventsResolver, IndustrialPermitEventsResolver, IndustrialReportEventsResolver, IndustrialSlugResolver, HaulerLicensesResolver, HaulerPermissionsResolver, HaulerLoadsResolver, SewerPropertiesResolver, ServiceAccountsResolver, ServiceAssessmentsResolver, AssessmentWorksheetResolver, MeterReadingsResolver, BillRunsResolver, SewerBillsResolver, BillLinesResolver, AccountLedgerResolver, OwnerPayingResolver, SewerExtensionsResolver, AutopayResolver, InflowResolver, SepticSystemsResolver, SepticNoticesResolver, SepticOrdersResolver, SepticPermitsResolver] as const;
+export const resolvers = [AccountsResolver, StaffRoleGrantResolver, DistrictsResolver, AuditResolver, OutboxResolver, OrganizationsResolver, DashboardResolver, DocumentsResolver, StaffResolver, ContractorsResolver, PaymentsResolver, LateralPermitsResolver, LateralInspectionsResolver, EnforcementResolver, PetitionsResolver, HearingsResolver, ChargesResolver, FlowDeductionResolver, IndustrialPermitsResolver, IndustrialReportsResolver, IndustrialResultsResolver, IndustrialSncResolver, IndustrialDailyFlowsResolver, IndustrialLifecycleResolver, IndustrialModificationsResolver, IndustrialNoticesResolver, IndustrialDutyEventsResolver, IndustrialPermitEventsResolver, IndustrialReportEventsResolver, IndustrialSlugResolver, HaulerLicensesResolver, HaulerPermissionsResolver, HaulerLoadsResolver, SewerPropertiesResolver, ServiceAccountsResolver, ServiceAssessmentsResolver, AssessmentWorksheetResolver, MeterReadingsResolver, BillRunsResolver, SewerBillsResolver, BillLinesResolver, AccountLedgerResolver, OwnersExcessResolver, OwnerPayingResolver, SewerExtensionsResolver, AutopayResolver, InflowResolver, SepticSystemsResolver, SepticNoticesResolver, SepticOrdersResolver, SepticPermitsResolver] as const;
 export const SCHEMA_FILE = path.resolve("schema/schema.graphql");
 
 let built: Promise<GraphQLSchema> | undefined;

@@ -22,7 +22,9 @@ import { ACCOUNT_CLASSES, CLASS_LABELS, type AccountClass } from "./rules.js";
 const BATCH = 5000;
 
 export type AgingRow = {
+  /** the account's id; for an OWNER_EXCESS row the property's */
   accountId: string;
+  kind: "ACCOUNT" | "OWNER_EXCESS";
   accountNumber: string;
   occupantName: string;
   ownerName: string;
@@ -45,7 +47,7 @@ async function staffDistrict(ds: DataSource, viewer: Viewer, districtId: string)
   return d;
 }
 
-const empty = (): Omit<AgingRow, "accountId" | "accountNumber" | "occupantName" | "ownerName" | "address" | "class"> => ({
+const empty = (): Omit<AgingRow, "accountId" | "kind" | "accountNumber" | "occupantName" | "ownerName" | "address" | "class"> => ({
   balanceCents: 0,
   currentCents: 0,
   days30Cents: 0,
@@ -73,7 +75,7 @@ async function agingRows(ds: DataSource, district: District): Promise<AgingRow[]
     const items = await openItems(ds, owing.map((a) => a.id), { onlyUnpaid: true });
     const rows = new Map<string, AgingRow>();
     for (const a of owing)
-      rows.set(a.id, { accountId: a.id, accountNumber: a.account_number, occupantName: a.occupant_name, ownerName: a.owner_name, address: addressOf(a), class: a.class, ...empty(), balanceCents: Number(a.balance) });
+      rows.set(a.id, { accountId: a.id, kind: "ACCOUNT", accountNumber: a.account_number, occupantName: a.occupant_name, ownerName: a.owner_name, address: addressOf(a), class: a.class, ...empty(), balanceCents: Number(a.balance) });
     const dueOf = new Map(items.filter((i) => i.kind === "BILL").map((i) => [i.billId!, i.dueOn]));
     for (const i of items) {
       const r = rows.get(i.accountId)!;
@@ -85,6 +87,41 @@ async function agingRows(ds: DataSource, district: District): Promise<AgingRow[]
     for (const r of rows.values()) if (r.balanceCents < 0) r.currentCents = r.balanceCents;
     out.push(...[...rows.values()].sort((x, y) => x.accountNumber.localeCompare(y.accountNumber)));
     if (accounts.length < BATCH) break;
+  }
+  out.push(...(await excessAgingRows(ds, district)));
+  return out;
+}
+
+/**
+ * Huron VI-2: each property whose owner's excess bills (no account) have a balance, aged as an
+ * account's are, after the accounts; properties read in batches of 5,000, two statements each.
+ */
+async function excessAgingRows(ds: DataSource, district: District): Promise<AgingRow[]> {
+  const out: AgingRow[] = [];
+  let after = "00000000-0000-0000-0000-000000000000";
+  for (;;) {
+    const props: any[] = await ds.query(
+      `SELECT p.id, p.owner_name, p.tax_parcel, p.street_number, p.street, p.city, p.zip,
+              coalesce((SELECT sum(b.total_cents) FROM bill b WHERE b.property_id = p.id AND b.kind = 'OWNER_EXCESS' AND b.status = 'ISSUED'), 0)
+            + coalesce((SELECT sum(e.amount_cents) FROM account_ledger_entry e WHERE e.excess_property_id = p.id), 0) AS balance
+         FROM sewer_property p
+        WHERE p.district_id = $1 AND p.id > $2 AND EXISTS (SELECT 1 FROM bill b WHERE b.property_id = p.id AND b.kind = 'OWNER_EXCESS' AND b.status = 'ISSUED')
+        ORDER BY p.id LIMIT $3`,
+      [district.id, after, BATCH],
+    );
+    if (!props.length) break;
+    after = props[props.length - 1].id;
+    const owing = props.filter((p) => Number(p.balance) !== 0);
+    const items = await openItems(ds, owing.map((p) => p.id), { onlyUnpaid: true, of: "excess" });
+    const rows = new Map<string, AgingRow>();
+    for (const p of owing)
+      rows.set(p.id, { accountId: p.id, kind: "OWNER_EXCESS", accountNumber: `Owner's excess, parcel ${p.tax_parcel}`, occupantName: "", ownerName: p.owner_name, address: addressOf(p), class: "", ...empty(), balanceCents: Number(p.balance) });
+    const dueOf = new Map(items.filter((i) => i.kind === "BILL").map((i) => [i.billId!, i.dueOn]));
+    // A late charge ages with its bill; a credit (an overpayment) is shown as current, below zero.
+    for (const i of items) rows.get(i.accountId)![`${agingBucket((i.billId && dueOf.get(i.billId)) || i.dueOn, i.today)}Cents`] += i.unpaidCents;
+    for (const r of rows.values()) if (r.balanceCents < 0) r.currentCents = r.balanceCents;
+    out.push(...[...rows.values()].sort((x, y) => x.accountNumber.localeCompare(y.accountNumber)));
+    if (props.length < BATCH) break;
   }
   return out;
 }
@@ -135,7 +172,7 @@ async function annualReview(ds: DataSource, district: District, year: number | n
 export async function receivables(ds: DataSource, viewer: Viewer, districtId: string, year: number | null) {
   const district = await staffDistrict(ds, viewer, districtId);
   const rows = await agingRows(ds, district);
-  const totals: AgingRow = { accountId: district.id, accountNumber: "Total", occupantName: "", ownerName: "", address: "", class: "", ...empty() };
+  const totals: AgingRow = { accountId: district.id, kind: "ACCOUNT", accountNumber: "Total", occupantName: "", ownerName: "", address: "", class: "", ...empty() };
   for (const r of rows) for (const k of Object.keys(empty()) as (keyof ReturnType<typeof empty>)[]) totals[k] += r[k];
   return { districtId: district.id, asOf: dateIn(district.timeZone), rows, totals, annualReview: await annualReview(ds, district, year) };
 }
@@ -212,61 +249,68 @@ export type SewerLevyRow = {
  * today (the bill, its penalty, its interest: credits went to the oldest bills first). SUL 1118:
  * delinquent at least `billing.taxLevyDelinquentDays` (60) as of the levy date, by statementFor's
  * count. Where the law sets no minimum (Huron VI-4: the rents and penalties due and owing are a
- * lien), every bill in arrears, unpaid after its due date. Accounts read in batches of 5,000.
+ * lien), every bill in arrears, unpaid after its due date. Accounts read in batches of 5,000, then
+ * the properties with owner's excess bills (Huron VI-2, no account) alike.
  */
 export async function sewerLevyRows(ds: DataSource | EntityManager, district: District, rb: Rulebook, asOf: CalendarDate): Promise<SewerLevyRow[]> {
   if (!rb.enabled("billing.taxLevyEnabled")) return [];
   const min = rb.entry("billing.taxLevyDelinquentDays").value;
   const out: SewerLevyRow[] = [];
-  let after = "00000000-0000-0000-0000-000000000000";
-  for (;;) {
-    const ids: string[] = (
-      await ds.query(
-        `SELECT DISTINCT b.account_id FROM bill b WHERE b.district_id = $1 AND b.status = 'ISSUED' AND b.mailed_on <= $2 AND b.account_id > $3 ORDER BY b.account_id LIMIT $4`,
-        [district.id, asOf, after, BATCH],
-      )
-    ).map((r: any) => r.account_id);
-    if (!ids.length) break;
-    after = ids[ids.length - 1];
-    const items = await openItems(ds, ids, { onlyUnpaid: true });
-    const bills = new Map<string, { bill: (typeof items)[number]; penalty: number; interest: number; days: number }>();
-    for (const i of items) {
-      if (i.kind !== "BILL" || i.onDate > asOf) continue;
-      const s = statementFor(rb, { amountCents: i.amountCents, billedOn: i.onDate, label: `Sewer bill ${i.number}`, section: "" }, asOf);
-      const listed = typeof min === "number" ? s.delinquent && s.daysDelinquent >= min : asOf > i.dueOn;
-      if (listed) bills.set(i.billId!, { bill: i, penalty: 0, interest: 0, days: s.delinquent ? s.daysDelinquent : 0 });
-    }
-    for (const i of items) {
-      const b = i.billId ? bills.get(i.billId) : undefined;
-      if (b && i.kind === "PENALTY") b.penalty += i.unpaidCents;
-      if (b && i.kind === "INTEREST") b.interest += i.unpaidCents;
-    }
-    if (bills.size) {
-      const info: any[] = await ds.query(
-        `SELECT b.id, a.account_number, p.owner_name, p.tax_parcel, p.street_number, p.street, p.city, p.zip
-           FROM bill b JOIN service_account a ON a.id = b.account_id JOIN sewer_property p ON p.id = b.property_id WHERE b.id = ANY($1::uuid[])`,
-        [[...bills.keys()]],
-      );
-      for (const r of info) {
-        const { bill, penalty, interest, days } = bills.get(r.id)!;
-        out.push({
-          billId: r.id,
-          number: bill.number!,
-          accountNumber: r.account_number,
-          billedOn: bill.onDate,
-          dueOn: bill.dueOn,
-          ownerName: r.owner_name,
-          taxParcel: r.tax_parcel,
-          address: addressOf(r),
-          originalCents: bill.unpaidCents,
-          penaltyCents: penalty,
-          interestCents: interest,
-          totalCents: bill.unpaidCents + penalty + interest,
-          daysDelinquent: days,
-        });
+  // The accounts' bills, then (Huron VI-2) the owner's excess bills of each property, which have no account.
+  for (const of of ["account", "excess"] as const) {
+    let after = "00000000-0000-0000-0000-000000000000";
+    for (;;) {
+      const ids: string[] = (
+        await ds.query(
+          of === "account"
+            ? `SELECT DISTINCT b.account_id FROM bill b WHERE b.district_id = $1 AND b.status = 'ISSUED' AND b.mailed_on <= $2 AND b.account_id > $3 ORDER BY b.account_id LIMIT $4`
+            : `SELECT DISTINCT b.property_id AS account_id FROM bill b WHERE b.district_id = $1 AND b.kind = 'OWNER_EXCESS' AND b.status = 'ISSUED' AND b.mailed_on <= $2 AND b.property_id > $3 ORDER BY 1 LIMIT $4`,
+          [district.id, asOf, after, BATCH],
+        )
+      ).map((r: any) => r.account_id);
+      if (!ids.length) break;
+      after = ids[ids.length - 1];
+      const items = await openItems(ds, ids, { onlyUnpaid: true, of });
+      const bills = new Map<string, { bill: (typeof items)[number]; penalty: number; interest: number; days: number }>();
+      for (const i of items) {
+        if (i.kind !== "BILL" || i.onDate > asOf) continue;
+        const s = statementFor(rb, { amountCents: i.amountCents, billedOn: i.onDate, label: `Sewer bill ${i.number}`, section: "" }, asOf);
+        const listed = typeof min === "number" ? s.delinquent && s.daysDelinquent >= min : asOf > i.dueOn;
+        if (listed) bills.set(i.billId!, { bill: i, penalty: 0, interest: 0, days: s.delinquent ? s.daysDelinquent : 0 });
       }
+      for (const i of items) {
+        const b = i.billId ? bills.get(i.billId) : undefined;
+        if (b && i.kind === "PENALTY") b.penalty += i.unpaidCents;
+        if (b && i.kind === "INTEREST") b.interest += i.unpaidCents;
+      }
+      if (bills.size) {
+        const info: any[] = await ds.query(
+          `SELECT b.id, a.account_number, p.owner_name, p.tax_parcel, p.street_number, p.street, p.city, p.zip
+             FROM bill b LEFT JOIN service_account a ON a.id = b.account_id JOIN sewer_property p ON p.id = b.property_id WHERE b.id = ANY($1::uuid[])`,
+          [[...bills.keys()]],
+        );
+        for (const r of info) {
+          const { bill, penalty, interest, days } = bills.get(r.id)!;
+          out.push({
+            billId: r.id,
+            number: bill.number!,
+            // An owner's excess bill (Huron VI-2) has no account.
+            accountNumber: r.account_number ?? "",
+            billedOn: bill.onDate,
+            dueOn: bill.dueOn,
+            ownerName: r.owner_name,
+            taxParcel: r.tax_parcel,
+            address: addressOf(r),
+            originalCents: bill.unpaidCents,
+            penaltyCents: penalty,
+            interestCents: interest,
+            totalCents: bill.unpaidCents + penalty + interest,
+            daysDelinquent: days,
+          });
+        }
+      }
+      if (ids.length < BATCH) break;
     }
-    if (ids.length < BATCH) break;
   }
   return out.sort((x, y) => x.ownerName.localeCompare(y.ownerName) || x.billedOn.localeCompare(y.billedOn) || x.number.localeCompare(y.number));
 }

@@ -19,7 +19,7 @@ class LastBillType {
 }
 
 @ObjectType("AccountLedgerLine", { description: "A bill, payment, late charge or refund of an account, with the balance after it", simpleResolvers: true })
-class LedgerLineType {
+export class LedgerLineType {
   @Field(() => String) on: string;
   @Field(() => String, { description: "BILL, PAYMENT, PENALTY, INTEREST, VIOLATION (Huron VI-3: a marker, no amount) or REFUND" }) kind: string;
   @Field(() => String) description: string;
@@ -31,7 +31,7 @@ class LedgerLineType {
 }
 
 @ObjectType("AccountOpenBill", { description: "A bill with something unpaid after the credits went to the oldest bills first", simpleResolvers: true })
-class OpenBillType {
+export class OpenBillType {
   @Field(() => ID) billId: string;
   @Field(() => String) number: string;
   @Field(() => String) mailedOn: string;
@@ -73,7 +73,8 @@ class CounterInput {
 
 @ObjectType("AgingRow", { simpleResolvers: true })
 class AgingRowType {
-  @Field(() => ID) accountId: string;
+  @Field(() => ID, { description: "The account's id; for an OWNER_EXCESS row, the property's" }) accountId: string;
+  @Field(() => String, { description: "ACCOUNT, or OWNER_EXCESS (Huron VI-2: a property's owner's excess bills, no account)" }) kind: string;
   @Field(() => String) accountNumber: string;
   @Field(() => String) occupantName: string;
   @Field(() => String) ownerName: string;

@@ -16,6 +16,7 @@ import { markPaid } from "../payments/receipts.js";
 import { accountRow, actorOf, ownersAccount, type Meta } from "./common.js";
 import { SEWER_ACCOUNT_PAYABLE, accountBalances, createAccountPayment, isPastDue, openItems, type AccountBalance, type Db, type OpenItem } from "./ledger.js";
 import { lateChargesDue, type LateCharge } from "./ledger.rules.js";
+import { postExcessLateCharges } from "./owners-excess.js";
 
 /**
  * An account's money (issue 14): what its occupant, its owner of record and its district's staff
@@ -227,6 +228,8 @@ export async function postLateCharges(ds: DataSource, publicUrl: string, log?: L
       if (owing.length) posted += await ds.transaction((tx) => lateChargesForBatch(tx, district, owing, today, publicUrl));
       if (rows.length < LATE_BATCH) break;
     }
+    // Huron VI-2's owner's excess bills (no account): the same charges on their own balances.
+    posted += await postExcessLateCharges(ds, district, today, publicUrl, log);
   }
   if (posted) log?.info({ posted }, "late charges posted");
   return posted;

@@ -53,19 +53,25 @@ export type OpenItem = {
 /**
  * Every debit of the accounts `ids` (an SQL uuid[]: `$1` unless given) with its unpaid part as of
  * `now` (`$2`): the common table expressions `acc` (each account's district and today), `items`,
- * `credit`, `debits` and `open`.
+ * `credit`, `debits` and `open`. `of: "excess"`: the same over properties' owner's excess balances
+ * (Huron VI-2: the OWNER_EXCESS bills of the property `ids` and the entries keyed by
+ * excess_property_id; docs/decisions/huron-owners-excess-bill-paying.md), each row's account_id
+ * then the property's id.
  */
-const openItemsSql = (ids = "$1::uuid[]", now = "$2::timestamptz") => `acc AS (
-       SELECT a.id, a.district_id, (${now} AT TIME ZONE d.time_zone)::date AS today
-         FROM service_account a JOIN district d ON d.id = a.district_id WHERE a.id = ANY(${ids})
+export const openItemsSql = (ids = "$1::uuid[]", now = "$2::timestamptz", of: "account" | "excess" = "account") => {
+  const x = of === "excess";
+  return `acc AS (
+       ${x ? `SELECT p.id, p.district_id, (${now} AT TIME ZONE d.time_zone)::date AS today
+         FROM sewer_property p JOIN district d ON d.id = p.district_id WHERE p.id = ANY(${ids})` : `SELECT a.id, a.district_id, (${now} AT TIME ZONE d.time_zone)::date AS today
+         FROM service_account a JOIN district d ON d.id = a.district_id WHERE a.id = ANY(${ids})`}
      ), items AS (
-       SELECT b.account_id, b.id AS bill_id, 'BILL' AS kind, b.number, b.mailed_on AS on_date, b.due_on, 0 AS part, b.id::text AS tie,
+       SELECT ${x ? "b.property_id" : "b.account_id"} AS account_id, b.id AS bill_id, 'BILL' AS kind, b.number, b.mailed_on AS on_date, b.due_on, 0 AS part, b.id::text AS tie,
               b.total_cents AS amount, b.rulebook_version_id
-         FROM bill b WHERE b.account_id = ANY(${ids}) AND b.status = 'ISSUED'
+         FROM bill b WHERE ${x ? `b.property_id = ANY(${ids}) AND b.kind = 'OWNER_EXCESS'` : `b.account_id = ANY(${ids})`} AND b.status = 'ISSUED'
        UNION ALL
-       SELECT e.account_id, e.bill_id, e.kind, b.number, coalesce(b.mailed_on, e.effective_on), e.effective_on,
+       SELECT ${x ? "e.excess_property_id" : "e.account_id"}, e.bill_id, e.kind, b.number, coalesce(b.mailed_on, e.effective_on), e.effective_on,
               CASE e.kind WHEN 'PENALTY' THEN 1 WHEN 'INTEREST' THEN 2 ELSE 3 END, e.id::text, e.amount_cents, b.rulebook_version_id
-         FROM account_ledger_entry e LEFT JOIN bill b ON b.id = e.bill_id WHERE e.account_id = ANY(${ids}) AND e.amount_cents <> 0
+         FROM account_ledger_entry e LEFT JOIN bill b ON b.id = e.bill_id WHERE ${x ? "e.excess_property_id" : "e.account_id"} = ANY(${ids}) AND e.amount_cents <> 0
      ), credit AS (
        SELECT account_id, -sum(amount) AS cents FROM items WHERE amount < 0 GROUP BY account_id
      ), debits AS (
@@ -76,17 +82,19 @@ const openItemsSql = (ids = "$1::uuid[]", now = "$2::timestamptz") => `acc AS (
        SELECT d.*, d.amount - least(d.amount, greatest(0, coalesce(c.cents, 0) - d.before)) AS unpaid
          FROM debits d LEFT JOIN credit c ON c.account_id = d.account_id
      )`;
+};
 
 /**
- * Every debit of the accounts with its unpaid part (`onlyUnpaid`: those with something unpaid),
+ * Every debit of the accounts with its unpaid part (`onlyUnpaid`: those with something unpaid; `of:
+ * "excess"`: of the properties' owner's excess balances, each item's accountId the property's id),
  * in one statement whatever their number. Debits are ordered by their bill's billing date (a late
  * charge sits behind its bill: the bill, then its penalty, then its interest), and the sum of the
  * credits (payments, credit bills) covers them in that order.
  */
-export async function openItems(db: Db, accountIds: string[], opts: { onlyUnpaid?: boolean } = {}): Promise<OpenItem[]> {
+export async function openItems(db: Db, accountIds: string[], opts: { onlyUnpaid?: boolean; of?: "account" | "excess" } = {}): Promise<OpenItem[]> {
   if (!accountIds.length) return [];
   const rows: any[] = await db.query(
-    `WITH ${openItemsSql()}
+    `WITH ${openItemsSql(undefined, undefined, opts.of)}
      SELECT o.account_id, acc.district_id, o.bill_id, o.kind, o.number, o.on_date::text AS on_date, o.due_on::text AS due_on, o.amount::int AS amount,
             o.unpaid::int AS unpaid, acc.today::text AS today, o.rulebook_version_id
        FROM open o JOIN acc ON acc.id = o.account_id

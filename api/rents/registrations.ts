@@ -5,6 +5,8 @@ import { registerDashboardProvider, type DashboardItem } from "../dashboard/dash
 import { addressOf } from "./common.js";
 // The sewer account payable (payments toward a balance) registers itself when its module loads.
 import "./ledger.js";
+// And the owner's excess bills' payable (Huron VI-2: payments toward a property's excess bills).
+import "./owners-excess.js";
 
 /** The sewer-rent register on a person's dashboard (imported once, for its effects): their open accounts, as owner of record or occupant, lead to /properties. */
 

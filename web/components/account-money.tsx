@@ -21,6 +21,13 @@ export const ACCOUNT_MONEY = `accountId accountNumber asOf balanceCents pastDueC
   lines { on kind description section amountCents balanceCents billId paymentId } openBills { billId number dueOn unpaidCents lateChargesUnpaidCents pastDue }`;
 export const ACCOUNT_PAYMENT = `id amountCents receiptNumber method checkNumber paidAt`;
 
+/** A property's owner's excess bills on a shared meter (Huron VI-2: no account; GraphQL ownersExcessBalance, api/rents/owners-excess.ts). */
+export type OwnersExcessMoney = Omit<AccountMoney, "accountId" | "accountNumber" | "lastBill"> & { propertyId: string; title: string; ownerName: string };
+export const OWNERS_EXCESS_MONEY = `propertyId title ownerName asOf balanceCents pastDueCents canPay canRecordPayment
+  lines { on kind description section amountCents balanceCents billId paymentId } openBills { billId number dueOn unpaidCents lateChargesUnpaidCents pastDue }`;
+/** The owner's excess balance in the shape AccountMoneyView shows. */
+export const excessAsAccountMoney = (x: OwnersExcessMoney): AccountMoney => ({ ...x, accountId: x.propertyId, accountNumber: x.title, lastBill: null });
+
 const signed = (c: number) => (c < 0 ? `−${money(-c)}` : money(c));
 const KIND_LABELS: Record<string, string> = { BILL: "Bill", PAYMENT: "Payment", PENALTY: "Late penalty", INTEREST: "Interest", VIOLATION: "Violation", REFUND: "Refund" };
 

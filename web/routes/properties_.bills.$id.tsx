@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, redirect, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
-import { ACCOUNT_MONEY, AccountMoneyView, type AccountMoney } from "~/components/account-money";
+import { ACCOUNT_MONEY, AccountMoneyView, OWNERS_EXCESS_MONEY, excessAsAccountMoney, type AccountMoney, type OwnersExcessMoney } from "~/components/account-money";
 import { NestedErrorBoundary } from "~/components/fields";
 import { CalendarDate, formatShortDate } from "~/components/format";
 import { ErrorSummary, TextField } from "~/components/forms";
@@ -13,7 +13,7 @@ import { cookieHeaders, gql } from "~/graphql.server";
 export const meta: MetaFunction = () => [{ title: "Sewer bill | Tapline" }];
 
 /** The pay form's labels; the API's amountCents is shown on the amount in dollars. */
-export const LABELS: Record<string, string> = { amount: "Amount to pay (dollars)", amountCents: "Amount to pay (dollars)", accountId: "Account" };
+export const LABELS: Record<string, string> = { amount: "Amount to pay (dollars)", amountCents: "Amount to pay (dollars)", accountId: "Account", propertyId: "Property" };
 
 type Line = { kindLabel: string; description: string; quantity: string | null; rate: string | null; amountCents: number; section: string };
 type Point = { periodStart: string; gallons: number | null; totalCents: number; number: string };
@@ -23,6 +23,7 @@ type Bill = {
   number: string | null;
   accountId: string | null;
   accountNumber: string | null;
+  propertyId: string;
   kind: string;
   address: string;
   taxParcel: string;
@@ -50,7 +51,7 @@ const signed = (c: number) => (c < 0 ? `−${money(-c)}` : money(c));
 export async function loader(args: LoaderFunctionArgs) {
   const { sewerBill } = await requireSignedIn<{ sewerBill: Bill }>(
     args,
-    `query SewerBill($id: ID!) { sewerBill(id: $id) { id districtName number accountId accountNumber kind address taxParcel billTo periodStart periodEnd servedFrom servedTo final gallons edus
+    `query SewerBill($id: ID!) { sewerBill(id: $id) { id districtName number accountId accountNumber propertyId kind address taxParcel billTo periodStart periodEnd servedFrom servedTo final gallons edus
       totalCents statusLabel mailedOn dueOn dueText rulebookVersion lines { kindLabel description quantity rate amountCents section }
       usage { periodStart gallons totalCents number } } }`,
     { id: args.params.id },
@@ -59,27 +60,34 @@ export async function loader(args: LoaderFunctionArgs) {
   const balance = sewerBill.accountId
     ? (await requireSignedIn<{ serviceAccountBalance: AccountMoney }>(args, `query BillAccount($a: ID!) { serviceAccountBalance(accountId: $a) { ${ACCOUNT_MONEY} } }`, { a: sewerBill.accountId })).serviceAccountBalance
     : null;
-  return { sewerBill, balance };
+  // Huron VI-2: an owner's excess bill is paid toward the property's owner's excess bills, a balance of their own.
+  const excess =
+    sewerBill.kind === "OWNER_EXCESS"
+      ? (await requireSignedIn<{ ownersExcessBalance: OwnersExcessMoney }>(args, `query BillExcess($p: ID!) { ownersExcessBalance(propertyId: $p) { ${OWNERS_EXCESS_MONEY} } }`, { p: sewerBill.propertyId })).ownersExcessBalance
+      : null;
+  return { sewerBill, balance, excess };
 }
 
 type ActionData = { error: string; fields: Record<string, string>; values: Record<string, string> };
 
-/** Pay: a payment toward the account's balance (the amount chosen, the balance by default), then the payment page (card or the test checkout). */
+/** Pay: a payment toward the account's balance, or the owner's excess bills' (the amount chosen, the balance by default), then the payment page (card or the test checkout). */
 export async function action({ request, context }: ActionFunctionArgs) {
   await requireCsrf(context, request);
   const form = await request.formData();
-  const values = { accountId: String(form.get("accountId") ?? ""), amount: String(form.get("amount") ?? "").trim() };
+  const values = { accountId: String(form.get("accountId") ?? ""), propertyId: String(form.get("propertyId") ?? ""), amount: String(form.get("amount") ?? "").trim() };
   const cents = dollarsToCents(values.amount);
-  const r = await gql<{ payServiceAccount: { id: string } }>(context, request, `mutation PayAccount($i: PayServiceAccountInput!) { payServiceAccount(input: $i) { id } }`, {
-    i: { accountId: values.accountId, amountCents: cents === undefined ? 0 : cents },
-  });
+  const amountCents = cents === undefined ? 0 : cents;
+  const r = values.propertyId
+    ? await gql<{ payOwnersExcess: { id: string } }>(context, request, `mutation PayExcess($i: PayOwnersExcessInput!) { payOwnersExcess(input: $i) { id } }`, { i: { propertyId: values.propertyId, amountCents } })
+    : await gql<{ payServiceAccount: { id: string } }>(context, request, `mutation PayAccount($i: PayServiceAccountInput!) { payServiceAccount(input: $i) { id } }`, { i: { accountId: values.accountId, amountCents } });
   if (!r.ok) {
     const fields = { ...r.error.fields };
     if (fields.amountCents) fields.amount = cents === undefined ? "Enter the amount in dollars, like 125.00." : fields.amountCents;
     delete fields.amountCents;
     return Response.json({ error: r.error.message, fields, values } satisfies ActionData, { status: 400, headers: cookieHeaders(r) });
   }
-  return redirect(`/payments/${r.data.payServiceAccount.id}`, { headers: cookieHeaders(r) });
+  const paid = r.data as { payServiceAccount?: { id: string }; payOwnersExcess?: { id: string } };
+  return redirect(`/payments/${(paid.payOwnersExcess ?? paid.payServiceAccount)!.id}`, { headers: cookieHeaders(r) });
 }
 
 /** Bars of metered use per period, drawn on the server; the table beside it holds the same figures. */
@@ -119,7 +127,7 @@ export function UsageChart({ points, titleId }: { points: Point[]; titleId: stri
 }
 
 export default function SewerBillPage() {
-  const { sewerBill: b, balance } = useLoaderData<typeof loader>() as unknown as { sewerBill: Bill; balance: AccountMoney | null };
+  const { sewerBill: b, balance, excess } = useLoaderData<typeof loader>() as unknown as { sewerBill: Bill; balance: AccountMoney | null; excess: OwnersExcessMoney | null };
   const act = useActionData<ActionData>();
   return (
     <>
@@ -176,6 +184,34 @@ export default function SewerBillPage() {
                   hint="The balance, or part of it; paying more leaves a credit on the account"
                   inputMode="decimal"
                   defaultValue={act?.values.amount ?? centsToDollars(balance.balanceCents)}
+                  error={act?.fields.amount}
+                  required
+                />
+                <button className="usa-button" type="submit">
+                  Pay
+                </button>
+              </Form>
+            </>
+          )}
+        </section>
+      )}
+      {excess && (
+        <section aria-labelledby="excess-balance">
+          <h2 id="excess-balance">The owner's excess bills of this property: balance and payments</h2>
+          <p>Huron VI-2: the users behind one meter each pay the minimum and the owner of record the excess, billed apart from any account.</p>
+          <AccountMoneyView m={excessAsAccountMoney(excess)} billHref={(id) => `/properties/bills/${id}`} />
+          {excess.canPay && excess.balanceCents > 0 && (
+            <>
+              <ErrorSummary message={act?.error ?? null} fields={act?.fields ?? {}} labels={LABELS} />
+              <Form method="post" className="usa-form">
+                <AuthenticityTokenInput />
+                <input type="hidden" name="propertyId" value={excess.propertyId} />
+                <TextField
+                  name="amount"
+                  label={LABELS.amount}
+                  hint="The balance, or part of it; paying more leaves a credit for the next excess bill"
+                  inputMode="decimal"
+                  defaultValue={act?.values.amount ?? centsToDollars(excess.balanceCents)}
                   error={act?.fields.amount}
                   required
                 />

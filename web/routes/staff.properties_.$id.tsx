@@ -2,9 +2,11 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, redirect, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
+import { OWNERS_EXCESS_MONEY, AccountMoneyView, excessAsAccountMoney, type OwnersExcessMoney } from "~/components/account-money";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
 import { CalendarDate } from "~/components/format";
 import { ErrorSummary, TextField } from "~/components/forms";
+import { dollarsToCents } from "~/components/money";
 import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
@@ -61,7 +63,12 @@ const FORMS: Record<string, Record<string, string>> = {
     closedOn: "Seller's last day",
     buyerMovesIn: "The buyer moves in",
   },
+  excess: { amount: "Amount received (dollars)", method: "Paid in", checkNumber: "Check number" },
 };
+const METHODS = [
+  { value: "cash", label: "Cash" },
+  { value: "check", label: "Check" },
+];
 
 /** Every key the page's mutations can report, by its visible label (the record acted on is the page's). */
 export const LABELS: Record<string, string> = {
@@ -75,6 +82,8 @@ export const LABELS: Record<string, string> = {
   ...FORMS.update,
   ...FORMS.open,
   ...FORMS.sale,
+  ...FORMS.excess,
+  amountCents: FORMS.excess.amount,
 };
 
 const P = `id districtId districtName taxParcel streetNumber street city zip address segment ownerName ownerMailingAddress
@@ -89,8 +98,13 @@ export async function loader(args: LoaderFunctionArgs) {
     `query PropertySegments($d: ID!) { sewerRentRegister(districtId: $d) { segmentsEnabled segmentsSection } }`,
     { d: sewerProperty.districtId },
   );
+  // Huron VI-2: the owner's excess bills on a shared meter (no account), their balance and the counter.
+  const { ownersExcessBalance } = await requireSignedIn<{ ownersExcessBalance: OwnersExcessMoney }>(args, `query PropertyExcess($id: ID!) { ownersExcessBalance(propertyId: $id) { ${OWNERS_EXCESS_MONEY} } }`, {
+    id: sewerProperty.id,
+  });
   const roles = info.districts.find((d) => d.id === sewerProperty.districtId)?.roles ?? [];
-  return { property: sewerProperty, segments: sewerRentRegister, clerk: roles.includes("CLERK"), done: new URL(args.request.url).searchParams.get("done") };
+  const url = new URL(args.request.url);
+  return { property: sewerProperty, segments: sewerRentRegister, excess: ownersExcessBalance, clerk: roles.includes("CLERK"), done: url.searchParams.get("done") };
 }
 
 /** The Town Clerk corrects the address or segment, opens an account, or records a sale. */
@@ -101,6 +115,23 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const values: Record<string, string> = {};
   for (const k of Object.keys(FORMS[intent] ?? {})) values[k] = String(form.get(k) ?? "").trim();
   const orNull = (k: string) => values[k] || null;
+  if (intent === "excess") {
+    // The Town Clerk's counter for the owner's excess bills (Huron VI-2; api/rents/owners-excess.ts).
+    const cents = dollarsToCents(values.amount ?? "");
+    const p = await gql<{ recordOwnersExcessCounterPayment: { id: string } }>(
+      context,
+      request,
+      `mutation ExcessCounterPayment($i: OwnersExcessCounterPaymentInput!) { recordOwnersExcessCounterPayment(input: $i) { id } }`,
+      { i: { propertyId: params.id, amountCents: typeof cents === "number" ? cents : 0, method: values.method ?? "", checkNumber: orNull("checkNumber") } },
+    );
+    if (!p.ok) {
+      const fields = { ...p.error.fields };
+      if (fields.amountCents) fields.amount = typeof cents === "number" ? fields.amountCents : "Enter the amount in dollars, like 125.00.";
+      delete fields.amountCents;
+      return Response.json({ intent, error: p.error.message, fields, values } satisfies ActionData, { status: 400, headers: cookieHeaders(p) });
+    }
+    return redirect(`/staff/properties/${params.id}?done=excess#excess`, { headers: cookieHeaders(p) });
+  }
   const r =
     intent === "update"
       ? await gql(context, request, `mutation UpdateProperty($id: ID!, $i: SewerPropertyInput!) { updateSewerProperty(id: $id, input: $i) { id } }`, {
@@ -128,10 +159,16 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   return redirect(`/staff/properties/${params.id}?done=${intent}`, { headers: cookieHeaders(r) });
 }
 
-const DONE: Record<string, string> = { update: "The property is corrected.", open: "The account is open.", sale: "The sale is recorded." };
+const DONE: Record<string, string> = { update: "The property is corrected.", open: "The account is open.", sale: "The sale is recorded.", excess: "The payment is recorded, with its receipt." };
 
 export default function StaffProperty() {
-  const { property: p, segments, clerk, done } = useLoaderData<typeof loader>();
+  const { property: p, segments, excess, clerk, done } = useLoaderData<typeof loader>() as unknown as {
+    property: Property;
+    segments: { segmentsEnabled: boolean; segmentsSection: string };
+    excess: OwnersExcessMoney;
+    clerk: boolean;
+    done: string | null;
+  };
   const a = useActionData<ActionData>();
   const e = (intent: string) => (a?.intent === intent ? a.fields : {});
   const v = (intent: string, k: string) => (a?.intent === intent ? a.values[k] : undefined);
@@ -205,6 +242,31 @@ export default function StaffProperty() {
             ))}
           </tbody>
         </table>
+      )}
+
+      {excess.lines.length > 0 && (
+        <section aria-labelledby="excess">
+          <h2 id="excess">Owner's excess bills on a shared meter</h2>
+          <p>Huron VI-2: the users behind one meter each pay the minimum and the owner of record the excess. These bills have no account: they are a balance of their own, paid by the owner of record.</p>
+          <AccountMoneyView m={excessAsAccountMoney(excess)} billHref={(id) => `/properties/bills/${id}`} receiptHref={(id) => `/payments/${id}/receipt`} />
+          {excess.canRecordPayment && (
+            <>
+              <h3>Record a payment at the counter toward the owner's excess bills</h3>
+              <p>Any amount: a part is applied to the oldest excess bill first; more than the balance is a credit the next excess bill uses. A receipt is made each time.</p>
+              <ErrorSummary message={a?.intent === "excess" ? a.error : null} fields={e("excess")} labels={FORMS.excess} />
+              <Form method="post" className="usa-form">
+                <AuthenticityTokenInput />
+                <input type="hidden" name="intent" value="excess" />
+                <TextField name="amount" label={FORMS.excess.amount} inputMode="decimal" defaultValue={v("excess", "amount")} error={e("excess").amount} required />
+                <SelectField name="method" label={FORMS.excess.method} options={METHODS} defaultValue={v("excess", "method")} error={e("excess").method} />
+                <TextField name="checkNumber" label={FORMS.excess.checkNumber} hint="For a check" defaultValue={v("excess", "checkNumber")} error={e("excess").checkNumber} />
+                <button className="usa-button" type="submit">
+                  Record the payment
+                </button>
+              </Form>
+            </>
+          )}
+        </section>
       )}
 
       <h2>Owners of record</h2>

@@ -9,11 +9,11 @@ import { requireStaff } from "~/components/staff.server";
 
 export const meta: MetaFunction = () => [{ title: "Receivables | Staff | Tapline" }];
 
-type Row = { accountId: string; accountNumber: string; occupantName: string; ownerName: string; address: string; balanceCents: number; currentCents: number; days30Cents: number; days60Cents: number; days90Cents: number; over90Cents: number };
+type Row = { accountId: string; kind: string; accountNumber: string; occupantName: string; ownerName: string; address: string; balanceCents: number; currentCents: number; days30Cents: number; days60Cents: number; days90Cents: number; over90Cents: number };
 type Annual = { year: number; from: string; to: string; section: string; rows: { class: string; classLabel: string; billedCents: number; lateChargesCents: number; collectedCents: number; outstandingCents: number }[] };
 type Data = { sewerReceivables: { asOf: string; rows: Row[]; totals: Row; annualReview: Annual | null } };
 
-const ROW = `accountId accountNumber occupantName ownerName address balanceCents currentCents days30Cents days60Cents days90Cents over90Cents`;
+const ROW = `accountId kind accountNumber occupantName ownerName address balanceCents currentCents days30Cents days60Cents days90Cents over90Cents`;
 const signed = (c: number) => (c < 0 ? `−${money(-c)}` : money(c));
 
 /** The district's receivables (issue 14): each account's balance aged from its bills' due dates, the CSV exports, and SUL 1214's annual figures where the law asks for them. */
@@ -93,7 +93,8 @@ export default function Receivables() {
           {r.rows.map((x) => (
             <tr key={x.accountId}>
               <th scope="row" data-label="Account">
-                <Link className="usa-link" to={`/staff/properties/accounts/${x.accountId}#money`}>
+                {/* Huron VI-2: an owner's excess row is the property's (no account). */}
+                <Link className="usa-link" to={x.kind === "OWNER_EXCESS" ? `/staff/properties/${x.accountId}#excess` : `/staff/properties/accounts/${x.accountId}#money`}>
                   {x.accountNumber}
                 </Link>{" "}
                 {x.address}

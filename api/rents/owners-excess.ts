@@ -1,0 +1,395 @@
+import type { DataSource, EntityManager } from "typeorm";
+import type { Logger } from "pino";
+import { hasRole, isStaff, type Viewer } from "../accounts/viewer.js";
+import { audit, type Actor } from "../audit/audit.service.js";
+import { clock } from "../common/clock.js";
+import { dateIn, type CalendarDate } from "../common/dates.js";
+import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
+import { formatDate } from "../common/format.js";
+import { formatCents } from "../common/money.js";
+import { District } from "../districts/district.entity.js";
+import { rulebookById, rulebookOn } from "../districts/districts.service.js";
+import { isUuid } from "../documents/documents.service.js";
+import { enqueueEmails, type EmailDraft } from "../outbox/outbox.service.js";
+import { Payment, createPayment, registerPayable } from "../payments/payments.service.js";
+import { markPaid } from "../payments/receipts.js";
+import { actorOf, addressOf, type Meta } from "./common.js";
+import { isPastDue, openItems, openItemsSql, type Db, type OpenItem } from "./ledger.js";
+import { lateChargesDue, type LateCharge } from "./ledger.rules.js";
+import type { LedgerLine, OpenBill } from "./ledger.service.js";
+
+/**
+ * A Huron owner's excess bills paid and enforced (issue 14; Huron VI-2, VI-3, VI-4;
+ * docs/decisions/huron-owners-excess-bill-paying.md). Users behind one meter each pay the minimum
+ * and the owner of record gets a bill of the excess, a meter's bill with no service account
+ * (bill.kind OWNER_EXCESS). The excess bills of one property are a balance of their own, kept in
+ * account_ledger_entry keyed by the property (excess_property_id, never an account): paid online by
+ * the property's owner of record and at the counter by the Town Clerk, credited to the oldest bill
+ * first as accounts are (ledger.ts openItems, `of: "excess"`), charged VI-3's penalty by the same
+ * hourly job, on VI-4's levy list and in the receivables. A payment toward it is its own payable
+ * (the property's id), so it never lands on an account's balance, nor an account's on it.
+ */
+
+/** The payable type of a payment toward a property's owner's excess bills; its id is the property's id. */
+export const OWNERS_EXCESS_PAYABLE = "SewerOwnersExcess";
+
+export type ExcessMoney = {
+  propertyId: string;
+  districtId: string;
+  /** "Owner's excess bills, 12 Main Street, Huron 13600 (tax parcel 1.2-3)" */
+  title: string;
+  ownerName: string;
+  asOf: CalendarDate;
+  /** > 0 owed, < 0 a credit (an overpayment, which the next excess bill uses first) */
+  balanceCents: number;
+  pastDueCents: number;
+  /** may the viewer pay it online (the property's owner of record) */
+  canPay: boolean;
+  /** may the viewer record counter payments (the district's Town Clerk) */
+  canRecordPayment: boolean;
+  lines: LedgerLine[];
+  openBills: OpenBill[];
+};
+
+const MAX_PAYMENT_CENTS = 99_999_999;
+
+const EXCESS_BALANCES = `WITH ${openItemsSql("$1::uuid[]", "$2::timestamptz", "excess")},
+       past AS (SELECT o.account_id, sum(o.unpaid) AS cents FROM open o JOIN acc ON acc.id = o.account_id
+                 WHERE o.unpaid > 0 AND (o.kind IN ('PENALTY', 'INTEREST') OR (o.kind = 'BILL' AND o.due_on < acc.today)) GROUP BY o.account_id),
+       total AS (SELECT account_id, sum(amount) AS cents FROM items GROUP BY account_id)
+       SELECT acc.id, coalesce(past.cents, 0)::bigint::text AS past_due, coalesce(total.cents, 0)::bigint::text AS balance
+         FROM acc LEFT JOIN past ON past.account_id = acc.id LEFT JOIN total ON total.account_id = acc.id`;
+
+/** The owner's excess balances of many properties in one statement whatever their number (past due: isPastDue's rule, as accounts'). */
+export async function excessBalances(db: Db, propertyIds: string[]): Promise<Map<string, { balanceCents: number; pastDueCents: number }>> {
+  const ids = [...new Set(propertyIds.filter(isUuid))];
+  const out = new Map<string, { balanceCents: number; pastDueCents: number }>();
+  if (!ids.length) return out;
+  const rows: any[] = await db.query(EXCESS_BALANCES, [ids, clock.now()]);
+  for (const r of rows) out.set(r.id, { balanceCents: Number(r.balance), pastDueCents: Number(r.past_due) });
+  return out;
+}
+
+/** "Owner's excess bills, 12 Main Street, Huron 13600 (tax parcel 1.2-3)", by property id, in one statement. */
+export async function excessTitles(db: Db, ids: string[]): Promise<Map<string, string>> {
+  const valid = ids.filter(isUuid);
+  if (!valid.length) return new Map();
+  const rows: any[] = await db.query(`SELECT p.id, p.tax_parcel, p.street_number, p.street, p.city, p.zip FROM sewer_property p WHERE p.id = ANY($1::uuid[])`, [valid]);
+  return new Map(rows.map((r) => [r.id, `Owner's excess bills, ${addressOf(r)} (tax parcel ${r.tax_parcel})`]));
+}
+
+/**
+ * The property's row with its district's zone and whether it has an issued excess bill; NOT_FOUND
+ * unless the viewer is its district's staff or its owner of record (`staffOnly`: staff only).
+ * VI-4 makes the rents a lien on the property: its owner of record reads and pays the property's
+ * whole excess balance.
+ */
+async function excessRow(db: Db, viewer: Viewer, propertyId: string, opts: { lock?: boolean; staffOnly?: boolean } = {}): Promise<any> {
+  if (!isUuid(propertyId)) throw notFound("That property");
+  const [r] = await db.query(
+    `SELECT p.id, p.district_id, p.owner_user_id, p.owner_name, d.time_zone,
+            EXISTS (SELECT 1 FROM bill b WHERE b.property_id = p.id AND b.kind = 'OWNER_EXCESS' AND b.status = 'ISSUED') AS has_excess
+       FROM sewer_property p JOIN district d ON d.id = p.district_id WHERE p.id = $1 ${opts.lock ? "FOR UPDATE OF p" : ""}`,
+    [propertyId],
+  );
+  if (!r) throw notFound("That property");
+  if (isStaff(viewer, r.district_id)) return r;
+  if (!opts.staffOnly && r.owner_user_id === viewer.userId) return r;
+  throw notFound("That property");
+}
+
+/** The excess bills and entries of a property, oldest first, with the running balance: the latest 500, in one statement. */
+async function excessLines(db: Db, propertyId: string): Promise<LedgerLine[]> {
+  const rows: any[] = await db.query(
+    `SELECT * FROM (
+       SELECT x.*, sum(x.amount) OVER (ORDER BY x.on_date, x.at, x.part, x.tie) AS balance,
+              row_number() OVER (ORDER BY x.on_date DESC, x.at DESC, x.part DESC, x.tie DESC) AS back
+         FROM (
+           SELECT b.mailed_on::text AS on_date, 'BILL' AS kind, 0 AS part,
+                  'Owner''s excess bill ' || b.number || ', ' || to_char(b.served_from, 'FMMonth FMDD, YYYY') || ' to ' || to_char(b.served_to, 'FMMonth FMDD, YYYY') AS description,
+                  NULL::text AS section, b.total_cents AS amount, b.id AS bill_id, NULL::uuid AS payment_id, b.issued_at AS at, b.number AS tie
+             FROM bill b WHERE b.property_id = $1 AND b.kind = 'OWNER_EXCESS' AND b.status = 'ISSUED'
+           UNION ALL
+           SELECT e.effective_on::text, e.kind, CASE e.kind WHEN 'PENALTY' THEN 1 WHEN 'INTEREST' THEN 2 WHEN 'VIOLATION' THEN 3 ELSE 4 END,
+                  e.description, e.section, e.amount_cents, e.bill_id, e.payment_id, e.created_at, e.id::text
+             FROM account_ledger_entry e WHERE e.excess_property_id = $1
+         ) x
+     ) y WHERE y.back <= 500
+     ORDER BY y.on_date, y.at, y.part, y.tie`,
+    [propertyId],
+  );
+  return rows.map((r) => ({ on: r.on_date, kind: r.kind, description: r.description, section: r.section, amountCents: r.amount, balanceCents: Number(r.balance), billId: r.bill_id, paymentId: r.payment_id }));
+}
+
+/** The bills with something unpaid, each with its late charges (as an account's page shows them). */
+function openBillsOf(items: OpenItem[]): OpenBill[] {
+  const bills = new Map<string, OpenBill>();
+  for (const i of items) {
+    if (!i.billId) continue;
+    if (i.kind === "BILL")
+      bills.set(i.billId, { billId: i.billId, number: i.number!, mailedOn: i.onDate, dueOn: i.dueOn, totalCents: i.amountCents, unpaidCents: i.unpaidCents, lateChargesUnpaidCents: 0, pastDue: isPastDue(i) && i.unpaidCents > 0 });
+    else {
+      const b = bills.get(i.billId);
+      if (b) {
+        b.lateChargesUnpaidCents += i.unpaidCents;
+        if (i.unpaidCents > 0) b.pastDue = true;
+      }
+    }
+  }
+  return [...bills.values()].filter((b) => b.unpaidCents + b.lateChargesUnpaidCents > 0);
+}
+
+/** The property's owner's excess balance and history: its owner of record and its district's staff; NOT_FOUND for anyone else. */
+export async function ownersExcessMoney(db: Db, viewer: Viewer, propertyId: string): Promise<ExcessMoney> {
+  const p = await excessRow(db, viewer, propertyId);
+  const balance = (await excessBalances(db, [p.id])).get(p.id)!;
+  return {
+    propertyId: p.id,
+    districtId: p.district_id,
+    title: (await excessTitles(db, [p.id])).get(p.id)!,
+    ownerName: p.owner_name,
+    asOf: dateIn(p.time_zone),
+    ...balance,
+    canPay: p.owner_user_id === viewer.userId,
+    canRecordPayment: hasRole(viewer, "CLERK", p.district_id),
+    lines: await excessLines(db, p.id),
+    openBills: openBillsOf(await openItems(db, [p.id], { of: "excess" })),
+  };
+}
+
+/**
+ * A PENDING payment toward the property's owner's excess bills, inside the caller's transaction:
+ * any amount from a cent up (a part, all, or more: a credit the next excess bill uses first).
+ * The line cites Huron VI-2 (the excess charged to the owner).
+ */
+export async function createExcessPayment(tx: EntityManager, actor: Actor, input: { propertyId: string; payerId: string; amountCents: number }): Promise<Payment> {
+  if (!Number.isSafeInteger(input.amountCents) || input.amountCents < 1 || input.amountCents > MAX_PAYMENT_CENTS)
+    throw badInput({ amountCents: `Enter an amount from $0.01 to ${formatCents(MAX_PAYMENT_CENTS)}.` });
+  const district = await tx.getRepository(District).findOneByOrFail({ id: (await tx.query(`SELECT district_id FROM sewer_property WHERE id = $1`, [input.propertyId]))[0].district_id });
+  const rb = await rulebookOn(tx, district);
+  const title = (await excessTitles(tx, [input.propertyId])).get(input.propertyId)!;
+  return createPayment(tx, actor, {
+    districtId: district.id,
+    payerId: input.payerId,
+    payableType: OWNERS_EXCESS_PAYABLE,
+    payableId: input.propertyId,
+    lines: [{ code: "sewer-rent", label: `Payment toward the ${title[0].toLowerCase()}${title.slice(1)}`.slice(0, 200), section: rb.entry("billing.minimumPerUserBehindMeter").section, amountCents: input.amountCents, refundable: false }],
+    rulebookVersionId: rb.version.id,
+  });
+}
+
+/**
+ * The owner of record pays toward the property's excess bills online (the payment page, then
+ * Stripe Checkout on the district's account or the test checkout): the amount they choose, the
+ * balance when they choose none. A pending payment of theirs for the same amount is reused.
+ */
+export async function payOwnersExcess(ds: DataSource, viewer: Viewer, input: { propertyId: string; amountCents?: number | null }, meta: Meta): Promise<Payment> {
+  return ds.transaction(async (tx) => {
+    const p = await excessRow(tx, viewer, input.propertyId, { lock: true });
+    if (p.owner_user_id !== viewer.userId) throw forbidden("Only the property's owner of record pays its owner's excess bills online; the Town Clerk records payments at the counter.");
+    if (!p.has_excess) throw conflict("This property has no owner's excess bill.");
+    let amount = input.amountCents ?? null;
+    if (amount === null) {
+      const b = (await excessBalances(tx, [p.id])).get(p.id)!;
+      if (b.balanceCents <= 0) throw conflict(b.balanceCents < 0 ? `Nothing is due: the owner's excess bills have a credit of ${formatCents(-b.balanceCents)}.` : "Nothing is due on the owner's excess bills.");
+      amount = b.balanceCents;
+    }
+    const [pending] = await tx.query(
+      `SELECT id FROM payment WHERE payable_type = $1 AND payable_id = $2 AND payer_id = $3 AND status = 'PENDING' AND amount_cents = $4 ORDER BY created_at DESC LIMIT 1`,
+      [OWNERS_EXCESS_PAYABLE, p.id, viewer.userId, amount],
+    );
+    if (pending) return tx.findOneByOrFail(Payment, { id: pending.id });
+    return createExcessPayment(tx, actorOf(viewer, meta.requestId), { propertyId: p.id, payerId: viewer.userId, amountCents: amount });
+  });
+}
+
+/**
+ * The Town Clerk records cash or a check taken at the counter toward the property's owner's excess
+ * bills: payment, receipt number, posting and receipt email in one transaction. The payer on
+ * record is the owner of record when they have a sign-in (they get the receipt), else the Clerk.
+ */
+export async function recordOwnersExcessCounterPayment(
+  ds: DataSource,
+  viewer: Viewer,
+  input: { propertyId: string; amountCents: number; method: string; checkNumber?: string | null },
+  meta: Meta & { publicUrl?: string },
+): Promise<Payment> {
+  const [found] = isUuid(input.propertyId) ? await ds.query(`SELECT district_id FROM sewer_property WHERE id = $1`, [input.propertyId]) : [];
+  if (!found || !isStaff(viewer, found.district_id)) throw notFound("That property");
+  if (!hasRole(viewer, "CLERK", found.district_id)) throw forbidden("Only the Town Clerk records payments taken at the counter.");
+  const fields: Record<string, string> = {};
+  const checkNumber = String(input.checkNumber ?? "").trim();
+  if (input.method !== "cash" && input.method !== "check") fields.method = "Choose cash or check.";
+  if (input.method === "check" && !checkNumber) fields.checkNumber = "Enter the check number.";
+  if (checkNumber.length > 40) fields.checkNumber = "A check number has at most 40 characters.";
+  if (!Number.isSafeInteger(input.amountCents) || input.amountCents < 1 || input.amountCents > MAX_PAYMENT_CENTS) fields.amountCents = "Enter an amount from $0.01 to $999,999.99.";
+  if (Object.keys(fields).length) throw badInput(fields);
+  return ds.transaction(async (tx) => {
+    const p = await excessRow(tx, viewer, input.propertyId, { lock: true, staffOnly: true });
+    if (!p.has_excess) throw conflict("This property has no owner's excess bill.");
+    const actor = actorOf(viewer, meta.requestId);
+    const payment = await createExcessPayment(tx, actor, { propertyId: p.id, payerId: p.owner_user_id ?? viewer.userId, amountCents: input.amountCents });
+    return markPaid(tx, payment, {
+      provider: "counter",
+      method: input.method as "cash" | "check",
+      checkNumber: input.method === "check" ? checkNumber : null,
+      sessionId: null,
+      paymentIntent: null,
+      actor,
+      publicUrl: meta.publicUrl,
+      details: { counter: true, propertyId: p.id, ownersExcess: true },
+    });
+  });
+}
+
+/**
+ * Posts a paid payment to the property's owner's excess balance: a credit dated the day paid in the
+ * district's zone, once (the entry's unique key is the payment's), keyed by the property and never
+ * by an account.
+ */
+export async function postExcessPayment(tx: EntityManager, payment: Payment): Promise<void> {
+  const [d] = await tx.query(`SELECT time_zone FROM district WHERE id = $1`, [payment.districtId]);
+  const paidOn = dateIn(d.time_zone, payment.paidAt ?? clock.now());
+  const how = payment.method === "cash" ? "cash" : payment.method === "check" ? `check no. ${payment.checkNumber}` : "card";
+  const inserted: any[] = await tx.query(
+    `INSERT INTO account_ledger_entry (district_id, excess_property_id, kind, amount_cents, payment_id, effective_on, description, unique_key)
+     SELECT p.district_id, p.id, 'PAYMENT', $2, $3, $4, $5, $6 FROM sewer_property p WHERE p.id = $1 AND p.district_id = $7
+     ON CONFLICT (unique_key) DO NOTHING RETURNING id`,
+    [payment.payableId, -payment.amountCents, payment.id, paidOn, `Payment received, receipt ${payment.receiptNumber} (${how})`, `payment:${payment.id}`, payment.districtId],
+  );
+  if (!inserted.length) return;
+  await audit(tx, { userId: null }, {
+    action: "rents.owners_excess_payment_posted",
+    entityType: "SewerProperty",
+    entityId: payment.payableId,
+    districtId: payment.districtId,
+    details: { paymentId: payment.id, amountCents: payment.amountCents, receiptNumber: payment.receiptNumber, effectiveOn: paidOn },
+  });
+}
+
+registerPayable(OWNERS_EXCESS_PAYABLE, {
+  onPaid: postExcessPayment,
+  async title(id: string, db: Db) {
+    return (await excessTitles(db, [id])).get(id) ?? "Owner's excess bills";
+  },
+  titles: (ids: string[], db: Db) => excessTitles(db, ids),
+  href: () => "/properties/bills",
+});
+
+// ---------------------------------------------------------------------------------------------
+// VI-3's late penalty and violation on the excess bills, by the hourly job rents.late-charges
+
+const LATE_BATCH = 1000;
+
+/**
+ * The district's properties with an issued excess bill past its due date, in batches of 1,000 by
+ * id; for each batch's properties that owe, in one transaction and a fixed number of statements:
+ * what each excess bill still owes (oldest first), the late charges already posted, the new ones
+ * inserted once (their unique key: the bill's), one email per property to the owner of record with
+ * a sign-in, and one audit entry. Called by postLateCharges for each district; returns how many
+ * charges were posted.
+ */
+export async function postExcessLateCharges(ds: DataSource, district: District, today: CalendarDate, publicUrl: string, log?: Logger): Promise<number> {
+  let posted = 0;
+  let after = "00000000-0000-0000-0000-000000000000";
+  for (;;) {
+    const rows: { id: string; owes: boolean }[] = await ds.query(
+      `SELECT p.id, (coalesce((SELECT sum(b.total_cents) FROM bill b WHERE b.property_id = p.id AND b.kind = 'OWNER_EXCESS' AND b.status = 'ISSUED'), 0)
+                   + coalesce((SELECT sum(e.amount_cents) FROM account_ledger_entry e WHERE e.excess_property_id = p.id), 0)) > 0 AS owes
+         FROM sewer_property p
+        WHERE p.district_id = $1 AND p.id > $3
+          AND EXISTS (SELECT 1 FROM bill b WHERE b.property_id = p.id AND b.kind = 'OWNER_EXCESS' AND b.status = 'ISSUED' AND b.due_on < $2)
+        ORDER BY p.id LIMIT $4`,
+      [district.id, today, after, LATE_BATCH],
+    );
+    if (!rows.length) break;
+    after = rows[rows.length - 1].id;
+    const owing = rows.filter((r) => r.owes).map((r) => r.id);
+    if (owing.length) posted += await ds.transaction((tx) => excessLateChargesForBatch(tx, district, owing, today, publicUrl));
+    if (rows.length < LATE_BATCH) break;
+  }
+  if (posted) log?.info({ posted, districtId: district.id }, "owner's excess late charges posted");
+  return posted;
+}
+
+async function excessLateChargesForBatch(tx: EntityManager, district: District, ids: string[], today: CalendarDate, publicUrl: string): Promise<number> {
+  // Serialise with payments toward these balances (they lock the property) and other runs.
+  await tx.query(`SELECT id FROM sewer_property WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [ids]);
+  const items = await openItems(tx, ids, { of: "excess" });
+  const keys: any[] = await tx.query(`SELECT unique_key FROM account_ledger_entry WHERE excess_property_id = ANY($1::uuid[]) AND kind IN ('PENALTY', 'INTEREST', 'VIOLATION')`, [ids]);
+  const postedKeys = new Set<string>(keys.map((k) => k.unique_key));
+  const adds: (LateCharge & { propertyId: string; billId: string })[] = [];
+  for (const i of items) {
+    if (i.kind !== "BILL" || i.unpaidCents <= 0 || !i.rulebookVersionId) continue;
+    const rb = await rulebookById(tx, i.rulebookVersionId);
+    for (const c of lateChargesDue(rb, { id: i.billId!, number: i.number!, totalCents: i.amountCents, mailedOn: i.onDate }, i.unpaidCents, postedKeys, today))
+      adds.push({ ...c, propertyId: i.accountId, billId: i.billId! });
+  }
+  if (!adds.length) return 0;
+  const inserted: { excess_property_id: string; unique_key: string }[] = await tx.query(
+    `INSERT INTO account_ledger_entry (district_id, excess_property_id, kind, amount_cents, bill_id, effective_on, description, section, unique_key)
+     SELECT $1, * FROM unnest($2::uuid[], $3::text[], $4::int[], $5::uuid[], $6::date[], $7::text[], $8::text[], $9::text[])
+     ON CONFLICT (unique_key) DO NOTHING RETURNING excess_property_id, unique_key`,
+    [
+      district.id,
+      adds.map((c) => c.propertyId),
+      adds.map((c) => c.kind),
+      adds.map((c) => c.amountCents),
+      adds.map((c) => c.billId),
+      adds.map((c) => c.effectiveOn),
+      adds.map((c) => c.description),
+      adds.map((c) => c.section),
+      adds.map((c) => c.key),
+    ],
+  );
+  if (!inserted.length) return 0;
+  const done = new Set(inserted.map((r) => r.unique_key));
+  const byProperty = new Map<string, LateCharge[]>();
+  for (const c of adds) if (done.has(c.key)) (byProperty.get(c.propertyId) ?? byProperty.set(c.propertyId, []).get(c.propertyId)!).push(c);
+  // VI-2 charges the excess to the owner; VI-3 bills the owners: the owner of record, when they have a sign-in.
+  const who: any[] = await tx.query(
+    `SELECT p.id, p.tax_parcel, p.street_number, p.street, p.city, p.zip, u.id AS user_id, u.email, u.display_name
+       FROM sewer_property p JOIN app_user u ON u.id = p.owner_user_id WHERE p.id = ANY($1::uuid[])`,
+    [[...byProperty.keys()]],
+  );
+  const balances = await excessBalances(tx, [...byProperty.keys()]);
+  const drafts: EmailDraft[] = who.map((w) => {
+    const charges = byProperty.get(w.id)!;
+    const b = balances.get(w.id)!;
+    const money = charges.filter((c) => c.amountCents > 0);
+    const what = `Owner's excess bills, ${addressOf(w)}`;
+    return {
+      to: w.email,
+      recipientId: w.user_id,
+      districtId: district.id,
+      kind: "rents.late_charges",
+      subject: money.length ? `${what}: ${formatCents(money.reduce((s, c) => s + c.amountCents, 0))} added for late payment` : `${what}: unpaid bill in violation`,
+      body: [
+        `Hello ${w.display_name},`,
+        "",
+        `${district.name} added to the owner's excess bills of ${addressOf(w)} (tax parcel ${w.tax_parcel}):`,
+        ...charges.map((c) => `- ${formatDate(c.effectiveOn)}: ${c.description}${c.amountCents ? `: ${formatCents(c.amountCents)}` : ""} (${c.section})`),
+        "",
+        `Balance now: ${formatCents(b.balanceCents)}, of which ${formatCents(b.pastDueCents)} is past due.`,
+        `Pay online or see the bills: ${publicUrl}/properties/bills`,
+        "",
+      ].join("\n"),
+    };
+  });
+  await enqueueEmails(tx, drafts);
+  await audit(tx, { userId: null }, {
+    action: "rents.late_charges_posted",
+    entityType: "District",
+    entityId: district.id,
+    districtId: district.id,
+    details: {
+      today,
+      ownersExcess: true,
+      properties: byProperty.size,
+      charges: inserted.length,
+      penalties: inserted.filter((r) => r.unique_key.startsWith("penalty:")).length,
+      violations: inserted.filter((r) => r.unique_key.startsWith("violation:")).length,
+    },
+  });
+  return inserted.length;
+}
