@@ -5,15 +5,34 @@ import { dateIn, type CalendarDate } from "../common/dates.js";
 import { badInput, conflict, notFound } from "../common/errors.js";
 import { formatDate } from "../common/format.js";
 import { rulebookById, rulebookOn, type Rulebook } from "../districts/districts.service.js";
-import { isUuid } from "../documents/documents.service.js";
+import type { Config } from "../config.js";
+import { isUuid, storeDocumentsWith, type StoreDocumentInput } from "../documents/documents.service.js";
 import { actorOf, clean, dateField, emailPeople, link, loadDistrict, ownerOf, requireOperator, requireStaffOf, throwIfAny, type Db, type Meta } from "./common.js";
-import { ORDER_STEPS, TANK_DISPOSITIONS, orderComplete, orderSteps, stepDone, type OrderStep } from "./rules.js";
+import {
+  EFFLUENT_METHODS,
+  EFFLUENT_METHOD_LABELS,
+  ORDER_PATHS,
+  ORDER_PATH_LABELS,
+  ORDER_STEPS,
+  TANK_DISPOSITIONS,
+  closingTakesSystemOutOfUse,
+  orderComplete,
+  orderSteps,
+  pathChangeProblem,
+  stepDone,
+  type EffluentMethod,
+  type OrderPath,
+  type OrderStep,
+} from "./rules.js";
 
 /**
  * When a public sewer reaches a property with a septic system (SUL 408; Huron II-3, II-4): the
  * District Operator's connection order, then each step recorded (the lateral permit, the pump-out
  * by a licensed hauler, the tank filled or removed, the old connection plugged; in Huron the
  * system out of use); the order closes when every step is recorded and the system is no longer in use.
+ * Or, where the law has it, SUL 408's alternative, chosen by the Operator: the lateral permit, the
+ * tank's effluent piped or pumped to the sewer and the owner's easement for septage removal; the order
+ * then closes with the tank still in use (docs/decisions/septic-408-effluent-alternative.md).
  */
 
 export type OrderRow = {
@@ -25,6 +44,8 @@ export type OrderRow = {
   reason: string;
   issuedOn: CalendarDate;
   status: "OPEN" | "CLOSED";
+  /** ABANDON (the system out of use) or EFFLUENT_TO_SEWER (SUL 408's alternative) */
+  path: OrderPath;
   lateralPermitId: string | null;
   lateralPermitNumber: string | null;
   pumpOutId: string | null;
@@ -34,6 +55,11 @@ export type OrderRow = {
   fillMaterial: string | null;
   pluggedOn: CalendarDate | null;
   discontinuedOn: CalendarDate | null;
+  effluentMethod: EffluentMethod | null;
+  effluentOn: CalendarDate | null;
+  easementDocumentId: string | null;
+  easementFilename: string | null;
+  easementRecordedOn: CalendarDate | null;
   closedOn: CalendarDate | null;
   rulebookVersionId: string;
   /** The accepted sewer extension that made the public sewer available (SUL 408, 507), when the order names one */
@@ -47,10 +73,11 @@ const ORDER_COLUMNS = `o.id, o.district_id AS "districtId", o.system_id AS "syst
   o.pump_out_id AS "pumpOutId", to_char(po.pumped_on, 'YYYY-MM-DD') AS "pumpedOn", o.tank_disposition AS "tankDisposition",
   to_char(o.tank_disposition_on, 'YYYY-MM-DD') AS "tankDispositionOn", o.fill_material AS "fillMaterial", to_char(o.plugged_on, 'YYYY-MM-DD') AS "pluggedOn",
   to_char(o.discontinued_on, 'YYYY-MM-DD') AS "discontinuedOn", to_char(o.closed_on, 'YYYY-MM-DD') AS "closedOn", o.rulebook_version_id AS "rulebookVersionId",
-  o.extension_id AS "extensionId", ext.name AS "extensionName"`;
+  o.extension_id AS "extensionId", ext.name AS "extensionName", o.path, o.effluent_method AS "effluentMethod", to_char(o.effluent_on, 'YYYY-MM-DD') AS "effluentOn",
+  o.easement_document_id AS "easementDocumentId", ed.filename AS "easementFilename", to_char(o.easement_recorded_on, 'YYYY-MM-DD') AS "easementRecordedOn"`;
 const ORDER_FROM = `septic_connection_order o JOIN septic_system s ON s.id = o.system_id JOIN sewer_property p ON p.id = s.property_id
   LEFT JOIN lateral_permit lp ON lp.id = o.lateral_permit_id LEFT JOIN septic_pump_out po ON po.id = o.pump_out_id
-  LEFT JOIN sewer_extension ext ON ext.id = o.extension_id`;
+  LEFT JOIN sewer_extension ext ON ext.id = o.extension_id LEFT JOIN document ed ON ed.id = o.easement_document_id`;
 
 export async function getOrder(db: Db, viewer: Viewer, id: string, lock = false): Promise<OrderRow> {
   if (!isUuid(id)) throw notFound("That connection order");
@@ -86,7 +113,7 @@ export async function districtOrders(ds: DataSource, viewer: Viewer, districtId:
 /** The section of a lateral (building sewer) permit application in the district's law, for the step's citation. */
 export const lateralSection = (rb: Rulebook) => rb.entry("lateral.plansRequired").section.split(",")[0];
 
-export const stepsOf = (rb: Rulebook, o: OrderRow) => orderSteps(rb, lateralSection(rb)).map((s) => ({ ...s, done: stepDone(s.step, o) }));
+export const stepsOf = (rb: Rulebook, o: OrderRow) => orderSteps(rb, lateralSection(rb), o.path).map((s) => ({ ...s, done: stepDone(s.step, o) }));
 
 export type OrderExtensionRow = { id: string; name: string; location: string; acceptedOn: CalendarDate; resolutionNumber: string };
 
@@ -129,8 +156,9 @@ export async function issueOrders(ds: DataSource, viewer: Viewer, input: { syste
   if (!ids.length || ids.length > 200 || !ids.every(isUuid)) fields.systemIds = "Choose the systems (up to 200) whose properties the public sewer now reaches.";
   throwIfAny(fields);
   return ds.transaction(async (tx) => {
-    const systems: { id: string; district_id: string; status: string; open: boolean }[] = await tx.query(
-      `SELECT s.id, s.district_id, s.status, EXISTS (SELECT 1 FROM septic_connection_order o WHERE o.system_id = s.id AND o.status = 'OPEN') AS open
+    const systems: { id: string; district_id: string; status: string; open: boolean; connected: boolean }[] = await tx.query(
+      `SELECT s.id, s.district_id, s.status, EXISTS (SELECT 1 FROM septic_connection_order o WHERE o.system_id = s.id AND o.status = 'OPEN') AS open,
+              EXISTS (SELECT 1 FROM septic_connection_order o WHERE o.system_id = s.id AND o.status = 'CLOSED' AND o.path = 'EFFLUENT_TO_SEWER') AS connected
          FROM septic_system s WHERE s.id = ANY($1::uuid[]) ORDER BY s.id FOR UPDATE`,
       [ids],
     );
@@ -141,6 +169,9 @@ export async function issueOrders(ds: DataSource, viewer: Viewer, input: { syste
     requireOperator(viewer, districtId, "order a property connected to the public sewer");
     if (visible.some((s) => s.status !== "IN_USE")) throw conflict("A system no longer in use needs no order.", { systemIds: "A system no longer in use needs no order." });
     if (visible.some((s) => s.open)) throw conflict("A system already has an open connection order.", { systemIds: "A system already has an open connection order." });
+    // A tank kept under SUL 408's alternative already sends its effluent to the public sewer: its order was met.
+    if (visible.some((s) => s.connected))
+      throw conflict("A system's order was already met by piping or pumping its tank's effluent to the sewer.", { systemIds: "A system's order was already met by piping or pumping its tank's effluent to the sewer." });
     const district = await loadDistrict(tx, districtId);
     const rb = await rulebookOn(tx, district);
     const connect = rb.entry("septic.connectionOnSewerRequired");
@@ -225,84 +256,175 @@ export async function attachPumpOuts(tx: EntityManager, actor: Actor, pumpOuts: 
   for (const a of attached) await closeIfComplete(tx, actor, a.id, { step: "PUMPED" });
 }
 
-export type StepInput = { orderId: string; step: string; lateralPermitId?: string | null; disposition?: string | null; fillMaterial?: string | null; on?: string | null };
+export type StepInput = {
+  orderId: string;
+  step: string;
+  lateralPermitId?: string | null;
+  disposition?: string | null;
+  fillMaterial?: string | null;
+  on?: string | null;
+  effluentMethod?: string | null;
+  easementDocument?: StoreDocumentInput | null;
+  easementRecordedOn?: string | null;
+};
 
-/** The District Operator records a step of the order (SUL 408; Huron II-3, II-4); the pump-out comes from a licensed hauler's load (linkSepticPumpOut). */
-export async function recordStep(ds: DataSource, viewer: Viewer, input: StepInput, meta: Meta): Promise<OrderRow> {
+/**
+ * The District Operator records a step of the order (SUL 408; Huron II-3, II-4); the pump-out comes
+ * from a licensed hauler's load (linkSepticPumpOut). Only the steps of the order's path: on SUL 408's
+ * alternative, the effluent piped or pumped to the sewer and the owner's recorded easement (uploaded
+ * with its step, stored in the step's transaction: a refused step leaves no document behind).
+ */
+export async function recordStep(ds: DataSource, config: Config, viewer: Viewer, input: StepInput, meta: Meta): Promise<OrderRow> {
+  const upload = input.step === "EASEMENT" && input.easementDocument ? [{ filename: input.easementDocument.filename, contentBase64: input.easementDocument.contentBase64 }] : [];
+  return storeDocumentsWith(
+    ds,
+    config,
+    viewer,
+    upload,
+    meta.requestId,
+    async (tx, docs) => {
+      const o = await getOrder(tx, viewer, input.orderId, true);
+      requireOperator(viewer, o.districtId, "record the steps of a connection order");
+      if (o.status !== "OPEN") throw conflict("The order is closed.");
+      const rb = await rulebookById(tx, o.rulebookVersionId);
+      const district = await loadDistrict(tx, o.districtId);
+      const today = dateIn(district.timeZone);
+      const step = input.step as OrderStep;
+      const steps = orderSteps(rb, lateralSection(rb), o.path);
+      const fields: Record<string, string> = {};
+      if (!ORDER_STEPS.includes(step) || !steps.some((s) => s.step === step)) {
+        const alternative = step === "EFFLUENT_TO_SEWER" || step === "EASEMENT";
+        const refused = alternative ? pathChangeProblem(rb, o, "EFFLUENT_TO_SEWER") : null;
+        fields.step = alternative
+          ? (refused ?? `The effluent and the easement are steps of the order met by ${ORDER_PATH_LABELS.EFFLUENT_TO_SEWER.toLowerCase()} (${rb.entry("septic.effluentToSewerAlternative").section}): choose that way for the order first.`)
+          : `Choose a step of this order: ${steps.map((s) => s.label.toLowerCase()).join("; ")}.`;
+        throwIfAny(fields);
+      }
+      if (step === "PUMPED")
+        throw badInput({ step: `The pump-out is recorded from the licensed hauler's load (${steps.find((s) => s.step === "PUMPED")!.section}): it counts as soon as the load is received, or the ${district.operatorTitle} links the load on the system's page.` });
+      if (stepDone(step, o)) throw conflict("That step is already recorded.");
+      const section = steps.find((s) => s.step === step)!.section;
+      let details: Record<string, unknown> = { step };
+      if (step === "EASEMENT") {
+        // The day the easement was recorded is the record's own; the order's day does not bound it.
+        const recordedOn = dateField(fields, "easementRecordedOn", input.easementRecordedOn, { required: true, max: today });
+        if (!docs.length) fields.easementDocument = `Upload the recorded easement to the septic tank for septage removal (PDF, PNG or JPEG; ${section}).`;
+        throwIfAny(fields);
+        await tx.query(`UPDATE septic_connection_order SET easement_document_id = $2, easement_recorded_on = $3 WHERE id = $1`, [o.id, docs[0].id, recordedOn]);
+        details = { step, documentId: docs[0].id, filename: docs[0].filename, recordedOn };
+      } else {
+        const on = dateField(fields, "on", input.on, { max: today }) ?? today;
+        if (on < o.issuedOn && !fields.on) fields.on = "The date cannot be before the order was issued.";
+        details = { step, on };
+        if (step === "LATERAL_PERMIT") {
+          const [lp] = isUuid(input.lateralPermitId ?? "")
+            ? await tx.query(
+                `SELECT lp.id, lp.district_id, lp.status, lp.tax_parcel, sp.tax_parcel AS property_parcel
+                   FROM lateral_permit lp, septic_system s JOIN sewer_property sp ON sp.id = s.property_id WHERE lp.id = $1 AND s.id = $2`,
+                [input.lateralPermitId, o.systemId],
+              )
+            : [];
+          if (!lp || lp.district_id !== o.districtId || ["DRAFT", "WITHDRAWN"].includes(lp.status)) fields.lateralPermitId = "Choose a lateral permit application of this district that was submitted.";
+          else if ((lp.tax_parcel ?? "").trim().toLowerCase() !== String(lp.property_parcel).trim().toLowerCase()) fields.lateralPermitId = "That lateral permit is for another tax parcel.";
+          throwIfAny(fields);
+          await tx.query(`UPDATE septic_connection_order SET lateral_permit_id = $2 WHERE id = $1`, [o.id, lp.id]);
+          details = { step, lateralPermitId: lp.id };
+        } else if (step === "FILLED_OR_REMOVED") {
+          const disposition = input.disposition as (typeof TANK_DISPOSITIONS)[number];
+          if (!TANK_DISPOSITIONS.includes(disposition)) fields.disposition = "Say whether the tank was filled or removed.";
+          const material = clean(input.fillMaterial);
+          if (disposition === "FILLED" && !material) fields.fillMaterial = `Say what it was filled with: clean sand, bank-run gravel or dirt (${section}).`;
+          if (material && material.length > 200) fields.fillMaterial = "Use at most 200 characters.";
+          if (!o.pumpOutId) fields.disposition = `The tank is filled or removed once it has been cleaned of septage by a licensed hauler (${section}).`;
+          throwIfAny(fields);
+          await tx.query(`UPDATE septic_connection_order SET tank_disposition = $2, tank_disposition_on = $3, fill_material = $4 WHERE id = $1`, [o.id, disposition, on, disposition === "FILLED" ? material : null]);
+          details = { step, disposition, on, fillMaterial: material };
+        } else if (step === "EFFLUENT_TO_SEWER") {
+          const method = input.effluentMethod as EffluentMethod;
+          if (!EFFLUENT_METHODS.includes(method)) fields.effluentMethod = `Say whether the septic tank effluent is piped or pumped to the sewer (${section}).`;
+          throwIfAny(fields);
+          await tx.query(`UPDATE septic_connection_order SET effluent_method = $2, effluent_on = $3 WHERE id = $1`, [o.id, method, on]);
+          details = { step, effluentMethod: method, on };
+        } else if (step === "PLUGGED") {
+          throwIfAny(fields);
+          await tx.query(`UPDATE septic_connection_order SET plugged_on = $2 WHERE id = $1`, [o.id, on]);
+        } else {
+          throwIfAny(fields);
+          await tx.query(`UPDATE septic_connection_order SET discontinued_on = $2 WHERE id = $1`, [o.id, on]);
+        }
+      }
+      await audit(tx, actorOf(viewer, meta.requestId), { action: "septic.connection_step", entityType: "SepticConnectionOrder", entityId: o.id, districtId: o.districtId, details });
+      await closeIfComplete(tx, actorOf(viewer, meta.requestId), o.id, { step }, meta);
+      return getOrder(tx, viewer, o.id);
+    },
+    "easementDocument",
+  );
+}
+
+/**
+ * The District Operator records how the order is to be met (docs/decisions/septic-408-effluent-alternative.md):
+ * the old system out of use (ABANDON, every order's way until then) or SUL 408's alternative, the tank
+ * kept with its effluent piped or pumped to the sewer and an easement for septage removal
+ * (EFFLUENT_TO_SEWER). Refused where the law has no alternative (Huron II-3, II-4) and once the tank is
+ * recorded filled, removed or plugged. The lateral permit counts on either way; the other way's
+ * records stay on the order and count for nothing. The owner hears the steps now asked.
+ */
+export async function choosePath(ds: DataSource, viewer: Viewer, input: { orderId: string; path: string }, meta: Meta): Promise<OrderRow> {
   return ds.transaction(async (tx) => {
     const o = await getOrder(tx, viewer, input.orderId, true);
-    requireOperator(viewer, o.districtId, "record the steps of a connection order");
+    requireOperator(viewer, o.districtId, "record how a connection order is met");
     if (o.status !== "OPEN") throw conflict("The order is closed.");
+    const path = input.path as OrderPath;
+    if (!ORDER_PATHS.includes(path)) throw badInput({ path: "Choose how the order is met: the old system out of use, or the septic tank kept with its effluent piped or pumped to the sewer." });
     const rb = await rulebookById(tx, o.rulebookVersionId);
+    const problem = pathChangeProblem(rb, o, path);
+    if (problem) throw conflict(problem, { path: problem });
+    await tx.query(`UPDATE septic_connection_order SET path = $2 WHERE id = $1`, [o.id, path]);
+    await audit(tx, actorOf(viewer, meta.requestId), {
+      action: "septic.connection_path_chosen",
+      entityType: "SepticConnectionOrder",
+      entityId: o.id,
+      districtId: o.districtId,
+      details: { path, previousPath: o.path, systemId: o.systemId },
+    });
     const district = await loadDistrict(tx, o.districtId);
-    const today = dateIn(district.timeZone);
-    const step = input.step as OrderStep;
-    const steps = orderSteps(rb, lateralSection(rb));
-    const fields: Record<string, string> = {};
-    if (!ORDER_STEPS.includes(step) || !steps.some((s) => s.step === step)) {
-      fields.step = `Choose a step of this order: ${steps.map((s) => s.label.toLowerCase()).join("; ")}.`;
-      throwIfAny(fields);
-    }
-    if (step === "PUMPED")
-      throw badInput({ step: `The pump-out is recorded from the licensed hauler's load (${steps.find((s) => s.step === "PUMPED")!.section}): it counts as soon as the load is received, or the ${district.operatorTitle} links the load on the system's page.` });
-    if (stepDone(step, o)) throw conflict("That step is already recorded.");
-    const on = dateField(fields, "on", input.on, { max: today }) ?? today;
-    if (on < o.issuedOn && !fields.on) fields.on = "The date cannot be before the order was issued.";
-    let details: Record<string, unknown> = { step, on };
-    if (step === "LATERAL_PERMIT") {
-      const [lp] = isUuid(input.lateralPermitId ?? "")
-        ? await tx.query(
-            `SELECT lp.id, lp.district_id, lp.status, lp.tax_parcel, sp.tax_parcel AS property_parcel
-               FROM lateral_permit lp, septic_system s JOIN sewer_property sp ON sp.id = s.property_id WHERE lp.id = $1 AND s.id = $2`,
-            [input.lateralPermitId, o.systemId],
-          )
-        : [];
-      if (!lp || lp.district_id !== o.districtId || ["DRAFT", "WITHDRAWN"].includes(lp.status)) fields.lateralPermitId = "Choose a lateral permit application of this district that was submitted.";
-      else if ((lp.tax_parcel ?? "").trim().toLowerCase() !== String(lp.property_parcel).trim().toLowerCase()) fields.lateralPermitId = "That lateral permit is for another tax parcel.";
-      throwIfAny(fields);
-      await tx.query(`UPDATE septic_connection_order SET lateral_permit_id = $2 WHERE id = $1`, [o.id, lp.id]);
-      details = { step, lateralPermitId: lp.id };
-    } else if (step === "FILLED_OR_REMOVED") {
-      const disposition = input.disposition as (typeof TANK_DISPOSITIONS)[number];
-      if (!TANK_DISPOSITIONS.includes(disposition)) fields.disposition = "Say whether the tank was filled or removed.";
-      const material = clean(input.fillMaterial);
-      if (disposition === "FILLED" && !material) fields.fillMaterial = `Say what it was filled with: clean sand, bank-run gravel or dirt (${steps.find((s) => s.step === step)!.section}).`;
-      if (material && material.length > 200) fields.fillMaterial = "Use at most 200 characters.";
-      if (!o.pumpOutId) fields.disposition = `The tank is filled or removed once it has been cleaned of septage by a licensed hauler (${steps.find((s) => s.step === step)!.section}).`;
-      throwIfAny(fields);
-      await tx.query(`UPDATE septic_connection_order SET tank_disposition = $2, tank_disposition_on = $3, fill_material = $4 WHERE id = $1`, [o.id, disposition, on, disposition === "FILLED" ? material : null]);
-      details = { step, disposition, on, fillMaterial: material };
-    } else if (step === "PLUGGED") {
-      throwIfAny(fields);
-      await tx.query(`UPDATE septic_connection_order SET plugged_on = $2 WHERE id = $1`, [o.id, on]);
-    } else {
-      throwIfAny(fields);
-      await tx.query(`UPDATE septic_connection_order SET discontinued_on = $2 WHERE id = $1`, [o.id, on]);
-    }
-    await audit(tx, actorOf(viewer, meta.requestId), { action: "septic.connection_step", entityType: "SepticConnectionOrder", entityId: o.id, districtId: o.districtId, details });
-    await closeIfComplete(tx, actorOf(viewer, meta.requestId), o.id, { step }, meta);
+    const steps = orderSteps(rb, lateralSection(rb), path);
+    await emailPeople(
+      tx,
+      await ownerOf(tx, o.ownerUserId),
+      district,
+      "septic.connection_path_chosen",
+      `Connection order for ${o.address}: how it is met`,
+      `The ${district.operatorTitle} records that the order to connect ${o.address} to the public sewer is met this way: ${ORDER_PATH_LABELS[path].toLowerCase()} (${rb.entry(path === "ABANDON" ? "septic.connectionOnSewerRequired" : "septic.effluentToSewerAlternative").section}). What is to be done, each recorded by the ${district.operatorTitle}:\n` +
+        steps.map((s, n) => `${n + 1}. ${s.label} (${s.section})`).join("\n") +
+        `\n\nSee the order: ${link(meta, "/septic")}`,
+    );
+    // The way's steps may all be on record already (back to the alternative after its steps were recorded).
+    await closeIfComplete(tx, actorOf(viewer, meta.requestId), o.id, { step: "PATH" }, meta);
     return getOrder(tx, viewer, o.id);
   });
 }
 
-/** Closes the order when every step is recorded, and takes the system out of use (its pump-out clock stops). */
-async function closeIfComplete(tx: EntityManager, actor: Actor, orderId: string, why: { step: OrderStep }, meta: Meta = {}) {
+/**
+ * Closes the order when every step of its path is recorded. The first way takes the system out of use
+ * (its pump-out clock stops); on SUL 408's alternative the tank stays in use, on the register, and is
+ * still pumped every three years (407): its clock keeps running.
+ */
+async function closeIfComplete(tx: EntityManager, actor: Actor, orderId: string, why: { step: OrderStep | "PATH" }, meta: Meta = {}) {
   const [o]: OrderRow[] = await tx.query(`SELECT ${ORDER_COLUMNS} FROM ${ORDER_FROM} WHERE o.id = $1`, [orderId]);
   if (!o || o.status !== "OPEN") return;
   const rb = await rulebookById(tx, o.rulebookVersionId);
   if (!orderComplete(rb, o)) return;
   const district = await loadDistrict(tx, o.districtId);
   const today = dateIn(district.timeZone);
+  const outOfUse = closingTakesSystemOutOfUse(o.path);
   await tx.query(`UPDATE septic_connection_order SET status = 'CLOSED', closed_on = $2 WHERE id = $1`, [o.id, today]);
-  await tx.query(`UPDATE septic_system SET status = 'ABANDONED', abandoned_on = $2, pump_due_on = NULL, updated_at = now() WHERE id = $1`, [o.systemId, today]);
-  await audit(tx, actor, { action: "septic.connection_order_closed", entityType: "SepticConnectionOrder", entityId: o.id, districtId: o.districtId, details: { lastStep: why.step, closedOn: today, systemId: o.systemId } });
-  await emailPeople(
-    tx,
-    await ownerOf(tx, o.ownerUserId),
-    district,
-    "septic.connection_order_closed",
-    `Connection order closed: ${o.address}`,
-    `Every step of the order to connect ${o.address} to the public sewer is recorded, and the old system is out of use as of ${formatDate(today)} (${rb.entry("septic.connectionOnSewerRequired").section}).` +
-      (meta.publicUrl ? `\n\nSee it: ${link(meta, "/septic")}` : ""),
-  );
+  if (outOfUse) await tx.query(`UPDATE septic_system SET status = 'ABANDONED', abandoned_on = $2, pump_due_on = NULL, updated_at = now() WHERE id = $1`, [o.systemId, today]);
+  await audit(tx, actor, { action: "septic.connection_order_closed", entityType: "SepticConnectionOrder", entityId: o.id, districtId: o.districtId, details: { lastStep: why.step, closedOn: today, systemId: o.systemId, path: o.path } });
+  const pumping = rb.entry("septic.pumpingIntervalYears");
+  const text = outOfUse
+    ? `Every step of the order to connect ${o.address} to the public sewer is recorded, and the old system is out of use as of ${formatDate(today)} (${rb.entry("septic.connectionOnSewerRequired").section}).`
+    : `Every step of the order to connect ${o.address} to the public sewer is recorded as of ${formatDate(today)}: the septic tank's effluent is ${EFFLUENT_METHOD_LABELS[o.effluentMethod!].toLowerCase()}, and your easement to the septic tank for septage removal is recorded (${rb.entry("septic.effluentToSewerAlternative").section}). ` +
+      `The tank stays in use: it is still pumped by a licensed hauler` + (typeof pumping.value === "number" ? ` at least every ${pumping.value} years (${pumping.section}).` : ".");
+  await emailPeople(tx, await ownerOf(tx, o.ownerUserId), district, "septic.connection_order_closed", `Connection order closed: ${o.address}`, text + (meta.publicUrl ? `\n\nSee it: ${link(meta, "/septic")}` : ""));
 }

@@ -46,6 +46,18 @@ registerDocumentAccess(async (ds, viewer, doc) => {
   return rows.length > 0;
 });
 
+// The owner's recorded easement to the septic tank for septage removal (SUL 408's alternative), filed on a
+// connection order by the District Operator: read by the district's staff and the property's owner of record.
+registerDocumentAccess(async (ds, viewer, doc) => {
+  const districts = viewer.staffRoles.map((r) => r.districtId);
+  const rows = await ds.query(
+    `SELECT 1 FROM septic_connection_order o JOIN septic_system s ON s.id = o.system_id JOIN sewer_property p ON p.id = s.property_id
+      WHERE o.easement_document_id = $1 AND (o.district_id = ANY($2::uuid[]) OR p.owner_user_id = $3) LIMIT 1`,
+    [doc.id, districts, viewer.userId],
+  );
+  return rows.length > 0;
+});
+
 // "My applications": the owner's systems due within the reminder's days or overdue (SUL 407), open
 // notices (405) with their days left, open connection orders (408), permits in progress (403-404). One query.
 registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<DashboardItem[]> => {
@@ -60,7 +72,7 @@ registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<Dashbo
        FROM septic_nuisance_notice n JOIN septic_system s ON s.id = n.system_id JOIN sewer_property p ON p.id = s.property_id JOIN today t ON t.id = n.district_id
       WHERE p.owner_user_id = $1 AND n.status = 'OPEN'
      UNION ALL
-     SELECT 'SepticConnectionOrder', o.id, trim(coalesce(p.street_number || ' ', '') || p.street), o.status, NULL, NULL, NULL, NULL
+     SELECT 'SepticConnectionOrder', o.id, trim(coalesce(p.street_number || ' ', '') || p.street), o.status, NULL, NULL, o.path, NULL
        FROM septic_connection_order o JOIN septic_system s ON s.id = o.system_id JOIN sewer_property p ON p.id = s.property_id
       WHERE p.owner_user_id = $1 AND o.status = 'OPEN'
      UNION ALL
@@ -91,7 +103,10 @@ registerDashboardProvider(async (ds: DataSource, viewer: Viewer): Promise<Dashbo
         return {
           kind: r.kind, id: r.id, href: "/septic", nextStepHref: "/septic", dueDate: null, daysLeft: null,
           title: `Order to connect ${r.address} to the public sewer`, status: "Open",
-          nextStep: "Apply for the lateral permit and have the old system taken out of use",
+          nextStep:
+            r.extra === "EFFLUENT_TO_SEWER"
+              ? "Apply for the lateral permit, have the tank's effluent piped or pumped to the sewer and record the easement for septage removal"
+              : "Apply for the lateral permit and have the old system taken out of use",
         };
       default:
         return {

@@ -17,9 +17,12 @@ import type { InspectionRow, PermitRow } from "./permits.service.js";
 import {
   BUILDING_USE_LABELS,
   DESIGNER_CREDENTIAL_LABELS,
+  EFFLUENT_METHOD_LABELS,
   NUISANCE_REMINDER_DAYS,
+  ORDER_PATH_LABELS,
   PUMP_OUT_REMINDER_DAYS,
   SYSTEM_KIND_LABELS,
+  effluentAlternativeRefusal,
   nuisanceLapsed,
   permitFee,
   permitsUnavailable,
@@ -91,7 +94,7 @@ export class LateralCandidateType {
 
 @ObjectType("SepticConnectionStep", { description: "A step of a connection order (SUL 408; Huron II-3, II-4)", simpleResolvers: true })
 export class StepType {
-  @Field(() => String, { description: "LATERAL_PERMIT, PUMPED, FILLED_OR_REMOVED, PLUGGED or DISCONTINUED" }) step: string;
+  @Field(() => String, { description: "LATERAL_PERMIT, PUMPED, FILLED_OR_REMOVED, PLUGGED or DISCONTINUED; on SUL 408's alternative EFFLUENT_TO_SEWER and EASEMENT" }) step: string;
   @Field(() => String) label: string;
   @Field(() => String) section: string;
   @Field(() => Boolean) done: boolean;
@@ -113,6 +116,12 @@ export class OrderType {
   @Field(() => String, { nullable: true }) fillMaterial: string | null;
   @Field(() => String, { nullable: true }) pluggedOn: string | null;
   @Field(() => String, { nullable: true }) discontinuedOn: string | null;
+  @Field(() => String, { description: "How the order is met: ABANDON (the old system out of use) or EFFLUENT_TO_SEWER (SUL 408's alternative: the tank kept, its effluent piped or pumped to the sewer, with an easement for septage removal)" }) path: string;
+  @Field(() => String, { nullable: true, description: "PIPED or PUMPED: how the septic tank effluent reaches the sewer (SUL 408's alternative)" }) effluentMethod: string | null;
+  @Field(() => String, { nullable: true, description: "YYYY-MM-DD, the day the effluent was piped or pumped to the sewer" }) effluentOn: string | null;
+  @Field(() => ID, { nullable: true, description: "The owner's recorded easement to the septic tank for septage removal (a document)" }) easementDocumentId: string | null;
+  @Field(() => String, { nullable: true }) easementFilename: string | null;
+  @Field(() => String, { nullable: true, description: "YYYY-MM-DD, the day the easement was recorded" }) easementRecordedOn: string | null;
   @Field(() => String, { nullable: true }) closedOn: string | null;
   @Field(() => ID, { nullable: true, description: "The accepted sewer extension that made the public sewer available (SUL 408, 507), when the order names one" }) extensionId: string | null;
   @Field(() => String, { nullable: true, description: "That sewer extension's name" }) extensionName: string | null;
@@ -288,14 +297,29 @@ export class IssueOrdersInput {
   @Field(() => ID, { nullable: true, description: "The district's sewer extension, accepted by the Town Board (SUL 507), that made the public sewer available (408)" }) extensionId?: string | null;
 }
 
+@InputType("SepticUploadInput", { description: "A file uploaded with the step: its name and its bytes, base64-encoded" })
+export class SepticUploadInput {
+  @Field(() => String) filename: string;
+  @Field(() => String) contentBase64: string;
+}
+
 @InputType("RecordSepticConnectionStepInput")
 export class StepInput {
   @Field(() => ID) orderId: string;
-  @Field(() => String, { description: "LATERAL_PERMIT, FILLED_OR_REMOVED, PLUGGED or DISCONTINUED (the pump-out comes from a hauler load)" }) step: string;
+  @Field(() => String, { description: "LATERAL_PERMIT, FILLED_OR_REMOVED, PLUGGED or DISCONTINUED (the pump-out comes from a hauler load); on SUL 408's alternative EFFLUENT_TO_SEWER or EASEMENT" }) step: string;
   @Field(() => ID, { nullable: true }) lateralPermitId?: string | null;
   @Field(() => String, { nullable: true, description: "FILLED or REMOVED" }) disposition?: string | null;
   @Field(() => String, { nullable: true }) fillMaterial?: string | null;
   @Field(() => String, { nullable: true, description: "YYYY-MM-DD, today unless given" }) on?: string | null;
+  @Field(() => String, { nullable: true, description: "PIPED or PUMPED, for EFFLUENT_TO_SEWER" }) effluentMethod?: string | null;
+  @Field(() => SepticUploadInput, { nullable: true, description: "For EASEMENT: the recorded easement (PDF, PNG or JPEG), stored with the step" }) easementDocument?: SepticUploadInput | null;
+  @Field(() => String, { nullable: true, description: "YYYY-MM-DD, for EASEMENT: the day the easement was recorded" }) easementRecordedOn?: string | null;
+}
+
+@InputType("ChooseSepticConnectionPathInput")
+export class PathInput {
+  @Field(() => ID) orderId: string;
+  @Field(() => String, { description: "ABANDON or EFFLUENT_TO_SEWER" }) path: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -491,7 +515,17 @@ export class SepticOrdersResolver {
     if (!isStaff(ctx.viewer, o.districtId)) return null;
     return (await rows(ctx).laterals.load(o.id)).map(({ orderId: _o, ...c }) => c);
   }
-  @FieldResolver(() => [StepType], { description: "The steps the law asks for, in the order the work goes, and which are recorded" })
+  @FieldResolver(() => String) pathLabel(@Root() o: OrderRow) {
+    return ORDER_PATH_LABELS[o.path];
+  }
+  @FieldResolver(() => String, { nullable: true }) effluentMethodLabel(@Root() o: OrderRow) {
+    return o.effluentMethod ? EFFLUENT_METHOD_LABELS[o.effluentMethod] : null;
+  }
+  @FieldResolver(() => String, { nullable: true, description: "Why the district's law has no alternative of keeping the tank with its effluent piped or pumped to the sewer (Huron II-3, II-4); null where SUL 408 allows it" })
+  async effluentAlternativeRefusal(@Root() o: OrderRow, @Ctx() ctx: Context): Promise<string | null> {
+    return effluentAlternativeRefusal(await rulebookById(ctx.ds, o.rulebookVersionId));
+  }
+  @FieldResolver(() => [StepType], { description: "The steps the law asks for on the order's path, in the order the work goes, and which are recorded" })
   async steps(@Root() o: OrderRow, @Ctx() ctx: Context): Promise<StepType[]> {
     return septic.stepsOf(await rulebookById(ctx.ds, o.rulebookVersionId), o);
   }
@@ -514,10 +548,16 @@ export class SepticOrdersResolver {
     return septic.issueOrders(ctx.ds, viewerOf(ctx), input, meta(ctx));
   }
 
-  @Mutation(() => OrderType, { description: "The District Operator records a step of a connection order; it closes when every step is recorded" })
+  @Mutation(() => OrderType, { description: "The District Operator records a step of a connection order; it closes when every step of its path is recorded" })
   @Access("OPERATOR")
   async recordSepticConnectionStep(@Arg("input", () => StepInput) input: StepInput, @Ctx() ctx: Context) {
-    return septic.recordStep(ctx.ds, viewerOf(ctx), input, meta(ctx));
+    return septic.recordStep(ctx.ds, ctx.config, viewerOf(ctx), input, meta(ctx));
+  }
+
+  @Mutation(() => OrderType, { description: "The District Operator records how a connection order is met: the old system out of use, or SUL 408's alternative (the tank kept, its effluent piped or pumped to the sewer, with an easement for septage removal; not in Huron, II-3, II-4)" })
+  @Access("OPERATOR")
+  async chooseSepticConnectionPath(@Arg("input", () => PathInput) input: PathInput, @Ctx() ctx: Context) {
+    return septic.choosePath(ctx.ds, viewerOf(ctx), input, meta(ctx));
   }
 }
 

@@ -394,6 +394,200 @@ describe("when the sewer arrives (SUL 408)", () => {
   });
 });
 
+describe("SUL 408's alternative: the septic tank effluent piped or pumped to the sewer, with an easement", () => {
+  const ALT = `id status path pathLabel effluentMethod effluentOn easementDocumentId easementFilename easementRecordedOn closedOn effluentAlternativeRefusal steps { step label section done }`;
+  const PATH = `mutation($i: ChooseSepticConnectionPathInput!) { chooseSepticConnectionPath(input: $i) { ${ALT} } }`;
+  const ALT_STEP = `mutation($i: RecordSepticConnectionStepInput!) { recordSepticConnectionStep(input: $i) { ${ALT} } }`;
+  const { get, post } = portal(() => srv.url);
+  let system: any;
+  let order: any;
+  let lateralId: string;
+  let systemPath: string;
+  const reported = addCalendarDays(today(), -400);
+
+  /** A system in use on a new parcel with a submitted lateral permit application, and its open order. */
+  async function ordered(districtId: string, streetNumber: string, street: string, c = operator, staff = clerk) {
+    const p = await property(staff, districtId, streetNumber, street);
+    const s = await register(p, districtId === lakeview ? { reportedPumpedOn: reported } : {}, c);
+    const [{ tax_parcel }] = await srv.running.ds.query(`SELECT tax_parcel FROM sewer_property WHERE id = $1`, [p]);
+    const [u] = await srv.running.ds.query(`SELECT id FROM app_user WHERE email = 'septic-owner@example.org'`);
+    const [{ id }] = await srv.running.ds.query(`INSERT INTO lateral_permit (district_id, applicant_id, status, tax_parcel) VALUES ($1, $2, 'SUBMITTED', $3) RETURNING id`, [districtId, u.id, tax_parcel]);
+    const [o] = (await c.ok(ISSUE, { i: { systemIds: [s.id], reason: `The ${street} sewer now passes the property.` } })).issueSepticConnectionOrders;
+    return { system: s, order: o, lateralId: id as string };
+  }
+  /** The staff page's step form posted as a browser without JavaScript does: multipart, the easement as a file. */
+  async function postStep(fields: Record<string, string>, file?: { name: string; bytes: Buffer; type: string }) {
+    const page = await get(operator, systemPath);
+    const body = new FormData();
+    body.append("csrf", /name="csrf" value="([^"]+)"/.exec(page.html)![1]);
+    for (const [k, v] of Object.entries(fields)) body.append(k, v);
+    body.append("easementDocument", file ? new Blob([file.bytes], { type: file.type }) : new Blob([], { type: "application/octet-stream" }), file?.name ?? "");
+    const res = await fetch(`${srv.url}${systemPath}`, { method: "POST", redirect: "manual", headers: { cookie: [operator.cookieHeader, ...page.cookies].join("; "), origin: srv.url }, body });
+    return { status: res.status, html: await res.text() };
+  }
+
+  beforeAll(async () => {
+    ({ system, order, lateralId } = await ordered(lakeview, "30", "Willow Way"));
+    systemPath = `/staff/septic/${system.id}`;
+  });
+
+  it("the Operator records, on the staff page without JavaScript, that the order is met by the alternative: its steps cite 408, the owner hears, audited", async () => {
+    // Its steps are not the order's until the Operator says so.
+    const early = await operator.gql(ALT_STEP, { i: { orderId: order.id, step: "EFFLUENT_TO_SEWER", effluentMethod: "PIPED" } });
+    expect(early.errors![0].extensions!.fields).toEqual({
+      step: "The effluent and the easement are steps of the order met by the septic tank kept, its effluent piped or pumped to the sewer, with an easement for septage removal (Sewer Use Law 408): choose that way for the order first.",
+    });
+    const page = await get(operator, systemPath);
+    expect(pageText(page.html)).toContain("How the order is met");
+    const chosen = await post(operator, systemPath, { intent: "path", orderId: order.id, path: "EFFLUENT_TO_SEWER" });
+    expect(chosen.status).toBe(302);
+    const o = (await operator.ok(GET, { id: system.id })).septicSystem.connectionOrders[0];
+    expect(o.steps.map((st: any) => [st.step, st.done, st.section])).toEqual([
+      ["LATERAL_PERMIT", false, "Sewer Use Law 408, Sewer Use Law 602"],
+      ["EFFLUENT_TO_SEWER", false, "Sewer Use Law 408"],
+      ["EASEMENT", false, "Sewer Use Law 408"],
+    ]);
+    const [mail] = (await emails("septic.connection_path_chosen", "septic-owner@example.org")).slice(-1);
+    expect(mail.subject).toBe("Connection order for 30 Willow Way, Lakeview 13600: how it is met");
+    expect(mail.body).toContain("2. Septic tank effluent piped or pumped to the sewer (Sewer Use Law 408)\n3. Easement to the septic tank for septage removal provided by the owner (Sewer Use Law 408)");
+    const audits = await srv.running.ds.query(`SELECT actor_id, details FROM audit_entry WHERE entity_id = $1 AND action = 'septic.connection_path_chosen'`, [order.id]);
+    expect(audits).toEqual([{ actor_id: expect.any(String), details: { path: "EFFLUENT_TO_SEWER", previousPath: "ABANDON", systemId: system.id } }]);
+    const again = await operator.gql(PATH, { i: { orderId: order.id, path: "EFFLUENT_TO_SEWER" } });
+    expect(errorCode(again)).toBe("CONFLICT");
+    expect(errorCode(await operator.gql(PATH, { i: { orderId: order.id, path: "SOMETIMES" } }))).toBe("BAD_USER_INPUT");
+  });
+
+  it("each step refused beside its fields, a refused upload leaving no document; complete only with all three; the tank stays in use and its clock runs", async () => {
+    expect((await operator.gql(ALT_STEP, { i: { orderId: order.id, step: "EFFLUENT_TO_SEWER" } })).errors![0].extensions!.fields).toEqual({
+      effluentMethod: "Say whether the septic tank effluent is piped or pumped to the sewer (Sewer Use Law 408).",
+    });
+    expect(errorCode(await operator.gql(ALT_STEP, { i: { orderId: order.id, step: "FILLED_OR_REMOVED", disposition: "FILLED", fillMaterial: "Sand" } }))).toBe("BAD_USER_INPUT");
+    const [{ n: docsBefore }] = await srv.running.ds.query(`SELECT count(*)::int AS n FROM document`);
+    const bare = await operator.gql(ALT_STEP, { i: { orderId: order.id, step: "EASEMENT" } });
+    expect(bare.errors![0].extensions!.fields).toEqual({
+      easementRecordedOn: "Enter a date like 2026-12-01.",
+      easementDocument: "Upload the recorded easement to the septic tank for septage removal (PDF, PNG or JPEG; Sewer Use Law 408).",
+    });
+    const notPdf = await operator.gql(ALT_STEP, { i: { orderId: order.id, step: "EASEMENT", easementRecordedOn: today(), easementDocument: { filename: "easement.txt", contentBase64: Buffer.from("hello").toString("base64") } } });
+    expect(notPdf.errors![0].extensions!.fields).toEqual({ easementDocument: "Upload a PDF, PNG or JPEG file." });
+    const late = await operator.gql(ALT_STEP, { i: { orderId: order.id, step: "EASEMENT", easementRecordedOn: addCalendarDays(today(), 1), easementDocument: { filename: "easement.pdf", contentBase64: PDF } } });
+    expect(late.errors![0].extensions!.fields).toEqual({ easementRecordedOn: "The date cannot be after today." });
+    expect((await srv.running.ds.query(`SELECT count(*)::int AS n FROM document`))[0].n).toBe(docsBefore);
+
+    expect((await operator.ok(ALT_STEP, { i: { orderId: order.id, step: "LATERAL_PERMIT", lateralPermitId: lateralId } })).recordSepticConnectionStep.status).toBe("OPEN");
+    const piped = (await operator.ok(ALT_STEP, { i: { orderId: order.id, step: "EFFLUENT_TO_SEWER", effluentMethod: "PUMPED", on: addCalendarDays(today(), 0) } })).recordSepticConnectionStep;
+    expect(piped).toMatchObject({ status: "OPEN", effluentMethod: "PUMPED", effluentOn: today() });
+
+    // The easement from the staff page's form, without JavaScript: refused beside its field without a file, then recorded.
+    const noFile = await postStep({ intent: "step", orderId: order.id, step: "EASEMENT", easementRecordedOn: addCalendarDays(today(), -3) });
+    expect(noFile.status).toBe(400);
+    expect(pageText(noFile.html)).toContain("Recorded easement: Upload the recorded easement to the septic tank for septage removal");
+    const recorded = await postStep(
+      { intent: "step", orderId: order.id, step: "EASEMENT", easementRecordedOn: addCalendarDays(today(), -3) },
+      { name: "willow-way-easement.pdf", bytes: Buffer.from(PDF, "base64"), type: "application/pdf" },
+    );
+    expect(recorded.status).toBe(302);
+
+    const s = (await owner.ok(GET, { id: system.id })).septicSystem;
+    const closed = (await operator.ok(`query($id: ID!) { septicSystem(id: $id) { connectionOrders { ${ALT} } } }`, { id: system.id })).septicSystem.connectionOrders[0];
+    expect(closed).toMatchObject({ status: "CLOSED", closedOn: today(), path: "EFFLUENT_TO_SEWER", easementFilename: "willow-way-easement.pdf", easementRecordedOn: addCalendarDays(today(), -3) });
+    expect(closed.steps.every((st: any) => st.done)).toBe(true);
+    // The tank stays in use: on the register, its pump-out due as before (SUL 407).
+    expect(s).toMatchObject({ status: "IN_USE", statusLabel: "In use", pumpStanding: { state: "IN_TIME", dueOn: addMonths(reported, 36) } });
+    const all = (await operator.ok(LIST, { d: lakeview, f: "ALL", first: 100 })).districtSepticSystems.items.map((x: any) => x.id);
+    expect(all).toContain(system.id);
+    expect((await emails("septic.connection_order_closed", "septic-owner@example.org")).at(-1).body).toContain(
+      "The tank stays in use: it is still pumped by a licensed hauler at least every 3 years (Sewer Use Law 407).",
+    );
+
+    // Audited, each change in its one transaction: the last step's entry, the order's closing and the upload share their transaction's time and request.
+    const audits = await srv.running.ds.query(`SELECT action, count(*)::int AS n FROM audit_entry WHERE entity_id = $1 GROUP BY action ORDER BY action`, [order.id]);
+    expect(audits).toEqual([
+      { action: "septic.connection_order_closed", n: 1 },
+      { action: "septic.connection_ordered", n: 1 },
+      { action: "septic.connection_path_chosen", n: 1 },
+      { action: "septic.connection_step", n: 3 },
+    ]);
+    const last = await srv.running.ds.query(
+      `SELECT action, at, request_id FROM audit_entry WHERE (entity_id = $1 AND action IN ('septic.connection_order_closed', 'septic.connection_step') AND details->>'step' IS DISTINCT FROM 'LATERAL_PERMIT' AND details->>'step' IS DISTINCT FROM 'EFFLUENT_TO_SEWER')
+          OR (action = 'document.uploaded' AND entity_id = $2) ORDER BY action`,
+      [order.id, closed.easementDocumentId],
+    );
+    expect(last.map((a: any) => a.action)).toEqual(["document.uploaded", "septic.connection_order_closed", "septic.connection_step"]);
+    expect(new Set(last.map((a: any) => new Date(a.at).toISOString())).size).toBe(1);
+    expect(new Set(last.map((a: any) => a.request_id)).size).toBe(1);
+
+    // A licensed hauler's load from the tank afterwards is its pump-out: the three years start again.
+    await haulFrom("30 Willow Way");
+    expect((await owner.ok(GET, { id: system.id })).septicSystem.pumpStanding).toMatchObject({ state: "IN_TIME", dueOn: addMonths(today(), 36) });
+    // Its order was met: no new one.
+    const reorder = await operator.gql(ISSUE, { i: { systemIds: [system.id], reason: "Again" } });
+    expect(errorCode(reorder)).toBe("CONFLICT");
+    expect(reorder.errors![0].extensions!.fields).toEqual({ systemIds: "A system's order was already met by piping or pumping its tank's effluent to the sewer." });
+  });
+
+  it("the owner reads it on /septic in plain words citing 408 and downloads the easement; others cannot", async () => {
+    const mine = pageText((await get(owner, "/septic")).html);
+    expect(mine).toContain("Your septic tank stays: instead of taking it out of use, the liquid that leaves it (its effluent) is piped or pumped into the public sewer");
+    expect(mine).toContain("pumped out (Sewer Use Law 408)");
+    expect(mine).toContain(`Effluent pumped to the sewer from ${formatWords(today())} .`);
+    expect(mine).toContain(`Your easement to the septic tank for pumping it out, recorded ${formatWords(addCalendarDays(today(), -3))} : willow-way-easement.pdf`);
+    const [o] = (await owner.ok(`query($id: ID!) { septicSystem(id: $id) { connectionOrders { easementDocumentId } } }`, { id: system.id })).septicSystem.connectionOrders;
+    const download = (c: Client) => fetch(`${srv.url}/documents/${o.easementDocumentId}`, { headers: { cookie: c.cookieHeader } });
+    expect((await download(owner)).status).toBe(200);
+    expect((await download(clerk)).status).toBe(200);
+    for (const c of [stranger, huronOperator]) expect((await download(c)).status).toBe(404);
+  });
+
+  it("another district's staff cannot choose the path or record a step; the Clerk cannot either", async () => {
+    const other = await ordered(lakeview, "32", "Willow Way");
+    for (const [c, code] of [[huronOperator, "NOT_FOUND"], [clerk, "FORBIDDEN"], [owner, "FORBIDDEN"]] as const) {
+      expect(errorCode(await c.gql(PATH, { i: { orderId: other.order.id, path: "EFFLUENT_TO_SEWER" } }))).toBe(code);
+      expect(errorCode(await c.gql(ALT_STEP, { i: { orderId: other.order.id, step: "EFFLUENT_TO_SEWER", effluentMethod: "PIPED" } }))).toBe(code);
+    }
+    const [o] = (await operator.ok(GET, { id: other.system.id })).septicSystem.connectionOrders;
+    expect(o.steps.map((st: any) => st.step)).toEqual(["LATERAL_PERMIT", "PUMPED", "FILLED_OR_REMOVED", "PLUGGED"]);
+    expect(await srv.running.ds.query(`SELECT action FROM audit_entry WHERE entity_id = $1 AND action <> 'septic.connection_ordered'`, [other.order.id])).toEqual([]);
+  });
+
+  it("a step of the other path: refused once the connection is plugged; back to the first way keeps the lateral permit, the effluent's record counting for nothing", async () => {
+    const a = await ordered(lakeview, "34", "Willow Way");
+    await operator.ok(ALT_STEP, { i: { orderId: a.order.id, step: "LATERAL_PERMIT", lateralPermitId: a.lateralId } });
+    await operator.ok(PATH, { i: { orderId: a.order.id, path: "EFFLUENT_TO_SEWER" } });
+    await operator.ok(ALT_STEP, { i: { orderId: a.order.id, step: "EFFLUENT_TO_SEWER", effluentMethod: "PIPED" } });
+    const back = (await operator.ok(PATH, { i: { orderId: a.order.id, path: "ABANDON" } })).chooseSepticConnectionPath;
+    expect(back).toMatchObject({ status: "OPEN", path: "ABANDON", effluentMethod: "PIPED" });
+    expect(back.steps.map((st: any) => [st.step, st.done])).toEqual([["LATERAL_PERMIT", true], ["PUMPED", false], ["FILLED_OR_REMOVED", false], ["PLUGGED", false]]);
+    await operator.ok(ALT_STEP, { i: { orderId: a.order.id, step: "PLUGGED" } });
+    const refused = await operator.gql(PATH, { i: { orderId: a.order.id, path: "EFFLUENT_TO_SEWER" } });
+    expect(errorCode(refused)).toBe("CONFLICT");
+    expect(refused.errors![0].extensions!.fields).toEqual({
+      path: "The connection to the old system is already recorded broken and plugged: no septic tank effluent reaches the sewer that way (Sewer Use Law 408).",
+    });
+    const page = await post(operator, `/staff/septic/${a.system.id}`, { intent: "path", orderId: a.order.id, path: "EFFLUENT_TO_SEWER" });
+    expect(page.status).toBe(400);
+    expect(pageText(page.html)).toContain("How the order is met: The connection to the old system is already recorded broken and plugged");
+  });
+
+  it("Huron: no septic tank may be kept in the district (II-3, II-4): the alternative is refused citing them", async () => {
+    const h = await ordered(huron, "11", "Main Street", huronOperator, huronClerk);
+    const refusal = "The district's law has no alternative of keeping the septic tank with its effluent piped or pumped to the sewer: the system is taken out of use (Huron II-3, II-4).";
+    const r = await huronOperator.gql(PATH, { i: { orderId: h.order.id, path: "EFFLUENT_TO_SEWER" } });
+    expect(errorCode(r)).toBe("CONFLICT");
+    expect(r.errors![0].message).toBe(refusal);
+    expect(r.errors![0].extensions!.fields).toEqual({ path: refusal });
+    const step = await huronOperator.gql(ALT_STEP, { i: { orderId: h.order.id, step: "EFFLUENT_TO_SEWER", effluentMethod: "PIPED" } });
+    expect(step.errors![0].extensions!.fields).toEqual({ step: refusal });
+    const [o] = (await huronOperator.ok(`query($id: ID!) { septicSystem(id: $id) { connectionOrders { ${ALT} } } }`, { id: h.system.id })).septicSystem.connectionOrders;
+    expect(o).toMatchObject({ path: "ABANDON", effluentAlternativeRefusal: refusal });
+    expect(o.steps.map((st: any) => st.step)).toEqual(["LATERAL_PERMIT", "DISCONTINUED"]);
+    // The staff page says why, with no form for it.
+    const page = pageText((await get(huronOperator, `/staff/septic/${h.system.id}`)).html);
+    expect(page).toContain(refusal);
+    expect(page).not.toContain("How the order is met");
+  });
+});
+
 /**
  * A sewer extension written to the database, accepted by the Town Board or only approved (the
  * extensions' own tests walk the journey; test/e2e/fixtures.ts acceptedSewerExtension for the browser).
@@ -557,6 +751,7 @@ describe("who may see and do what, operation by operation", () => {
     { name: "escalateSepticNuisanceNotice", run: (c) => c.gql(ESCALATE, { i: { id: notice.id } }) },
     { name: "issueSepticConnectionOrders", run: (c) => c.gql(ISSUE, { i: { systemIds: [system.id], reason: "Sewer" } }) },
     { name: "recordSepticConnectionStep", run: (c) => c.gql(STEP, { i: { orderId: order.id, step: "PLUGGED", on: "2000-01-01" } }) },
+    { name: "chooseSepticConnectionPath", run: (c) => c.gql(`mutation($i: ChooseSepticConnectionPathInput!) { chooseSepticConnectionPath(input: $i) { id } }`, { i: { orderId: order.id, path: "SOMETIMES" } }) },
     { name: "decideSepticPermit", run: (c) => c.gql(DECIDE, { i: { id: permitId, decision: "DENY", reason: "x" } }) },
   ];
   const staffOnly = { septicOrderExtensions: "FORBIDDEN", districtSepticSystems: "FORBIDDEN", districtSepticNotices: "FORBIDDEN", districtSepticConnectionOrders: "FORBIDDEN", districtSepticPermits: "FORBIDDEN" };
@@ -567,6 +762,7 @@ describe("who may see and do what, operation by operation", () => {
     escalateSepticNuisanceNotice: code,
     issueSepticConnectionOrders: code === "NOT_FOUND" ? "BAD_USER_INPUT" : code,
     recordSepticConnectionStep: code,
+    chooseSepticConnectionPath: code,
     decideSepticPermit: code,
   });
   const expected: Record<string, Record<string, string>> = {
@@ -581,7 +777,7 @@ describe("who may see and do what, operation by operation", () => {
     lakeviewOperator: {
       mySepticSystems: "OK", septicSystem: "OK", septicOrderExtensions: "OK", districtSepticSystems: "OK", districtSepticNotices: "OK", districtSepticConnectionOrders: "OK", districtSepticPermits: "OK", septicPermit: "OK",
       registerSepticSystem: "BAD_USER_INPUT", linkSepticPumpOut: "BAD_USER_INPUT", serveSepticNuisanceNotice: "BAD_USER_INPUT", escalateSepticNuisanceNotice: "CONFLICT",
-      issueSepticConnectionOrders: "CONFLICT", recordSepticConnectionStep: "BAD_USER_INPUT", decideSepticPermit: "CONFLICT",
+      issueSepticConnectionOrders: "CONFLICT", recordSepticConnectionStep: "BAD_USER_INPUT", chooseSepticConnectionPath: "BAD_USER_INPUT", decideSepticPermit: "CONFLICT",
     },
   };
 

@@ -8,7 +8,21 @@ import { SuccessAlert } from "~/components/forms";
 export const meta: MetaFunction = () => [{ title: "My septic systems | Tapline" }];
 
 type Standing = { state: string; dueOn: string | null; daysLeft: number | null; text: string };
-type Order = { id: string; statusLabel: string; reason: string; issuedOn: string; closedOn: string | null; extensionName: string | null; steps: { step: string; label: string; section: string; done: boolean }[] };
+type Order = {
+  id: string;
+  statusLabel: string;
+  reason: string;
+  issuedOn: string;
+  closedOn: string | null;
+  extensionName: string | null;
+  path: string;
+  effluentMethod: string | null;
+  effluentOn: string | null;
+  easementDocumentId: string | null;
+  easementFilename: string | null;
+  easementRecordedOn: string | null;
+  steps: { step: string; label: string; section: string; done: boolean }[];
+};
 type Notice = { id: string; statusLabel: string; condition: string; receivedOn: string; repairBy: string; daysLeft: number | null; lapsed: boolean; section: string };
 type System = {
   id: string;
@@ -32,7 +46,7 @@ export async function loader(args: LoaderFunctionArgs) {
     `query MySeptic { mySepticSystems { id address taxParcel kindLabel statusLabel forbiddenReason buildings { name useLabel }
         pumpStanding { state dueOn daysLeft text } pumpOuts { haulerLoadId pumpedOn haulerName licenseNumber gallons }
         nuisanceNotices { id statusLabel condition receivedOn repairBy daysLeft lapsed section }
-        connectionOrders { id statusLabel reason issuedOn closedOn extensionName steps { step label section done } } }
+        connectionOrders { id statusLabel reason issuedOn closedOn extensionName path effluentMethod effluentOn easementDocumentId easementFilename easementRecordedOn steps { step label section done } } }
       mySepticPermits { id address statusLabel permitNumber feeCents paymentId decisionReason submittedAt } }`,
   );
 }
@@ -128,6 +142,7 @@ export default function MySeptic() {
                     .
                   </p>
                   {o.extensionName && <p>The public sewer that reaches your property: the sewer extension {o.extensionName}.</p>}
+                  {o.path === "EFFLUENT_TO_SEWER" && <EffluentAlternative order={o} />}
                   <ol className="usa-list">
                     {o.steps.map((st) => (
                       <li key={st.step}>
@@ -162,6 +177,33 @@ export default function MySeptic() {
             </li>
           ))}
         </ul>
+      )}
+    </>
+  );
+}
+
+/** SUL 408's alternative in plain words: the tank kept, its effluent sent to the sewer, the easement; the tank still pumped (407). */
+function EffluentAlternative({ order: o }: { order: Order }) {
+  const section = o.steps.find((st) => st.step === "EFFLUENT_TO_SEWER")?.section ?? "Sewer Use Law 408";
+  return (
+    <>
+      <p>
+        Your septic tank stays: instead of taking it out of use, the liquid that leaves it (its effluent) is piped or pumped into the public sewer, and you give the
+        district an easement so the tank can still be reached and pumped out ({section}). The tank stays in use, so it is still pumped by a licensed hauler on time,
+        as shown above (Sewer Use Law 407).
+      </p>
+      {o.effluentOn && (
+        <p>
+          Effluent {o.effluentMethod === "PUMPED" ? "pumped" : "piped"} to the sewer from <CalendarDate date={o.effluentOn} />.
+        </p>
+      )}
+      {o.easementDocumentId && (
+        <p>
+          Your easement to the septic tank for pumping it out, recorded <CalendarDate date={o.easementRecordedOn!} />:{" "}
+          <a className="usa-link" href={`/documents/${o.easementDocumentId}`}>
+            {o.easementFilename}
+          </a>
+        </p>
       )}
     </>
   );

@@ -27,7 +27,13 @@ export const LABELS: Record<string, string> = {
   lateralPermitId: "Lateral permit application",
   disposition: "Tank",
   fillMaterial: "Filled with",
+  effluentMethod: "Septic tank effluent",
   on: "Done on",
+  easementDocument: "Recorded easement",
+  "easementDocument.filename": "Recorded easement",
+  "easementDocument.contentBase64": "Recorded easement",
+  easementRecordedOn: "Day the easement was recorded",
+  path: "How the order is met",
 };
 
 type Notice = { id: string; statusLabel: string; status: string; condition: string; receivedOn: string; repairBy: string; daysLeft: number | null; lapsed: boolean; section: string; enforcementActionId: string | null };
@@ -40,6 +46,15 @@ type Order = {
   closedOn: string | null;
   extensionId: string | null;
   extensionName: string | null;
+  path: string;
+  pathLabel: string;
+  effluentAlternativeRefusal: string | null;
+  pumpedOn: string | null;
+  effluentMethodLabel: string | null;
+  effluentOn: string | null;
+  easementDocumentId: string | null;
+  easementFilename: string | null;
+  easementRecordedOn: string | null;
   steps: { step: string; label: string; section: string; done: boolean }[];
   lateralCandidates: { id: string; permitNumber: string | null; status: string }[] | null;
 };
@@ -72,7 +87,8 @@ export async function loader(args: LoaderFunctionArgs) {
       buildings { name useLabel } pumpStanding { state text daysLeft } pumpOuts { haulerLoadId pumpedOn haulerName matchedBy gallons }
       recentLoads { id sourceAddress receivedOn haulerName gallons }
       nuisanceNotices { id status statusLabel condition receivedOn repairBy daysLeft lapsed section enforcementActionId }
-      connectionOrders { id status statusLabel reason issuedOn closedOn extensionId extensionName steps { step label section done } lateralCandidates { id permitNumber status } } } }`,
+      connectionOrders { id status statusLabel reason issuedOn closedOn extensionId extensionName path pathLabel effluentAlternativeRefusal pumpedOn effluentMethodLabel effluentOn
+        easementDocumentId easementFilename easementRecordedOn steps { step label section done } lateralCandidates { id permitNumber status } } } }`,
     { id: args.params.id },
   );
   const district = info.districts.find((x) => x.id === d.septicSystem.districtId);
@@ -85,6 +101,7 @@ const MUTATIONS: Record<string, string> = {
   corrected: `mutation NoticeMet($i: RecordSepticNuisanceCorrectedInput!) { recordSepticNuisanceCorrected(input: $i) { id } }`,
   escalate: `mutation Escalate($i: EscalateSepticNuisanceNoticeInput!) { escalateSepticNuisanceNotice(input: $i) { id } }`,
   step: `mutation Step($i: RecordSepticConnectionStepInput!) { recordSepticConnectionStep(input: $i) { id } }`,
+  path: `mutation ChoosePath($i: ChooseSepticConnectionPathInput!) { chooseSepticConnectionPath(input: $i) { id } }`,
 };
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -93,17 +110,36 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const s = (k: string) => String(f.get(k) ?? "").trim();
   const opt = (k: string) => s(k) || null;
   const intent = s("intent");
+  // The recorded easement (SUL 408's alternative) comes with its step, in a multipart form; an empty file input is no file.
+  const file = f.get("easementDocument");
+  const easementDocument = file && typeof file !== "string" && file.size > 0 ? { filename: file.name, contentBase64: Buffer.from(await file.arrayBuffer()).toString("base64") } : null;
   const vars: Record<string, Record<string, unknown>> = {
     link: { s: params.id, l: s("haulerLoadId") || "00000000-0000-0000-0000-000000000000" },
     serve: { i: { systemId: params.id, condition: s("condition"), receivedOn: opt("receivedOn") } },
     corrected: { i: { id: s("noticeId"), note: s("note"), correctedOn: opt("correctedOn") } },
     escalate: { i: { id: s("noticeId"), respondentEmail: opt("respondentEmail"), correctBy: opt("correctBy") } },
-    step: { i: { orderId: s("orderId"), step: s("step"), lateralPermitId: opt("lateralPermitId"), disposition: opt("disposition"), fillMaterial: opt("fillMaterial"), on: opt("on") } },
+    step: {
+      i: {
+        orderId: s("orderId"),
+        step: s("step"),
+        lateralPermitId: opt("lateralPermitId"),
+        disposition: opt("disposition"),
+        fillMaterial: opt("fillMaterial"),
+        on: opt("on"),
+        effluentMethod: opt("effluentMethod"),
+        easementDocument,
+        easementRecordedOn: opt("easementRecordedOn"),
+      },
+    },
+    path: { i: { orderId: s("orderId"), path: s("path") } },
   };
   if (!MUTATIONS[intent]) throw new Response("Unknown form", { status: 400 });
   const r = await gql(context, request, MUTATIONS[intent], vars[intent]);
   if (!r.ok)
-    return Response.json({ intent, target: s("noticeId") || s("orderId"), error: r.error.message, fields: r.error.fields ?? {}, values: Object.fromEntries([...f.entries()].map(([k, v]) => [k, String(v)])) }, { status: 400, headers: cookieHeaders(r) });
+    return Response.json(
+      { intent, target: s("noticeId") || s("orderId"), error: r.error.message, fields: r.error.fields ?? {}, values: Object.fromEntries([...f.entries()].filter(([, v]) => typeof v === "string").map(([k, v]) => [k, String(v)])) },
+      { status: 400, headers: cookieHeaders(r) },
+    );
   return redirect(`/staff/septic/${params.id}?done=${intent}`, { headers: cookieHeaders(r) });
 }
 
@@ -114,6 +150,7 @@ const DONE: Record<string, string> = {
   corrected: "The notice is recorded as met.",
   escalate: "An enforcement action is open for the notice.",
   step: "The step is recorded.",
+  path: "How the order is met is recorded; its owner is emailed.",
 };
 
 /** Staff: one septic system: pump-outs and loads to link (SUL 407), notices (405), connection orders and their steps (408). */
@@ -252,7 +289,9 @@ export default function StaffSepticSystem() {
       {s.connectionOrders.length === 0 && <p>None. Issue one from the list of systems when a public sewer reaches the property.</p>}
       {s.connectionOrders.map((o) => {
         const e = errorsFor("step", o.id);
+        const pe = errorsFor("path", o.id);
         const open = o.steps.filter((st) => !st.done && st.step !== "PUMPED");
+        const alternative = o.path === "EFFLUENT_TO_SEWER";
         return (
           <div key={o.id} className="usa-summary-box margin-bottom-2">
             <div className="usa-summary-box__body">
@@ -274,10 +313,57 @@ export default function StaffSepticSystem() {
                   </li>
                 ))}
               </ol>
+              <p>Met by: {o.pathLabel.charAt(0).toLowerCase() + o.pathLabel.slice(1)}.</p>
+              {alternative && o.pumpedOn && (
+                <p>
+                  Pumped by a licensed hauler <CalendarDate date={o.pumpedOn} />: the tank stays in use and its pump-outs stay due.
+                </p>
+              )}
+              {o.effluentOn && (
+                <p>
+                  {o.effluentMethodLabel} <CalendarDate date={o.effluentOn} />
+                  {!alternative && " (recorded while the order was met by keeping the tank; not a step of the order now)"}.
+                </p>
+              )}
+              {o.easementDocumentId && (
+                <p>
+                  Easement to the septic tank for septage removal, recorded <CalendarDate date={o.easementRecordedOn!} />:{" "}
+                  <a className="usa-link" href={`/documents/${o.easementDocumentId}`}>
+                    {o.easementFilename}
+                  </a>
+                  {!alternative && " (not a step of the order now)"}
+                </p>
+              )}
+              {operator && o.status === "OPEN" && o.effluentAlternativeRefusal && <p>{o.effluentAlternativeRefusal}</p>}
+              {operator && o.status === "OPEN" && !o.effluentAlternativeRefusal && (
+                <>
+                  <ErrorSummary message={pe?.error} fields={pe?.fields} labels={LABELS} />
+                  <Form method="post" className="usa-form">
+                    <AuthenticityTokenInput />
+                    <input type="hidden" name="intent" value="path" />
+                    <input type="hidden" name="orderId" value={o.id} />
+                    <RadioGroup
+                      name="path"
+                      legend={LABELS.path}
+                      hint="Sewer Use Law 408: the old system taken out of use, or alternatively the septic tank effluent piped or pumped to the sewer, the owner providing an easement to the septic tank for septage removal. The lateral permit counts either way."
+                      options={[
+                        { value: "ABANDON", label: "The old system taken out of use" },
+                        { value: "EFFLUENT_TO_SEWER", label: "The septic tank kept, its effluent piped or pumped to the sewer, with an easement for septage removal" },
+                      ]}
+                      defaultValue={pe?.values.path ?? o.path}
+                      error={pe?.fields.path}
+                      required
+                    />
+                    <button className="usa-button usa-button--outline" type="submit">
+                      Record how the order is met
+                    </button>
+                  </Form>
+                </>
+              )}
               {operator && o.status === "OPEN" && open.length > 0 && (
                 <>
                   <ErrorSummary message={e?.error} fields={e?.fields} labels={LABELS} />
-                  <Form method="post" className="usa-form">
+                  <Form method="post" className="usa-form" encType={alternative ? "multipart/form-data" : undefined}>
                     <AuthenticityTokenInput />
                     <input type="hidden" name="intent" value="step" />
                     <input type="hidden" name="orderId" value={o.id} />
@@ -291,9 +377,49 @@ export default function StaffSepticSystem() {
                       defaultValue={e?.values.lateralPermitId}
                       error={e?.fields.lateralPermitId}
                     />
-                    <SelectField name="disposition" label={LABELS.disposition} hint="For the tank step." options={[{ value: "", label: "None" }, { value: "FILLED", label: "Filled" }, { value: "REMOVED", label: "Removed" }]} defaultValue={e?.values.disposition} error={e?.fields.disposition} />
-                    <TextField name="fillMaterial" label={LABELS.fillMaterial} hint="Clean sand, bank-run gravel or dirt." defaultValue={e?.values.fillMaterial} error={e?.fields.fillMaterial} />
+                    {alternative ? (
+                      <SelectField
+                        name="effluentMethod"
+                        label={LABELS.effluentMethod}
+                        hint="For the effluent step."
+                        options={[{ value: "", label: "None" }, { value: "PIPED", label: "Piped to the sewer" }, { value: "PUMPED", label: "Pumped to the sewer" }]}
+                        defaultValue={e?.values.effluentMethod}
+                        error={e?.fields.effluentMethod}
+                      />
+                    ) : (
+                      <>
+                        <SelectField name="disposition" label={LABELS.disposition} hint="For the tank step." options={[{ value: "", label: "None" }, { value: "FILLED", label: "Filled" }, { value: "REMOVED", label: "Removed" }]} defaultValue={e?.values.disposition} error={e?.fields.disposition} />
+                        <TextField name="fillMaterial" label={LABELS.fillMaterial} hint="Clean sand, bank-run gravel or dirt." defaultValue={e?.values.fillMaterial} error={e?.fields.fillMaterial} />
+                      </>
+                    )}
                     <TextField name="on" label={LABELS.on} type="date" hint="Today unless given." defaultValue={e?.values.on} error={e?.fields.on} />
+                    {alternative && (
+                      <>
+                        <div className={`usa-form-group${e?.fields.easementDocument ? " usa-form-group--error" : ""}`}>
+                          <label className={`usa-label${e?.fields.easementDocument ? " usa-label--error" : ""}`} htmlFor="easementDocument">
+                            {LABELS.easementDocument}
+                          </label>
+                          <div className="usa-hint" id="easementDocument-hint">
+                            For the easement step: the owner's easement to the septic tank for septage removal, as recorded (PDF, PNG or JPEG).
+                          </div>
+                          {e?.fields.easementDocument && (
+                            <span className="usa-error-message" id="easementDocument-error" role="alert">
+                              {e.fields.easementDocument}
+                            </span>
+                          )}
+                          <input
+                            className="usa-file-input"
+                            id="easementDocument"
+                            name="easementDocument"
+                            type="file"
+                            accept="application/pdf,image/png,image/jpeg"
+                            aria-invalid={e?.fields.easementDocument ? true : undefined}
+                            aria-describedby={`easementDocument-hint${e?.fields.easementDocument ? " easementDocument-error" : ""}`}
+                          />
+                        </div>
+                        <TextField name="easementRecordedOn" label={LABELS.easementRecordedOn} type="date" hint="For the easement step." defaultValue={e?.values.easementRecordedOn} error={e?.fields.easementRecordedOn} />
+                      </>
+                    )}
                     <button className="usa-button" type="submit">
                       Record the step
                     </button>
