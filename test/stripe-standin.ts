@@ -25,6 +25,9 @@ import { connectAccountByOperator } from "../api/payments/connect.service.js";
  *   POST /v1/payment_intents               charge a saved card (off_session, confirm=true)
  *   POST /v1/payment_intents/:id/confirm   confirm one made without confirm
  *   GET  /v1/payment_intents/:id           retrieve one
+ *   GET  /v1/payouts                       list an account's payouts, newest first (limit, starting_after, arrival_date[gte|lte])
+ *   GET  /v1/payouts/:id                   retrieve one
+ *   GET  /v1/balance_transactions          list them (payout, type, limit, starting_after, expand[]=data.source)
  *   GET  /c/pay/:id                        a trivial stand-in of Stripe's hosted checkout page
  *
  * Like Stripe, a call with the `Stripe-Account` header runs on that connected account: sessions
@@ -49,6 +52,20 @@ export type StandIn = {
   setupIntents: Map<string, any>;
   paymentMethods: Map<string, any>;
   paymentIntents: Map<string, any>;
+  /** payouts, charges and balance transactions, by id (payout() makes them) */
+  payouts: Map<string, any>;
+  charges: Map<string, any>;
+  balanceTransactions: Map<string, any>;
+  /**
+   * Stripe pays out an account's balance: every succeeded payment (a paid checkout session, a
+   * succeeded payment intent) and refund on the account not yet paid out becomes a balance
+   * transaction of a new payout (a charge with Stripe's fee, 2.9% + 30¢ unless told; a refund
+   * without one), whose amount is their net. `automatic: false` is a payout made by hand in the
+   * Dashboard (Stripe lists no lines for it).
+   */
+  payout(accountId: string, opts?: { arrivalDate?: Date; status?: string; automatic?: boolean; fee?: (amountCents: number) => number }): any;
+  /** money taken on the account outside the portal (a payment in the Dashboard, say): a succeeded payment intent */
+  outsideCharge(accountId: string, amountCents: number, description?: string): any;
   /** a saved card declines from now on (Stripe's card_declined, or another decline code), or is accepted again with null */
   declineCard(paymentMethodId: string, declineCode?: string | null): void;
   /** the connected account each session, payment intent and refund belongs to (null: the platform's own) */
@@ -96,6 +113,27 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
   const paymentMethods = new Map<string, any>();
   const paymentIntents = new Map<string, any>();
   const declines = new Map<string, string>();
+  const payouts = new Map<string, any>();
+  const charges = new Map<string, any>();
+  const balanceTransactions = new Map<string, any>();
+  /** the payout each balance transaction belongs to, and what was paid out already */
+  const payoutOfTxn = new Map<string, string>();
+  const paidOut = new Set<string>();
+  let seq = 0; // ties of `created` (whole seconds) keep the order objects were made in
+  const order = new Map<string, number>();
+  const newestFirst = (a: any, b: any) => b.created - a.created || order.get(b.id)! - order.get(a.id)!;
+  /** One page of a list, as Stripe's list endpoints answer (limit, starting_after). */
+  const listOf = (url: string, all: any[], params: Record<string, any>): { status: number; body: any } => {
+    let from = 0;
+    if (params.starting_after) {
+      const at = all.findIndex((o) => o.id === params.starting_after);
+      if (at < 0) return error(404, `No such object: '${params.starting_after}'`);
+      from = at + 1;
+    }
+    const limit = Math.min(Number(params.limit ?? 10), 100);
+    const data = all.slice(from, from + limit);
+    return { status: 200, body: { object: "list", url, has_more: from + limit < all.length, data } };
+  };
   const replies = new Map<string, { status: number; body: any }>();
   let checkoutBase = "https://checkout.stripe.test"; // the stand-in's own address once listening, with hostedCheckout
 
@@ -210,6 +248,36 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
       const o = mine(m[2]) ? store.get(m[2]) : undefined;
       return o ? { status: 200, body: o } : error(404, `No such ${m[1].replace(/s$/, "")}: '${m[2]}'`);
     }
+    if (method === "GET" && path === "/v1/payouts") {
+      const range = params.arrival_date ?? {};
+      const all = [...payouts.values()]
+        .filter((p) => (accountOf.get(p.id) ?? null) === account)
+        .filter((p) => (range.gte === undefined || p.arrival_date >= Number(range.gte)) && (range.lte === undefined || p.arrival_date <= Number(range.lte)))
+        .sort(newestFirst);
+      return listOf("/v1/payouts", all, params);
+    }
+    m = /^\/v1\/payouts\/([^/]+)$/.exec(path);
+    if (method === "GET" && m) {
+      const p = mine(m[1]) ? payouts.get(m[1]) : undefined;
+      return p ? { status: 200, body: p } : error(404, `No such payout: '${m[1]}'`);
+    }
+    if (method === "GET" && path === "/v1/balance_transactions") {
+      if (params.payout) {
+        const p = mine(params.payout) ? payouts.get(params.payout) : undefined;
+        if (!p) return error(404, `No such payout: '${params.payout}'`);
+        if (!p.automatic) return error(400, "Balance transaction history can only be filtered on automatic transfers, not manual.", "parameter_invalid");
+      }
+      const expand = ([] as string[]).concat(params.expand ?? []);
+      const all = [...balanceTransactions.values()]
+        .filter((t) => (accountOf.get(t.id) ?? null) === account)
+        .filter((t) => !params.payout || payoutOfTxn.get(t.id) === params.payout)
+        .filter((t) => !params.type || t.type === params.type)
+        .sort(newestFirst);
+      const page = listOf("/v1/balance_transactions", all, params);
+      if (page.status === 200 && expand.includes("data.source"))
+        page.body.data = page.body.data.map((t: any) => ({ ...t, source: charges.get(t.source) ?? refunds.get(t.source) ?? payouts.get(t.source) ?? t.source }));
+      return page;
+    }
     m = /^\/v1\/payment_methods\/([^/]+)\/detach$/.exec(path);
     if (method === "POST" && m) {
       const pm = mine(m[1]) ? paymentMethods.get(m[1]) : undefined;
@@ -277,7 +345,7 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
     req.setEncoding("utf8");
     req.on("data", (c) => (body += c));
     req.on("end", () => {
-      const path = (req.url ?? "").split("?")[0];
+      const [path, query = ""] = (req.url ?? "").split("?");
       const method = req.method ?? "GET";
       const page = /^\/c\/pay\/([^/]+)$/.exec(path);
       if (method === "GET" && page) {
@@ -292,7 +360,8 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
       const idempotencyKey = (req.headers["idempotency-key"] as string | undefined) ?? null;
       const account = (req.headers["stripe-account"] as string | undefined) ?? null;
       const keyless = !req.headers.authorization;
-      const params = parseStripeForm(body);
+      // (GET requests carry their parameters in the query, e.g. expand[0]=data.source)
+      const params = parseStripeForm(method === "GET" ? query : body);
       requests.push({ method, path, idempotencyKey, params, account });
       if (method === "POST" && idempotencyKey) {
         // Idempotency keys are kept per account.
@@ -323,6 +392,50 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
     setupIntents,
     paymentMethods,
     paymentIntents,
+    payouts,
+    charges,
+    balanceTransactions,
+    payout(accountId, opts = {}) {
+      if (!accounts.has(accountId)) throw new Error(`no account ${accountId}`);
+      const now = Math.floor(Date.now() / 1000);
+      const on = (objectId: string) => (accountOf.get(objectId) ?? null) === accountId && !paidOut.has(objectId);
+      const paid: { pi: string; amount: number; charge: string | null; created: number }[] = [
+        ...[...sessions.values()].filter((s) => s.mode === "payment" && s.payment_status === "paid" && s.payment_intent && on(s.payment_intent)).map((s) => ({ pi: s.payment_intent, amount: s.amount_total, charge: null, created: s.created })),
+        ...[...paymentIntents.values()].filter((pi) => pi.status === "succeeded" && on(pi.id)).map((pi) => ({ pi: pi.id, amount: pi.amount_received, charge: pi.latest_charge, created: pi.created })),
+      ];
+      const po = { id: id("po"), object: "payout", amount: 0, currency: "usd", arrival_date: opts.arrivalDate ? Math.floor(opts.arrivalDate.getTime() / 1000) : now + 2 * 86400, created: now, status: opts.status ?? "paid", automatic: opts.automatic ?? true, method: "standard", type: "bank_account", description: "STRIPE PAYOUT", failure_message: null, balance_transaction: null as string | null, livemode: false };
+      order.set(po.id, ++seq);
+      const txn = (type: string, amount: number, fee: number, source: string, created: number, description: string | null) => {
+        const t = { id: id("txn"), object: "balance_transaction", type, amount, fee, net: amount - fee, currency: "usd", source, created, available_on: created, status: "available", description, reporting_category: type };
+        balanceTransactions.set(t.id, t);
+        accountOf.set(t.id, accountId);
+        order.set(t.id, ++seq);
+        if (po.automatic) payoutOfTxn.set(t.id, po.id);
+        return t;
+      };
+      const fee = opts.fee ?? ((a: number) => Math.round(a * 0.029) + 30);
+      for (const p of paid) {
+        const ch = { id: p.charge ?? id("ch"), object: "charge", amount: p.amount, amount_captured: p.amount, currency: "usd", payment_intent: p.pi, status: "succeeded", paid: true, created: p.created };
+        charges.set(ch.id, ch);
+        accountOf.set(ch.id, accountId);
+        paidOut.add(p.pi);
+        po.amount += txn("charge", p.amount, fee(p.amount), ch.id, p.created, null).net;
+      }
+      for (const re of [...refunds.values()].filter((x) => on(x.id))) {
+        paidOut.add(re.id);
+        po.amount += txn("refund", -re.amount, 0, re.id, re.created, "REFUND FOR PAYMENT").net;
+      }
+      po.balance_transaction = txn("payout", -po.amount, 0, po.id, now, "STRIPE PAYOUT").id;
+      payouts.set(po.id, po);
+      accountOf.set(po.id, accountId);
+      return po;
+    },
+    outsideCharge(accountId, amountCents, description = "Payment taken in the Stripe Dashboard") {
+      const pi = { id: id("pi"), object: "payment_intent", amount: amountCents, amount_received: amountCents, currency: "usd", customer: null, payment_method: null, description, metadata: {}, status: "succeeded", last_payment_error: null, latest_charge: id("ch"), livemode: false, created: Math.floor(Date.now() / 1000) };
+      paymentIntents.set(pi.id, pi);
+      accountOf.set(pi.id, accountId);
+      return pi;
+    },
     declineCard(paymentMethodId, declineCode = "card_declined") {
       if (declineCode) declines.set(paymentMethodId, declineCode);
       else declines.delete(paymentMethodId);

@@ -274,6 +274,12 @@ export default function StaffPayments() {
     <>
       <h1>Payments</h1>
       <p className="usa-intro">Fees and deposits owed to {district.name}, newest first. Record payments taken at the counter and return deposits.</p>
+      <p>
+        <Link className="usa-link" to={`/staff/stripe/payouts?districtId=${district.id}`}>
+          Payouts to the bank
+        </Link>
+        : what Stripe paid out of the district's account, and the card payments in each.
+      </p>
       {params.get("done") && !a && <SuccessAlert>{params.get("done")}</SuccessAlert>}
       <ErrorSummary message={a?.error} {...summaryOf(a, payments)} />
       <Form method="get" className="usa-form tapline-date-form">

@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
 import { NestedErrorBoundary, Notice, SelectField } from "~/components/fields";
@@ -153,6 +153,14 @@ export default function StripeAccount() {
                 {c.accountId ? "Continue Stripe's setup" : "Connect a Stripe account"}
               </button>
             </Form>
+          )}
+          {c.accountId && (
+            <p>
+              <Link className="usa-link" to={`/staff/stripe/payouts?districtId=${districtId}`}>
+                Payouts to the bank
+              </Link>
+              : what Stripe paid out of this account, and the payments in each, with Stripe's fees.
+            </p>
           )}
           {c.accountId && (
             <Form method="post" className="usa-form">
