@@ -28,6 +28,8 @@ import "./dashboard.js";
 import { groupBy, industrialRows, perRequest } from "./loaders.js";
 import * as permits from "./permits.service.js";
 import * as reports from "./reports.service.js";
+import * as labResults from "./results.service.js";
+import * as signing from "./signing.service.js";
 import { permitSnc, type SncResult } from "./snc.service.js";
 import type { CopyOfRecordRow, DutyRow, ReportRow, ResultRow } from "./reports.service.js";
 
@@ -659,7 +661,7 @@ export class IndustrialReportsResolver {
   @Access("PUBLIC")
   @Query(() => VerificationType, { description: "Verifies a signed report's copy of record against its SHA-256 and the stored results" })
   verifyCopyOfRecord(@Arg("reportId", () => ID) reportId: string, @Ctx() ctx: Context) {
-    return reports.verifyCopyOfRecord(ctx.ds, ctx.viewer, reportId);
+    return signing.verifyCopyOfRecord(ctx.ds, ctx.viewer, reportId);
   }
 
   @Access("CLERK", "OPERATOR", "BOARD", "ADMIN")
@@ -695,25 +697,25 @@ export class IndustrialReportsResolver {
     @Arg("results", () => [ResultInput], { validate: false }) results: ResultInput[],
     @Ctx() ctx: Context,
   ) {
-    return reports.addResults(ctx.ds, ctx.viewer!, reportId, results, meta(ctx));
+    return labResults.addResults(ctx.ds, ctx.viewer!, reportId, results, meta(ctx));
   }
 
   @Access("SIGNED_IN")
   @Mutation(() => [ResultType], { description: "Uploads lab results as CSV; a file with a bad line is refused line by line and nothing from it is saved" })
   async uploadIndustrialResultsCsv(@Arg("reportId", () => ID) reportId: string, @Arg("csv", () => String) csv: string, @Ctx() ctx: Context) {
-    return reports.uploadCsv(ctx.ds, ctx.viewer!, reportId, csv, meta(ctx));
+    return labResults.uploadCsv(ctx.ds, ctx.viewer!, reportId, csv, meta(ctx));
   }
 
   @Access("SIGNED_IN")
   @Mutation(() => ReportType, { description: "Deletes a result from a report not yet signed" })
   async deleteIndustrialResult(@Arg("id", () => ID) id: string, @Ctx() ctx: Context): Promise<ReportView> {
-    return { ...(await reports.deleteResult(ctx.ds, ctx.viewer!, id, ctx.requestId)), member: true, staff: false };
+    return { ...(await labResults.deleteResult(ctx.ds, ctx.viewer!, id, ctx.requestId)), member: true, staff: false };
   }
 
   @Access("SIGNED_IN")
   @Mutation(() => CopyOfRecordType, { description: "Authorized Representative: sign and certify the report (password re-entered); stores the copy of record" })
   signIndustrialReport(@Arg("input", () => SignInput) input: SignInput, @Ctx() ctx: Context): Promise<CopyOfRecordRow> {
-    return reports.signReport(ctx.ds, ctx.viewer!, input, meta(ctx));
+    return signing.signReport(ctx.ds, ctx.viewer!, input, meta(ctx));
   }
 
   @Access("SIGNED_IN")
@@ -762,14 +764,14 @@ export class IndustrialReportsResolver {
 
   @FieldResolver(() => String, { description: "The certification the Authorized Representative makes (40 CFR 403.6(a)(2)(ii); SUL 1115)" })
   certification(): string {
-    return reports.CERTIFICATION;
+    return signing.CERTIFICATION;
   }
 
   @FieldResolver(() => String, { nullable: true, description: "SHA-256 of the report's content as it stands: the signer sends it back as reviewedHash" })
   async contentHash(@Root() r: ReportView, @Ctx() ctx: Context): Promise<string | null> {
     if (!r.member || r.status === "SIGNED") return null;
     const p = await L(ctx).permit.load(r.permitId);
-    return reports.contentHash(ctx.ds, r, p!);
+    return signing.contentHash(ctx.ds, r, p!);
   }
 
   @FieldResolver(() => CopyOfRecordType, { nullable: true })

@@ -342,6 +342,18 @@ describe("from application to permit, report, signature and copy of record", () 
     ]);
   });
 
+  it("a CSV's errors name the file's own lines (a BOM, an empty line, a quoted field over two lines); a broken quote is refused plainly", async () => {
+    const header = "sampled_at,sample_type,parameter,value,unit,below_detection,detection_limit,flow_mgd,lab,method";
+    const csv = ["\uFEFF" + header, "", `2026-11-12T09:00,composite,Copper,0.5,mg/L,,,,"Upstate`, `Analytical",EPA 200.7`, "2026-11-12T09:00,grab,pH,banana,s.u.,,,,Upstate Analytical,SM 4500-H+ B"].join("\n");
+    const r = await f.member.gql(CSV, { r: reportId, csv });
+    expect(errorCode(r)).toBe("BAD_USER_INPUT");
+    expect(Object.keys(fields(r)).filter((k) => k.startsWith("line"))).toEqual(["line 5"]);
+    expect(fields(r)["line 5"]).toMatch(/^Line 5: Enter the measured value/);
+    const broken = await f.member.gql(CSV, { r: reportId, csv: [header, `2026-11-12T09:00,composite,Copper,0.5,mg/L,,,,Upstate "Analytical,EPA 200.7`].join("\n") });
+    expect(errorCode(broken)).toBe("BAD_USER_INPUT");
+    expect(fields(broken).csv).toMatch(/^The file is not a CSV file we can read \(line 2\)/);
+  });
+
   it("only the Authorized Representative signs, re-entering the password, for the copy reviewed", async () => {
     const { industrialReport: before } = await f.ar.ok(REPORT, { id: reportId });
     const input = { reportId, password: PASSWORD, certify: true, reviewedHash: before.contentHash };
