@@ -234,6 +234,17 @@ describe("two districts, two accounts", () => {
     expect((await clerk.gql(PAYOUTS, { d, f: "2026-11-20", t: "2026-11-01" })).errors![0].extensions!.fields).toMatchObject({ to: "The end date is before the start date." });
   });
 
+  it("a payout made by hand in the Dashboard shows without lines (Stripe lists those of automatic payouts only), and says so", async () => {
+    const manual = stripe.payout(accountOf.huron, { automatic: false, arrivalDate: new Date("2026-10-01T16:00:00Z") });
+    const clerk = await clerkOf("huron");
+    const before = stripe.requests.filter((r) => r.path === "/v1/balance_transactions").length;
+    const r = (await clerk.ok(PAYOUT, { d: districts.huron.id, p: manual.id })).districtStripePayout;
+    expect(r).toMatchObject({ payout: { id: manual.id, arrivalDate: "2026-10-01" }, lines: [], unknownCount: 0 });
+    expect(stripe.requests.filter((x) => x.path === "/v1/balance_transactions").length).toBe(before);
+    const page = await get(clerk, `/staff/stripe/payouts/${manual.id}?districtId=${districts.huron.id}`);
+    expect(pageText(page.html)).toContain("made by hand in Stripe's Dashboard");
+  });
+
   it("a payout's lines as CSV, with a total line in cents that is the payout", async () => {
     const clerk = await clerkOf("lakeview");
     const { filename, csv } = (await clerk.ok(CSV, { d: districts.lakeview.id, p: made.lp1.id })).districtStripePayoutCsv;
