@@ -4,6 +4,7 @@ import { metaOf, type Context } from "../graphql/context.js";
 import { PaymentType } from "../payments/payments.resolver.js";
 import * as ledger from "./ledger.service.js";
 import * as reports from "./ledger.reports.js";
+import * as refunds from "./refunds.js";
 
 /** GraphQL of sewer accounts' money (api/rents/ledger.service.ts, ledger.reports.ts); thin. */
 
@@ -141,6 +142,50 @@ export class TaxLevySewerBillType {
   @Field(() => Int) daysDelinquent: number;
 }
 
+@InputType("AccountRefundInput", { description: "The Town Clerk pays back (a part of) an account's credit: by check, or back to the card of a card payment on the account" })
+class RefundInput {
+  @Field(() => ID) accountId: string;
+  @Field(() => Int, { description: "Cents; at most the credit (and what is left of the card payment)" }) amountCents: number;
+  @Field(() => String, { description: "check or card" }) method: string;
+  @Field(() => ID, { nullable: true, description: "card: the card payment on the account the money goes back to" }) paymentId?: string | null;
+  @Field(() => String, { nullable: true, description: "check: its number" }) checkNumber?: string | null;
+  @Field(() => String, { nullable: true, description: "check: the date written on it (YYYY-MM-DD)" }) checkDate?: string | null;
+  @Field(() => String) reason: string;
+}
+
+@ObjectType("RefundCardPayment", { simpleResolvers: true })
+class RefundCardPaymentType {
+  @Field(() => ID) paymentId: string;
+  @Field(() => String) receiptNumber: string;
+  @Field(() => String) paidOn: string;
+  @Field(() => Int) amountCents: number;
+  @Field(() => Int, { description: "What of it is not yet refunded" }) refundableCents: number;
+  @Field(() => Boolean, { description: "Paid through the labelled test checkout (no money moves)" }) test: boolean;
+}
+
+@ObjectType("AccountRefundPreview", { description: "What a refund of an account's credit would be, and to whom; nothing is changed" })
+class RefundPreviewType {
+  @Field(() => ID) accountId: string;
+  @Field(() => String) accountNumber: string;
+  @Field(() => Int, { description: "The credit before the refund" }) creditCents: number;
+  @Field(() => Int) amountCents: number;
+  @Field(() => String, { description: "check or card" }) method: string;
+  @Field(() => String, { description: "The party billed (Huron VI-3: the owner of record; SUL: the occupant): the check's payee" }) payeeName: string;
+  @Field(() => String, { nullable: true, description: "Where the receipt is emailed; null when the party billed has no sign-in" }) receiptEmail: string | null;
+  @Field(() => RefundCardPaymentType, { nullable: true }) payment: RefundCardPaymentType | null;
+  @Field(() => String, { nullable: true }) checkNumber: string | null;
+  @Field(() => String, { nullable: true }) checkDate: string | null;
+  @Field(() => String) reason: string;
+  @Field(() => Int, { description: "The balance after it (below zero: the credit left)" }) balanceAfterCents: number;
+}
+
+@ObjectType("AccountRefund", { description: "A refund of an account's credit (a REFUND entry of its history)" })
+class AccountRefundType extends RefundPreviewType {
+  @Field(() => ID) id: string;
+  @Field(() => String) receiptNumber: string;
+  @Field(() => String, { description: "Its day in the account's history (the check's date, or the day of the card refund)" }) on: string;
+}
+
 const STAFF = ["CLERK", "OPERATOR", "BOARD", "ADMIN"] as const;
 
 @Resolver()
@@ -167,6 +212,24 @@ export class AccountLedgerResolver {
   @Mutation(() => PaymentType, { description: "The Town Clerk records cash or a check taken at the counter against an account, with a receipt" })
   recordAccountCounterPayment(@Arg("input", () => CounterInput) input: CounterInput, @Ctx() ctx: Context) {
     return ledger.recordAccountCounterPayment(ctx.ds, ctx.viewer!, input, metaOf(ctx));
+  }
+
+  @Access("CLERK")
+  @Query(() => [RefundCardPaymentType], { description: "The Town Clerk: the account's card payments with something left to refund, newest first" })
+  accountRefundableCardPayments(@Arg("accountId", () => ID) accountId: string, @Ctx() ctx: Context) {
+    return refunds.accountRefundableCardPayments(ctx.ds, ctx.viewer!, accountId);
+  }
+
+  @Access("CLERK")
+  @Query(() => RefundPreviewType, { description: "The Town Clerk: what a refund of the account's credit would be and to whom, before it is made" })
+  previewAccountRefund(@Arg("input", () => RefundInput) input: RefundInput, @Ctx() ctx: Context) {
+    return refunds.previewAccountRefund(ctx.ds, ctx.viewer!, input);
+  }
+
+  @Access("CLERK")
+  @Mutation(() => AccountRefundType, { description: "The Town Clerk pays back (a part of) an account's credit, by check or to the card of a card payment, with a receipt" })
+  refundAccountCredit(@Arg("input", () => RefundInput) input: RefundInput, @Ctx() ctx: Context) {
+    return refunds.refundAccountCredit(ctx.ds, ctx.config, ctx.viewer!, input, metaOf(ctx));
   }
 
   @Access(...STAFF)

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, redirect, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
-import { NestedErrorBoundary, SelectField } from "~/components/fields";
+import { NestedErrorBoundary, SelectField, TextAreaField } from "~/components/fields";
 import { CalendarDate, todayIn } from "~/components/format";
 import { ErrorSummary, TextField } from "~/components/forms";
 import { requireStaff } from "~/components/staff.server";
@@ -42,7 +42,20 @@ type Worksheet = {
   rulebookVersion: number;
   tasks: { key: string; text: string }[];
 };
-type ActionData = { intent: string; error: string; fields: Record<string, string>; values: Record<string, string> };
+type ActionData = { intent: string; error: string; fields: Record<string, string>; values: Record<string, string>; preview?: RefundPreview };
+type CardPayment = { paymentId: string; receiptNumber: string; paidOn: string; amountCents: number; refundableCents: number; test: boolean };
+type RefundPreview = {
+  creditCents: number;
+  amountCents: number;
+  method: string;
+  payeeName: string;
+  receiptEmail: string | null;
+  payment: { receiptNumber: string; paidOn: string; refundableCents: number; test: boolean } | null;
+  checkNumber: string | null;
+  checkDate: string | null;
+  reason: string;
+  balanceAfterCents: number;
+};
 
 const OCCUPANCY = [
   { value: "OCCUPIED", label: "Occupied" },
@@ -61,7 +74,14 @@ const FORMS: Record<string, Record<string, string>> = {
   unmeter: { meterId: "Meter", removedOn: "Out of service from" },
   close: { lastDay: "Last day served", reason: "Why it closes", forwardingAddress: "Forwarding address for the final bill", finalReading: "Final meter reading", finalReadOn: "Read on" },
   payment: { amount: "Amount received (dollars)", method: "Paid in", checkNumber: "Check number" },
+  refund: { refundAmount: "Amount to refund (dollars)", refundMethod: "Refund by", refundPaymentId: "Card payment the money goes back to", refundCheckNumber: "Check number", refundCheckDate: "Date on the check", refundReason: "Why it is refunded" },
 };
+/** The refund form's field of each key the API reports. */
+const REFUND_FIELDS: Record<string, string> = { amountCents: "refundAmount", method: "refundMethod", paymentId: "refundPaymentId", checkNumber: "refundCheckNumber", checkDate: "refundCheckDate", reason: "refundReason" };
+const REFUND_METHODS = [
+  { value: "check", label: "Check" },
+  { value: "card", label: "Back to the card of a card payment" },
+];
 const METHODS = [
   { value: "cash", label: "Cash" },
   { value: "check", label: "Check" },
@@ -76,8 +96,12 @@ export const LABELS: Record<string, string> = {
   ...FORMS.meter,
   ...FORMS.unmeter,
   ...FORMS.close,
+  ...FORMS.refund,
   ...FORMS.payment,
   amountCents: FORMS.payment.amount,
+  paymentId: FORMS.refund.refundPaymentId,
+  checkDate: FORMS.refund.refundCheckDate,
+  reason: FORMS.refund.refundReason,
 };
 
 const A = `id districtId propertyId accountNumber classLabel occupantName openedOn closedOn closeReasonLabel occupancyLabel
@@ -97,7 +121,14 @@ export async function loader(args: LoaderFunctionArgs) {
   // The worksheet is answered only to staff of the account's district, so the district is among theirs.
   const district = info.districts.find((d) => d.id === data.serviceAccount.districtId)!;
   const url = new URL(args.request.url);
-  return { ...data, clerk: district.roles.includes("CLERK"), today: todayIn(district.timeZone), done: url.searchParams.get("done"), receipt: url.searchParams.get("receipt") };
+  const clerk = district.roles.includes("CLERK");
+  // The Town Clerk refunds a credit: to the card of one of these, or by check.
+  let cards: CardPayment[] = [];
+  if (clerk && data.serviceAccountBalance.balanceCents < 0) {
+    const c = await gql<{ accountRefundableCardPayments: CardPayment[] }>(args.context, args.request, `query RefundCards($a: ID!) { accountRefundableCardPayments(accountId: $a) { paymentId receiptNumber paidOn amountCents refundableCents test } }`, { a: args.params.id });
+    if (c.ok) cards = c.data.accountRefundableCardPayments;
+  }
+  return { ...data, clerk, cards, today: todayIn(district.timeZone), done: url.searchParams.get("done"), receipt: url.searchParams.get("receipt") };
 }
 
 /** The Town Clerk saves the worksheet, records a meter in or out of service, or closes the account. */
@@ -110,7 +141,36 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const orNull = (k: string) => values[k] || null;
   // A field missing from the post (a form of another intent, or no JavaScript and a hand-made request) is sent empty, for the API to name it, never as no value.
   let r;
-  if (intent === "payment") {
+  if (intent === "refund-preview" || intent === "refund") {
+    // The Town Clerk refunds the account's credit: a preview first, then Confirm (api/rents/refunds.ts).
+    const cents = dollarsToCents(values.refundAmount ?? "");
+    const method = values.refundMethod ?? "";
+    const i = {
+      accountId: params.id,
+      amountCents: typeof cents === "number" ? cents : 0,
+      method,
+      paymentId: method === "card" ? orNull("refundPaymentId") : null,
+      checkNumber: method === "check" ? orNull("refundCheckNumber") : null,
+      checkDate: method === "check" ? orNull("refundCheckDate") : null,
+      reason: values.refundReason ?? "",
+    };
+    const q =
+      intent === "refund"
+        ? await gql<{ refundAccountCredit: { receiptNumber: string } }>(context, request, `mutation RefundCredit($i: AccountRefundInput!) { refundAccountCredit(input: $i) { receiptNumber } }`, { i })
+        : await gql<{ previewAccountRefund: RefundPreview }>(
+            context,
+            request,
+            `query PreviewRefund($i: AccountRefundInput!) { previewAccountRefund(input: $i) { creditCents amountCents method payeeName receiptEmail payment { receiptNumber paidOn refundableCents test } checkNumber checkDate reason balanceAfterCents } }`,
+            { i },
+          );
+    if (!q.ok) {
+      const fields: Record<string, string> = {};
+      for (const [k, msg] of Object.entries(q.error.fields ?? {})) fields[REFUND_FIELDS[k] ?? k] = k === "amountCents" && typeof cents !== "number" ? "Enter the amount in dollars, like 125.00." : msg;
+      return Response.json({ intent: "refund", error: q.error.message, fields, values } satisfies ActionData, { status: 400, headers: cookieHeaders(q) });
+    }
+    if (intent === "refund-preview") return Response.json({ intent: "refund", error: "", fields: {}, values, preview: (q.data as { previewAccountRefund: RefundPreview }).previewAccountRefund } satisfies ActionData, { headers: cookieHeaders(q) });
+    return redirect(`/staff/properties/accounts/${params.id}?done=refund#money`, { headers: cookieHeaders(q) });
+  } else if (intent === "payment") {
     // The Town Clerk's counter: cash or a check of any amount against the account (api/rents/ledger.service.ts).
     const cents = dollarsToCents(values.amount ?? "");
     const p = await gql<{ recordAccountCounterPayment: { id: string } }>(context, request, `mutation CounterPayment($i: AccountCounterPaymentInput!) { recordAccountCounterPayment(input: $i) { id } }`, {
@@ -146,10 +206,12 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   return redirect(`/staff/properties/accounts/${params.id}?done=${intent}`, { headers: cookieHeaders(r) });
 }
 
-const DONE: Record<string, string> = { payment: "The payment is recorded and its receipt emailed to the payer.", assess: "The assessment is saved.", meter: "The meter is recorded.", unmeter: "The meter is out of service.", close: "The account is closed." };
+const DONE: Record<string, string> = {
+  refund: "The refund is recorded in the account's history and its receipt emailed to the party billed.",
+  payment: "The payment is recorded and its receipt emailed to the payer.", assess: "The assessment is saved.", meter: "The meter is recorded.", unmeter: "The meter is out of service.", close: "The account is closed." };
 
 export default function StaffAccount() {
-  const { serviceAccount: a, assessmentWorksheet: w, serviceAccountBalance: m, serviceAccountPayments: payments, clerk, today, done, receipt } = useLoaderData<typeof loader>();
+  const { serviceAccount: a, assessmentWorksheet: w, serviceAccountBalance: m, serviceAccountPayments: payments, clerk, cards, today, done, receipt } = useLoaderData<typeof loader>();
   const act = useActionData<ActionData>();
   const e = (i: string) => (act?.intent === i ? act.fields : {});
   const v = (i: string, k: string) => (act?.intent === i ? act.values[k] : undefined);
@@ -268,6 +330,8 @@ export default function StaffAccount() {
           </Form>
         </>
       )}
+
+      {m.canRecordPayment && m.balanceCents < 0 && <RefundForm m={m} cards={cards} act={act} today={today} />}
 
       <h2 id="worksheet">Assessment worksheet</h2>
       {w.note && <p>{w.note}</p>}
@@ -462,3 +526,82 @@ export default function StaffAccount() {
 }
 
 export const ErrorBoundary = NestedErrorBoundary;
+
+/**
+ * The Town Clerk refunds the account's credit (the laws say nothing of refunds:
+ * docs/decisions/sewer-account-refunds.md): by check, or back to the card of a card payment; never
+ * more than the credit. "Preview" shows what will be refunded and to whom; "Confirm" makes it.
+ */
+function RefundForm({ m, cards, act, today }: { m: AccountMoney; cards: CardPayment[]; act: ActionData | undefined; today: string }) {
+  const mine = act?.intent === "refund" ? act : undefined;
+  const e = mine?.fields ?? {};
+  const v = (k: string) => mine?.values[k];
+  const p = mine?.preview;
+  return (
+    <>
+      <h3 id="refund">Refund the credit</h3>
+      <p>
+        The account has a credit of {money(-m.balanceCents)}. Refund it, or a part of it, by check to the party billed, or back to the card of a card payment on the account. A
+        receipt is made and emailed to the party billed.
+      </p>
+      <ErrorSummary message={mine?.error || null} fields={e} labels={FORMS.refund} />
+      {p && (
+        <div className="usa-summary-box" role="region" aria-labelledby="refund-preview">
+          <div className="usa-summary-box__body">
+            <h4 className="usa-summary-box__heading" id="refund-preview">
+              Check before you confirm: a refund cannot be undone
+            </h4>
+            <ul className="usa-list">
+              <li>Refund {money(p.amountCents)} of the credit of {money(p.creditCents)}.</li>
+              {p.payment ? (
+                <li>
+                  Back to the card that paid receipt {p.payment.receiptNumber} on <CalendarDate date={p.payment.paidOn} /> ({money(p.payment.refundableCents)} of it not yet refunded)
+                  {p.payment.test ? "; a test checkout payment: no money moves" : ""}.
+                </li>
+              ) : (
+                <li>
+                  Check no. {p.checkNumber}, dated <CalendarDate date={p.checkDate} />, to {p.payeeName}.
+                </li>
+              )}
+              <li>Reason: {p.reason}</li>
+              <li>{p.receiptEmail ? `The receipt is emailed to ${p.payeeName} (${p.receiptEmail}).` : `${p.payeeName} has no sign-in: no receipt is emailed.`}</li>
+              <li>{p.balanceAfterCents < 0 ? `Credit left after it: ${money(-p.balanceAfterCents)}.` : "No credit is left after it."}</li>
+            </ul>
+            <Form method="post">
+              <AuthenticityTokenInput />
+              <input type="hidden" name="intent" value="refund" />
+              {["refundAmount", "refundMethod", "refundPaymentId", "refundCheckNumber", "refundCheckDate", "refundReason"].map((k) => (
+                <input key={k} type="hidden" name={k} value={v(k) ?? ""} />
+              ))}
+              <button className="usa-button usa-button--secondary" type="submit">
+                Confirm the refund of {money(p.amountCents)}
+              </button>
+            </Form>
+          </div>
+        </div>
+      )}
+      <Form method="post" className="usa-form">
+        <AuthenticityTokenInput />
+        <input type="hidden" name="intent" value="refund-preview" />
+        <TextField name="refundAmount" label={FORMS.refund.refundAmount} inputMode="decimal" defaultValue={v("refundAmount") ?? (-m.balanceCents / 100).toFixed(2)} error={e.refundAmount} required />
+        <SelectField name="refundMethod" label={FORMS.refund.refundMethod} options={cards.length ? REFUND_METHODS : REFUND_METHODS.slice(0, 1)} defaultValue={v("refundMethod")} error={e.refundMethod} />
+        {cards.length > 0 && (
+          <SelectField
+            name="refundPaymentId"
+            label={FORMS.refund.refundPaymentId}
+            hint="For a refund to a card"
+            options={cards.map((c) => ({ value: c.paymentId, label: `Receipt ${c.receiptNumber}, ${money(c.amountCents)}${c.refundableCents < c.amountCents ? ` (${money(c.refundableCents)} left)` : ""}${c.test ? ", test checkout" : ""}` }))}
+            defaultValue={v("refundPaymentId")}
+            error={e.refundPaymentId}
+          />
+        )}
+        <TextField name="refundCheckNumber" label={FORMS.refund.refundCheckNumber} hint="For a check" defaultValue={v("refundCheckNumber")} error={e.refundCheckNumber} />
+        <TextField name="refundCheckDate" label={FORMS.refund.refundCheckDate} type="date" hint="For a check" defaultValue={v("refundCheckDate") ?? today} error={e.refundCheckDate} />
+        <TextAreaField name="refundReason" label={FORMS.refund.refundReason} hint="Kept on the receipt and in the audit log" defaultValue={v("refundReason")} error={e.refundReason} required />
+        <button className="usa-button" type="submit">
+          Preview the refund
+        </button>
+      </Form>
+    </>
+  );
+}
