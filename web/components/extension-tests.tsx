@@ -103,3 +103,20 @@ export function ExtensionSummary({ e, children }: { e: ExtensionSummaryFields; c
     </>
   );
 }
+
+/** The as-built drawings filed for the sewer (SUL 507), each a link; `none` is said when none are filed. */
+export function AsBuiltDrawings({ documents, none }: { documents: { documentId: string; kind: string; filename: string }[]; none?: string }) {
+  const drawings = documents.filter((d) => d.kind === "AS_BUILT");
+  if (!drawings.length) return none ? <p>{none}</p> : null;
+  return (
+    <ul className="usa-list">
+      {drawings.map((d) => (
+        <li key={d.documentId}>
+          <a className="usa-link" href={`/documents/${d.documentId}`}>
+            {d.filename}
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}

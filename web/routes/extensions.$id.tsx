@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
-import { ExtensionSummary, SECTION_FIELDS, TestResults, type Section } from "~/components/extension-tests";
+import { AsBuiltDrawings, ExtensionSummary, SECTION_FIELDS, TestResults, type Section } from "~/components/extension-tests";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
 import { CalendarDate } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
@@ -89,7 +89,6 @@ export default function ExtensionStatus() {
   const action = useActionData<{ intent: string; error: string; fields: Record<string, string>; startsOn: string }>();
   const a = action?.intent === "notice" ? action : undefined;
   const b = action?.intent === "asBuilt" ? action : undefined;
-  const asBuilt = e.documents.filter((d) => d.kind === "AS_BUILT");
   const [params] = useSearchParams();
   return (
     <>
@@ -184,17 +183,7 @@ export default function ExtensionStatus() {
             </ul>
           )}
           <h2>As-built drawings</h2>
-          {asBuilt.length > 0 && (
-            <ul className="usa-list">
-              {asBuilt.map((d) => (
-                <li key={d.documentId}>
-                  <a className="usa-link" href={`/documents/${d.documentId}`}>
-                    {d.filename}
-                  </a>
-                </li>
-              ))}
-            </ul>
-          )}
+          <AsBuiltDrawings documents={e.documents} />
           {e.asBuiltCopies !== null ? (
             <p>Approved by the District Operator.</p>
           ) : (

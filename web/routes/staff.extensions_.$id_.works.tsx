@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, redirect, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
+import { AsBuiltDrawings } from "~/components/extension-tests";
 import { NestedErrorBoundary, SelectField, TextAreaField } from "~/components/fields";
 import { CalendarDate, todayIn } from "~/components/format";
 import { ErrorSummary, SuccessAlert, TextField } from "~/components/forms";
@@ -408,21 +409,7 @@ export default function StaffExtensionWorks() {
       )}
 
       <h2>As-built drawings</h2>
-      {e.documents.filter((d) => d.kind === "AS_BUILT").length === 0 ? (
-        <p>The developer has not filed the as-built drawings yet.</p>
-      ) : (
-        <ul className="usa-list">
-          {e.documents
-            .filter((d) => d.kind === "AS_BUILT")
-            .map((d) => (
-              <li key={d.documentId}>
-                <a className="usa-link" href={`/documents/${d.documentId}`}>
-                  {d.filename}
-                </a>
-              </li>
-            ))}
-        </ul>
-      )}
+      <AsBuiltDrawings documents={e.documents} none="The developer has not filed the as-built drawings yet." />
       {e.asBuiltCopies !== null ? (
         <p>Approved, with {e.asBuiltCopies} paper copies filed (Sewer Use Law 507).</p>
       ) : (
