@@ -403,7 +403,8 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
         ...[...sessions.values()].filter((s) => s.mode === "payment" && s.payment_status === "paid" && s.payment_intent && on(s.payment_intent)).map((s) => ({ pi: s.payment_intent, amount: s.amount_total, charge: null, created: s.created })),
         ...[...paymentIntents.values()].filter((pi) => pi.status === "succeeded" && on(pi.id)).map((pi) => ({ pi: pi.id, amount: pi.amount_received, charge: pi.latest_charge, created: pi.created })),
       ];
-      const po = { id: id("po"), object: "payout", amount: 0, currency: "usd", arrival_date: opts.arrivalDate ? Math.floor(opts.arrivalDate.getTime() / 1000) : now + 2 * 86400, created: now, status: opts.status ?? "paid", automatic: opts.automatic ?? true, method: "standard", type: "bank_account", description: "STRIPE PAYOUT", failure_message: null, balance_transaction: null as string | null, livemode: false };
+      // (arrival_date: as at Stripe, midnight UTC of the bank day unless told)
+      const po = { id: id("po"), object: "payout", amount: 0, currency: "usd", arrival_date: opts.arrivalDate ? Math.floor(opts.arrivalDate.getTime() / 1000) : (Math.floor(now / 86400) + 2) * 86400, created: now, status: opts.status ?? "paid", automatic: opts.automatic ?? true, method: "standard", type: "bank_account", description: "STRIPE PAYOUT", failure_message: null, balance_transaction: null as string | null, livemode: false };
       order.set(po.id, ++seq);
       const txn = (type: string, amount: number, fee: number, source: string, created: number, description: string | null) => {
         const t = { id: id("txn"), object: "balance_transaction", type, amount, fee, net: amount - fee, currency: "usd", source, created, available_on: created, status: "available", description, reporting_category: type };

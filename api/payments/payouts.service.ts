@@ -111,11 +111,21 @@ function stripeRefusal(e: unknown, accountId: string): string | null {
   return null;
 }
 
+/**
+ * The calendar date a payout reaches the bank. Stripe gives it as midnight UTC of that date (a bank
+ * day, not an instant: read in New York's zone it would be the day before); any other time is an
+ * instant, whose date is the district's.
+ */
+export function arrivalDateOf(arrivalSeconds: number, timeZone: string): CalendarDate {
+  const at = new Date(arrivalSeconds * 1000);
+  return arrivalSeconds % 86_400 === 0 ? at.toISOString().slice(0, 10) : dateIn(timeZone, at);
+}
+
 const payoutView = (p: Stripe.Payout, timeZone: string): PayoutView => ({
   id: p.id,
   amountCents: p.amount,
   currency: p.currency,
-  arrivalDate: dateIn(timeZone, new Date(p.arrival_date * 1000)),
+  arrivalDate: arrivalDateOf(p.arrival_date, timeZone),
   createdAt: new Date(p.created * 1000),
   status: p.status,
   automatic: p.automatic,
@@ -124,11 +134,15 @@ const payoutView = (p: Stripe.Payout, timeZone: string): PayoutView => ({
   failureMessage: p.failure_message ?? null,
 });
 
-/** A calendar date's first second (from) or last second (to) in the zone, as Stripe's Unix seconds. */
-function zoneSeconds(date: CalendarDate, timeZone: string, edge: "from" | "to"): number {
-  const day = edge === "from" ? date : addCalendarDays(date, 1);
-  const s = Math.floor(zonedWallTime(Date.parse(`${day}T00:00:00Z`), timeZone).getTime() / 1000);
-  return edge === "from" ? s : s - 1;
+/**
+ * Stripe's arrival_date bound for a calendar date: from its midnight UTC (Stripe's own arrival
+ * dates) or its first second in the district's zone, whichever is earlier, to the later of the
+ * same midnight and its last second in the zone; the page is then kept to the dates asked for.
+ */
+function arrivalBound(date: CalendarDate, timeZone: string, edge: "from" | "to"): number {
+  const midnightUtc = Date.parse(`${date}T00:00:00Z`) / 1000;
+  if (edge === "from") return Math.min(midnightUtc, Math.floor(zonedWallTime(midnightUtc * 1000, timeZone).getTime() / 1000));
+  return Math.max(midnightUtc, Math.floor(zonedWallTime(Date.parse(`${addCalendarDays(date, 1)}T00:00:00Z`), timeZone).getTime() / 1000) - 1);
 }
 
 /**
@@ -154,8 +168,8 @@ export async function districtPayouts(
   if (!r.accountId) return { ...none, notice: r.notice };
   const tz = r.district.timeZone;
   const arrival: Stripe.RangeQueryParam = {};
-  if (f.from) arrival.gte = zoneSeconds(f.from, tz, "from");
-  if (f.to) arrival.lte = zoneSeconds(f.to, tz, "to");
+  if (f.from) arrival.gte = arrivalBound(f.from, tz, "from");
+  if (f.to) arrival.lte = arrivalBound(f.to, tz, "to");
   const limit = pageSize(f.first, 25, 100);
   let page: Stripe.ApiList<Stripe.Payout>;
   try {
@@ -170,8 +184,9 @@ export async function districtPayouts(
     if (notice) return { ...none, notice };
     throw e;
   }
-  const payouts = page.data.map((p) => payoutView(p, tz));
-  return { ...none, notice: null, payouts, nextCursor: page.has_more && payouts.length ? payouts[payouts.length - 1].id : null };
+  const payouts = page.data.map((p) => payoutView(p, tz)).filter((p) => (!f.from || p.arrivalDate >= f.from) && (!f.to || p.arrivalDate <= f.to));
+  const last = page.data[page.data.length - 1];
+  return { ...none, notice: null, payouts, nextCursor: page.has_more && last ? last.id : null };
 }
 
 const idOf = (x: string | { id: string } | null | undefined): string | null => (x == null ? null : typeof x === "string" ? x : x.id);

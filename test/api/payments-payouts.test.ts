@@ -137,7 +137,8 @@ describe("two districts, two accounts", () => {
     // 03:00 UTC on 15 December is still the 14th in the district's zone (America/New_York).
     made.lp1 = stripe.payout(accountOf.lakeview, { arrivalDate: new Date("2026-12-15T03:00:00Z"), fee });
     made.l3 = await paidByCard("lakeview", 1000);
-    made.lp2 = stripe.payout(accountOf.lakeview, { arrivalDate: new Date("2026-12-20T15:00:00Z"), fee });
+    // Stripe's own arrival dates are midnight UTC of the bank day: the 21st, not New York's 20th.
+    made.lp2 = stripe.payout(accountOf.lakeview, { arrivalDate: new Date("2026-12-21T00:00:00Z"), fee });
     // Huron: three payouts of one payment each.
     made.h = [];
     made.hp = [];
@@ -152,6 +153,7 @@ describe("two districts, two accounts", () => {
     expect(lakeview).toMatchObject({ accountId: accountOf.lakeview, notice: null, nextCursor: null });
     expect(lakeview.payouts.map((p: any) => p.id)).toEqual([made.lp2.id, made.lp1.id]);
     expect(lakeview.payouts[1]).toMatchObject({ amountCents: made.lp1.amount, arrivalDate: "2026-12-14", status: "paid", automatic: true });
+    expect(lakeview.payouts[0].arrivalDate).toBe("2026-12-21");
     const admin = await signedInAs(srv.url, DEMO.lakeviewAdmin);
     expect((await admin.ok(PAYOUTS, { d: districts.lakeview.id })).districtStripePayouts.payouts.length).toBe(2);
     const huron = (await (await clerkOf("huron")).ok(PAYOUTS, { d: districts.huron.id })).districtStripePayouts;
@@ -228,6 +230,8 @@ describe("two districts, two accounts", () => {
     // Lakeview's payout arriving 03:00 UTC on the 15th is the 14th's.
     const l = (await (await clerkOf("lakeview")).ok(PAYOUTS, { d: districts.lakeview.id, f: "2026-12-14", t: "2026-12-14" })).districtStripePayouts;
     expect(l.payouts.map((p: any) => p.id)).toEqual([made.lp1.id]);
+    for (const [f, t, ids] of [["2026-12-21", "2026-12-21", [made.lp2.id]], ["2026-12-20", "2026-12-20", []], ["2026-12-15", "2026-12-20", []]] as const)
+      expect((await (await clerkOf("lakeview")).ok(PAYOUTS, { d: districts.lakeview.id, f, t })).districtStripePayouts.payouts.map((p: any) => p.id)).toEqual(ids);
     const bad = await clerk.gql(PAYOUTS, { d, f: "2026-11-31", t: "2026-11-01" });
     expect(errorCode(bad)).toBe("BAD_USER_INPUT");
     expect(bad.errors![0].extensions!.fields).toMatchObject({ from: expect.any(String) });
