@@ -36,18 +36,9 @@ export type ResultInput = {
   method: string;
 };
 
-type Checked = {
+/** A result checked and judged, not yet written: the stored row's measured fields. */
+type Checked = Pick<ResultRow, "parameter" | "sampleType" | "sampledAt" | "value" | "unit" | "belowDetection" | "detectionLimit" | "flowMgd" | "lab" | "method"> & {
   input: ResultInput;
-  parameter: string;
-  sampleType: SampleType;
-  sampledAt: Date;
-  value: number | null;
-  unit: Unit;
-  belowDetection: boolean;
-  detectionLimit: number | null;
-  flowMgd: number | null;
-  lab: string;
-  method: string;
   evaluation: Evaluation;
 };
 
