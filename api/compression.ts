@@ -1,5 +1,5 @@
 import { promisify } from "node:util";
-import { brotliCompress, constants as zlib, gzip } from "node:zlib";
+import { brotliCompress, brotliCompressSync, constants as zlib, gzip, gzipSync } from "node:zlib";
 import compression from "compression";
 import type express from "express";
 import { carriesCredentials } from "./security-headers.js";
@@ -63,6 +63,15 @@ const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
 
 /**
+ * Pages up to this size are compressed on the request's own thread (synchronously), larger ones on
+ * libuv's thread pool. For a page of a few dozen KB the pool's round trip cost far more CPU than the
+ * compression: a 22 KB dashboard took 1.3-1.4 ms of CPU through the pool and 0.13-0.14 ms inline,
+ * with the same bytes out (docs/benchmarks.md, 2026-12-07 evening; issue 20). Inline, such a page
+ * holds the event loop for about as long as its compression takes, a fraction of its render.
+ */
+const INLINE_MAX = 64 * 1024;
+
+/**
  * Sends a rendered page whole: compressed in one pass, with its Content-Length. A page compressed
  * as a stream was flushed chunk by chunk (Remix flushes after each), and each brotli flush cost
  * more CPU than rendering the page (issue 20, docs/benchmarks.md); in one piece brotli also gets
@@ -73,9 +82,11 @@ export async function sendPage(req: express.Request, res: express.Response, body
   res.vary("Accept-Encoding");
   const coding = body.length >= THRESHOLD && req.method !== "HEAD" && mayCompress(req) ? encodingFor(req.headers["accept-encoding"]) : null;
   let sent = body;
-  if (coding === "br")
-    sent = await brotli(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: DYNAMIC_BROTLI_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } });
-  else if (coding === "gzip") sent = await gzipped(body, { level: 6 });
+  const inline = body.length <= INLINE_MAX;
+  if (coding === "br") {
+    const options = { params: { [zlib.BROTLI_PARAM_QUALITY]: DYNAMIC_BROTLI_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } };
+    sent = inline ? brotliCompressSync(body, options) : await brotli(body, options);
+  } else if (coding === "gzip") sent = inline ? gzipSync(body, { level: 6 }) : await gzipped(body, { level: 6 });
   if (coding) res.setHeader("Content-Encoding", coding);
   res.setHeader("Content-Length", sent.length);
   res.end(req.method === "HEAD" ? undefined : sent);
