@@ -4,6 +4,7 @@ import { District } from "../districts/district.entity.js";
 import { Access } from "../graphql/access.js";
 import { CACHE_PUBLIC } from "../graphql/cache.js";
 import type { Context } from "../graphql/context.js";
+import { microCached } from "../graphql/micro-cache.js";
 import { OrganizationType } from "../organizations/organizations.resolver.js";
 import * as contractors from "./contractors.service.js";
 
@@ -217,7 +218,10 @@ export class ContractorsResolver {
   @Access("PUBLIC")
   @Query(() => [ApprovedContractorType], { description: "A district's approved contractors whose bond and insurance are in force today (SUL 601 A)" })
   approvedContractors(@Arg("districtSlug", () => String) districtSlug: string, @Ctx() ctx: Context) {
-    return contractors.publicContractorList(ctx.ds, districtSlug);
+    // The same for everyone and read by every lateral permit form (issue 20): kept as the hot lists
+    // are (api/graphql/micro-cache.ts), dropped on every instance by any change a mutation makes; a
+    // bond or certificate that lapses at midnight leaves the list within MICRO_CACHE_MS.
+    return microCached(`approved-contractors:${districtSlug}`, () => contractors.publicContractorList(ctx.ds, districtSlug));
   }
 
   @Access("PUBLIC")

@@ -400,7 +400,11 @@ export class LateralPermitsResolver {
     @Ctx() ctx: Context,
     @Arg("includeLifted", () => Boolean, { nullable: true }) includeLifted?: boolean,
   ): Promise<SewerMoratorium[]> {
-    return laterals.listMoratoria(ctx.ds, districtSlug, includeLifted === true);
+    // Those in force: the same for everyone and read by every lateral permit form (issue 20), kept as
+    // the hot lists are (api/graphql/micro-cache.ts), dropped on every instance when a moratorium is
+    // declared or lifted (any mutation).
+    if (includeLifted === true) return laterals.listMoratoria(ctx.ds, districtSlug, true);
+    return microCached(`moratoria:${districtSlug}`, () => laterals.listMoratoria(ctx.ds, districtSlug, false));
   }
 
   // Applicant

@@ -2,6 +2,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addCalendarDays, dateIn } from "../../api/common/dates.js";
 import { EXPIRY_REMINDER_JOB, isChoosable, sendExpiryReminders } from "../../api/contractors/contractors.service.js";
+import { clearMicroCache } from "../../api/graphql/micro-cache.js";
 import { enqueueJob, runDueJobs } from "../../api/jobs/queue.js";
 import { Client, DEMO, errorCode, startTestServer, type TestServer, signedInAs } from "../harness.js";
 
@@ -248,6 +249,9 @@ describe("approved contractors (SUL 601 A, 508)", () => {
     expect(await publicNames()).toContain("Expiring Excavators");
     // Time passes: the property damage policy ended yesterday.
     await srv.running.ds.query(`UPDATE contractor_insurance SET expires_on = $2 WHERE contractor_id = $1 AND coverage = 'PROPERTY_DAMAGE'`, [id, inDays(-1)]);
+    // The public list is kept a moment (api/graphql/micro-cache.ts) and no mutation ran: as a day
+    // passing would, the next read is fresh.
+    clearMicroCache();
     expect(await publicNames()).not.toContain("Expiring Excavators");
     const standing = await isChoosable(srv.running.ds, id, lakeview.id);
     expect(standing.choosable).toBe(false);
