@@ -541,19 +541,31 @@ async function statementsOf(op: Operation): Promise<{ statements: number; coldMs
 const statementCounts = new Map<string, { statements: number; coldMs: number }>();
 for (const op of OPERATIONS) if (/^(board docket|station day|SNC dashboard|save report|quick pay|owner)/.test(op.name)) statementCounts.set(op.name, await statementsOf(op));
 
-/** CPU seconds the PostgreSQL server's processes have used (Linux /proc; 0 where it cannot be read, as on PGlite or another host). */
-function postgresCpuSeconds(): number {
-  let ticks = 0;
+/**
+ * CPU ticks the PostgreSQL server's processes have used, by process (Linux /proc; none where it
+ * cannot be read, as on PGlite or another host): only the backends of this run's database (their
+ * command line names it), so others' work on a shared server stays out of the figure.
+ */
+const benchDatabase = db.databaseUrl ? new URL(db.databaseUrl).pathname.slice(1) : "";
+function postgresTicks(): Map<string, number> {
+  const ticks = new Map<string, number>();
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       if (!stat.includes("(postgres)")) continue;
+      if (benchDatabase && !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(` ${benchDatabase} `)) continue;
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(f[11]) + Number(f[12]); // utime, stime
+      ticks.set(pid, Number(f[11]) + Number(f[12])); // utime, stime
     } catch {
       // the process ended
     }
   }
+  return ticks;
+}
+/** CPU seconds PostgreSQL used since `before`: each process's own increase (one that ended since counts nothing, never less). */
+function postgresCpuSince(before: Map<string, number>): number {
+  let ticks = 0;
+  for (const [pid, t] of postgresTicks()) ticks += t - (before.get(pid) ?? 0);
   return ticks / 100;
 }
 
@@ -569,7 +581,7 @@ for (const op of OPERATIONS) {
     await profiler.post("Profiler.start");
   }
   const cpu = process.cpuUsage();
-  const pg = postgresCpuSeconds();
+  const pg = postgresTicks();
   const r = await load(op, SECONDS);
   const used = process.cpuUsage(cpu);
   if (profiler) writeFileSync(join(tmpdir(), `bench-${rows.length}.cpuprofile`), JSON.stringify((await profiler.post("Profiler.stop")).profile));
@@ -583,7 +595,7 @@ for (const op of OPERATIONS) {
     errors: r.errors + r.non2xx,
     target: op.target ?? GENERIC_TARGET,
     nodeMs: perRequest((used.user + used.system) / 1000),
-    pgMs: perRequest((postgresCpuSeconds() - pg) * 1000),
+    pgMs: perRequest(postgresCpuSince(pg) * 1000),
   });
 }
 await twoInstances();
