@@ -1,10 +1,10 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { promisify } from "node:util";
 import { brotliCompress, constants as zlib, gzip } from "node:zlib";
 import type express from "express";
-import { isPublicPage } from "../web/public-pages.js";
+import { isPublicPage, isTokenPage } from "../web/public-pages.js";
 import { onInvalidation } from "./common/invalidation.js";
-import { encodingFor } from "./compression.js";
+import { encodingFor, sendPage } from "./compression.js";
 import { PUBLIC_MAX_AGE } from "./graphql/cache.js";
 import { carriesCredentials } from "./security-headers.js";
 
@@ -29,6 +29,15 @@ import { carriesCredentials } from "./security-headers.js";
  * LISTEN/NOTIFY, api/common/invalidation.ts), and each after the public answers' minute (what
  * changes unannounced, such as the date a rulebook version comes into force, shows within it). A
  * render that began before a change is not kept after it.
+ *
+ * Pages with a form token (web/public-pages.ts: the sign-in page) are the same for every signed-out
+ * visitor but for the visitor's CSRF token and the response's nonce. Such a page is kept only for
+ * a visitor whose browser already has the CSRF cookie (a first visit, which sets it, is rendered),
+ * with the token and the nonce its render wrote taken out; each visitor is sent it with their own
+ * token (read from their cookie, as the root loader reads it) and this response's nonce put back,
+ * compressed for them (api/compression.ts sendPage: never compressed for a cross-site request with
+ * credentials). Nothing of one visitor's goes to another: the render's token and nonce must be gone
+ * from the kept copy, or it is not kept.
  */
 
 /** Pages kept: each district's rules page (a few dates each), the home page, the list of districts. */
@@ -43,6 +52,8 @@ const KEPT_BROTLI_QUALITY = 6;
 
 type Kept = {
   html: Buffer;
+  /** A page with a form token: its text with TOKEN_MARK and NONCE_MARK where the render's token and nonce were. */
+  template?: string;
   headers: [string, string][];
   /** `'sha256-…'` of each inline script, for the CSP. */
   scriptHashes: string[];
@@ -65,18 +76,33 @@ export function clearPageCache(): void {
 }
 onInvalidation("public", clearPageCache);
 
-/** The key of a request whose page may be kept and served kept, or null. */
+/** Where a kept page with a form token had its render's token and nonce (random, so no page holds them). */
+const TOKEN_MARK = `tapline-token-${randomBytes(12).toString("hex")}`;
+const NONCE_MARK = `tapline-nonce-${randomBytes(12).toString("hex")}`;
+/** The CSRF cookie's name (web/csrf.server.ts). */
+const CSRF_COOKIE = /(?:^|;)\s*tapline_csrf=/;
+
+/**
+ * The key of a request whose page may be kept and served kept, or null. A page with a form token
+ * has its own keys ("token " and the address), and only for a request carrying the CSRF cookie.
+ */
 export function pageCacheKey(req: express.Request): string | null {
   if (req.method !== "GET" && req.method !== "HEAD") return null;
-  if (!isPublicPage(req.path) || carriesCredentials(req)) return null;
+  const token = isTokenPage(req.path);
+  if (!(token || isPublicPage(req.path)) || carriesCredentials(req)) return null;
   // A Remix data request, or anything but a browser's page request, is rendered as ever (the rules
   // page puts its lists in its data when the request does not ask for HTML).
   if (!(req.headers.accept ?? "").includes("text/html")) return null;
-  return `${req.protocol}://${req.get("host") ?? ""}${req.originalUrl}`;
+  const address = `${req.protocol}://${req.get("host") ?? ""}${req.originalUrl}`;
+  if (!token) return address;
+  return CSRF_COOKIE.test(req.headers.cookie ?? "") ? `token ${address}` : null;
 }
 
-/** Whether `pageCacheKey` allows this request (the portal's loaders leave the CSRF token out then). */
-export const mayKeepPage = (req: express.Request): boolean => pageCacheKey(req) !== null;
+/** The keys of the pages kept now (for tests). */
+export const keptPageKeys = (): string[] => [...pages.keys()];
+
+/** Whether a key is a page with a form token's (rendered with the visitor's token, kept without it). */
+export const hasFormToken = (key: string): boolean => key.startsWith("token ");
 
 /** A request rendering a page that may be kept (see `keepPage`); `done` once it has answered. */
 export type PageTicket = { key: string; generation: number; done(): void };
@@ -110,9 +136,11 @@ export async function ticketFor(key: string): Promise<PageTicket | null> {
 
 /**
  * Sends the kept page for this request, if there is one: true when sent. The response's CSP (set by
- * the security headers with this request's nonce) names the page's scripts by hash instead.
+ * the security headers with this request's nonce) names the page's scripts by hash instead; a page
+ * with a form token gets this visitor's token (`tokenOf`: null when the request's CSRF cookie gives
+ * none, and the page is rendered) and keeps the nonce.
  */
-export async function sendKeptPage(req: express.Request, res: express.Response, key: string): Promise<boolean> {
+export async function sendKeptPage(req: express.Request, res: express.Response, key: string, tokenOf: (req: express.Request) => Promise<string | null>): Promise<boolean> {
   const kept = pages.get(key);
   if (!kept) return false;
   if (kept.expires <= Date.now()) {
@@ -122,6 +150,16 @@ export async function sendKeptPage(req: express.Request, res: express.Response, 
   const csp = res.getHeader("Content-Security-Policy");
   const nonceSource = `'nonce-${res.locals.cspNonce}'`;
   if (typeof csp !== "string" || !csp.includes(nonceSource)) return false;
+  if (kept.template !== undefined) {
+    const token = await tokenOf(req);
+    if (!token) return false;
+    pages.delete(key);
+    pages.set(key, kept);
+    res.status(200);
+    for (const [name, value] of kept.headers) res.append(name, value);
+    await sendPage(req, res, Buffer.from(kept.template.replaceAll(TOKEN_MARK, token).replaceAll(NONCE_MARK, res.locals.cspNonce), "utf8"));
+    return true;
+  }
   // Most recently used last.
   pages.delete(key);
   pages.set(key, kept);
@@ -141,20 +179,31 @@ export async function sendKeptPage(req: express.Request, res: express.Response, 
 
 /**
  * Keeps a page Remix rendered for a ticketed request, when it may be kept: 200, HTML, no cookie set,
- * and no public data changed while it was rendered. `nonce` is the render's.
+ * and no public data changed while it was rendered. `nonce` is the render's; `token` the CSRF token
+ * a page with a form token was rendered with (web/root.tsx tells it; unknown, the page is not kept).
  */
-export function keepPage(ticket: PageTicket, response: Response, html: Buffer, nonce: string): void {
+export function keepPage(ticket: PageTicket, response: Response, html: Buffer, nonce: string, token?: string): void {
   if (ticket.generation !== generation) return;
   if (response.status !== 200 || !/^text\/html\b/i.test(response.headers.get("Content-Type") ?? "")) return;
   if (response.headers.has("Set-Cookie") || response.headers.getSetCookie().length > 0) return;
-  const text = html.toString("utf8").replaceAll(` nonce="${nonce}"`, "");
-  // The nonce must be gone entirely (it was this render's only).
-  if (text.includes(nonce)) return;
-  const page = Buffer.from(text, "utf8");
   const headers: [string, string][] = [];
   for (const [name, value] of response.headers.entries())
     if (!/^(content-length|content-encoding|set-cookie|content-security-policy)$/i.test(name)) headers.push([name, value]);
-  const kept: Kept = { html: page, headers, scriptHashes: inlineScriptHashes(text), bytes: page.length * 2, expires: Date.now() + TTL_MS };
+  let kept: Kept;
+  if (hasFormToken(ticket.key)) {
+    const rendered = html.toString("utf8");
+    if (!token || !nonce || !rendered.includes(token) || rendered.includes(TOKEN_MARK) || rendered.includes(NONCE_MARK)) return;
+    const template = rendered.replaceAll(token, TOKEN_MARK).replaceAll(` nonce="${nonce}"`, ` nonce="${NONCE_MARK}"`);
+    // The render's token and nonce must be gone entirely (they were this visitor's and this response's).
+    if (template.includes(token) || template.includes(nonce)) return;
+    kept = { html: Buffer.alloc(0), template, headers, scriptHashes: [], bytes: template.length * 2, expires: Date.now() + TTL_MS };
+  } else {
+    const text = html.toString("utf8").replaceAll(` nonce="${nonce}"`, "");
+    // The nonce must be gone entirely (it was this render's only).
+    if (text.includes(nonce)) return;
+    const page = Buffer.from(text, "utf8");
+    kept = { html: page, headers, scriptHashes: inlineScriptHashes(text), bytes: page.length * 2, expires: Date.now() + TTL_MS };
+  }
   const old = pages.get(ticket.key);
   if (old) dropPage(ticket.key, old);
   pages.set(ticket.key, kept);

@@ -5,7 +5,8 @@ import expressStaticGzip from "express-static-gzip";
 import { createReadableStreamFromReadable, createRequestHandler as createRemixHandler, writeReadableStreamToWritable, type ServerBuild } from "@remix-run/node";
 import { sendPage } from "./compression.js";
 import type { Config } from "./config.js";
-import { keepPage, pageCacheKey, sendKeptPage, ticketFor } from "./page-cache.js";
+import { csrfFor } from "../web/csrf.server.js";
+import { hasFormToken, keepPage, pageCacheKey, sendKeptPage, ticketFor } from "./page-cache.js";
 import { refuseForeignOriginForms } from "./portal-origin.js";
 import { markStaticFile } from "./security-headers.js";
 import type { GraphQLExecutor } from "./server.js";
@@ -25,6 +26,11 @@ export type PortalLoadContext = {
    * root leaves the CSRF token out).
    */
   publicPage: boolean;
+  /**
+   * The root loader tells the CSRF token it put in the page, for a page kept with the token taken
+   * out and each visitor's own put back (the sign-in page, api/page-cache.ts).
+   */
+  csrfTokenShown?: (token: string) => void;
 };
 
 /**
@@ -53,20 +59,28 @@ export async function mountPortal(app: express.Express, config: Config, execute:
     sessionSecret: config.sessionSecret,
     production: config.production,
     cspNonce: res.locals.cspNonce,
-    publicPage: res.locals.pageTicket !== undefined,
+    publicPage: res.locals.pageTicket !== undefined && !hasFormToken(res.locals.pageTicket.key),
+    csrfTokenShown: (token) => void (res.locals.csrfToken = token),
   });
+  // A visitor's CSRF token as the root loader reads it from their cookie (web/csrf.server.ts); null
+  // when the cookie gives none (the loader would make one and set the cookie).
+  const csrf = csrfFor({ sessionSecret: config.sessionSecret, production: config.production } as unknown as Parameters<typeof csrfFor>[0]);
+  const csrfTokenOf = async (req: express.Request): Promise<string | null> => {
+    const [token, cookie] = await csrf.commitToken(new Headers({ cookie: req.headers.cookie ?? "" }));
+    return cookie ? null : token;
+  };
   if (mode !== "build") {
     const vite = mode === "dev" ? await devServer() : await testViteServer();
     const server = vite.server;
     app.use(server.middlewares);
     // With HMR (`npm run dev`) the code changes under the pages: none is kept.
-    app.all("*", portalHandler(() => server.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>, getLoadContext, mode === "vite"));
+    app.all("*", portalHandler(() => server.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>, getLoadContext, mode === "vite", csrfTokenOf));
     return () => vite.close();
   }
   const buildDir = path.resolve("build");
   serveBuildFiles(app, path.join(buildDir, "client"));
   const build = await import(pathToFileURL(path.join(buildDir, "server/index.js")).href);
-  app.all("*", portalHandler(build, getLoadContext, true));
+  app.all("*", portalHandler(build, getLoadContext, true, csrfTokenOf));
   return async () => {};
 }
 
@@ -81,18 +95,19 @@ function portalHandler(
   build: ServerBuild | (() => Promise<ServerBuild>),
   getLoadContext: (req: express.Request, res: express.Response) => PortalLoadContext,
   keepPages: boolean,
+  csrfTokenOf: (req: express.Request) => Promise<string | null>,
 ): express.RequestHandler {
   const handle = createRemixHandler(build, process.env.NODE_ENV);
   return async (req, res, next) => {
     try {
       const key = keepPages ? pageCacheKey(req) : null;
       if (key !== null) {
-        if (await sendKeptPage(req, res, key)) return;
+        if (await sendKeptPage(req, res, key, csrfTokenOf)) return;
         const ticket = await ticketFor(key);
         if (ticket) {
           res.locals.pageTicket = ticket;
           res.once("close", ticket.done);
-        } else if (await sendKeptPage(req, res, key)) return; // another request's render, now kept
+        } else if (await sendKeptPage(req, res, key, csrfTokenOf)) return; // another request's render, now kept
         // (else it was not kept, a 404 say: rendered for this request as ever)
       }
       const response = await handle(remixRequest(req, res), getLoadContext(req, res) as any);
@@ -103,7 +118,7 @@ function portalHandler(
       else if (/^text\/html\b/i.test(response.headers.get("Content-Type") ?? "")) {
         const html = Buffer.from(await response.arrayBuffer());
         if (res.locals.pageTicket) {
-          keepPage(res.locals.pageTicket, response, html, res.locals.cspNonce);
+          keepPage(res.locals.pageTicket, response, html, res.locals.cspNonce, res.locals.csrfToken);
           res.locals.pageTicket.done();
         }
         await sendPage(req, res, html);

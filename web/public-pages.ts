@@ -8,3 +8,12 @@
 const PUBLIC_PAGES = [/^\/$/, /^\/rules\/?$/, /^\/rules\/[a-z0-9-]+\/?$/];
 
 export const isPublicPage = (pathname: string): boolean => PUBLIC_PAGES.some((p) => p.test(pathname));
+
+/**
+ * Pages the same for every signed-out visitor but for the visitor's CSRF token (their form posts):
+ * the sign-in page. Kept with the token taken out and sent to each visitor with their own
+ * (api/page-cache.ts). A page added here must show nothing else that depends on who asks.
+ */
+const TOKEN_PAGES = [/^\/sign-in\/?$/];
+
+export const isTokenPage = (pathname: string): boolean => TOKEN_PAGES.some((p) => p.test(pathname));

@@ -24,6 +24,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   // this visitor's goes in it, so no CSRF token (such a page has no form that posts) and no cookie.
   if (portalContext(context).publicPage) return { csrf: "", viewer: null, demo: portalContext(context).demo } satisfies RootData;
   const [token, csrfCookie] = await csrfFor(context).commitToken(request);
+  // The sign-in page is kept with this token taken out and each visitor's own put back (api/page-cache.ts).
+  portalContext(context).csrfTokenShown?.(token);
   // Signed out (no session cookie, no token), no one is signed in: every page spares the API the question.
   const r = mayBeSignedIn(request) ? await gql(context, request, VIEWER) : null;
   const root: RootData = { csrf: token, viewer: r?.ok ? r.data.viewer : null, demo: portalContext(context).demo };

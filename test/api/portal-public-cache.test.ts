@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { forgetHere } from "../../api/common/invalidation.js";
-import { clearPageCache } from "../../api/page-cache.js";
+import { clearPageCache, keptPageKeys } from "../../api/page-cache.js";
 import { Client, DEMO, signedInAs, startTestServer, type TestServer } from "../harness.js";
 
 /**
@@ -134,7 +134,7 @@ describe("whole public pages kept for signed-out visitors (api/page-cache.ts)", 
     expect(signedIn.html).toContain("Sign out");
     expect(signedIn.html).toContain(` nonce="${nonce}"`);
     expect(signedIn.res.headers.get("cache-control")).toBe("private, no-store");
-    // An Authorization header is someone too; a page that posts (sign-in) is never kept.
+    // An Authorization header is someone too; a page that posts (sign-in) is never kept whole (below).
     const bearer = await fetch(`${srv.url}/rules/lakeview`, { headers: { accept: "text/html", authorization: "Bearer not-a-token" } });
     expect(bearer.headers.get("content-security-policy")).toMatch(/'nonce-/);
     await page("/sign-in");
@@ -147,6 +147,60 @@ describe("whole public pages kept for signed-out visitors (api/page-cache.ts)", 
     clearPageCache();
     await page("/rules/lakeview", applicant.cookieHeader);
     expect(isKept(await page("/rules/lakeview"))).toBe(false);
+  });
+
+  it("keeps the sign-in page without the visitor's form token: each visitor is sent their own token and this response's nonce", async () => {
+    clearPageCache();
+    const visit = (cookie?: string) => fetch(`${srv.url}/sign-in`, { headers: { accept: "text/html", ...(cookie ? { cookie } : {}) } });
+    const csrfCookie = (res: Response) => res.headers.getSetCookie().map((c) => c.split(";")[0]).find((c) => c.startsWith("tapline_csrf="))!;
+    const tokenIn = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1];
+    const kept = () => keptPageKeys().filter((k) => k.endsWith("/sign-in"));
+    // A first visit sets the CSRF cookie: rendered, not kept.
+    const firstA = await visit();
+    const cookieA = csrfCookie(firstA);
+    const tokenA = tokenIn(await firstA.text());
+    expect(cookieA).toBeTruthy();
+    expect(kept()).toEqual([]);
+    // With the cookie: rendered once and kept, then sent kept.
+    await visit(cookieA);
+    expect(kept()).toHaveLength(1);
+    const cookieB = csrfCookie(await visit());
+    for (const [cookie, token, other] of [
+      [cookieA, tokenA, undefined],
+      [cookieB, undefined, tokenA],
+    ] as const) {
+      const res = await visit(cookie);
+      const html = await res.text();
+      expect(res.status).toBe(200);
+      expect(res.headers.getSetCookie()).toEqual([]);
+      // The visitor's own token, in the form and in the page's data, and no one else's.
+      const shown = tokenIn(html);
+      if (token) expect(shown).toBe(token);
+      if (other) expect(shown).not.toBe(other), expect(html).not.toContain(other);
+      expect(html.split(shown).length - 1).toBeGreaterThanOrEqual(2);
+      // This response's nonce on every inline script, as the CSP says.
+      const nonce = /'nonce-([^']+)'/.exec(res.headers.get("content-security-policy")!)![1];
+      const scripts = inlineScripts(html);
+      expect(scripts.length).toBeGreaterThanOrEqual(3);
+      for (const m of scripts) expect(m[1]).toContain(` nonce="${nonce}"`);
+      expect(html).not.toMatch(/tapline-(token|nonce)-/);
+    }
+    expect(kept()).toHaveLength(1);
+    // The form a kept page carries works: the visitor's own token is accepted (a wrong password,
+    // 400), another's is refused (403).
+    const post = (cookie: string, csrf: string) =>
+      fetch(`${srv.url}/sign-in`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: srv.url },
+        body: new URLSearchParams({ csrf, email: DEMO.applicant, password: "not the password" }).toString(),
+      });
+    const tokenB = tokenIn(await (await visit(cookieB)).text());
+    expect((await post(cookieB, tokenB)).status).toBe(400);
+    expect((await post(cookieB, tokenA)).status).toBe(403);
+    // A cookie that is not Tapline's gives no token: the page is rendered for it, with a new cookie.
+    const forged = await visit("tapline_csrf=someone-else");
+    expect(csrfCookie(forged)).toBeTruthy();
   });
 
   it("drops every kept page on the public invalidation another instance's change sends (LISTEN/NOTIFY)", async () => {
