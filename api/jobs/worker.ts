@@ -16,6 +16,7 @@ const RECURRING: { name: string; everyMs: number }[] = [
   { name: "inflow.order-reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/inflow/reminders.service.ts (disconnection orders' dates, SUL 702)
   { name: "accounts.prune-attempts", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/accounts/attempts.ts (rate-limit attempts kept 30 days)
   { name: "rents.autopay", everyMs: 60 * 60 * 1000 }, // hourly: each bill is charged in the first hour of its due date in its district's zone; api/rents/autopay-charges.ts
+  { name: "rents.quick-pay-expiry", everyMs: 60 * 60 * 1000 }, // hourly: quick-pay payments whose checkout expired (24 hours) are cancelled; api/rents/quick-pay.ts
 ];
 
 export type WorkerOptions = { pollMs?: number; leaseMs?: number };

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from "typeorm";
 import { MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ADDRESS } from "../accounts/accounts.service.js";
-import { audit } from "../audit/audit.service.js";
+import { audit, auditMany } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
 import { AppError, badInput, conflict } from "../common/errors.js";
 import { formatCents } from "../common/money.js";
@@ -10,7 +10,10 @@ import type { Config } from "../config.js";
 import { Payment } from "../payments/payment.entity.js";
 import { connectionOf, counterOnlyError, describeMethod, paymentByAccess, refundsFor, startCheckout, takesCardPayments, testCheckoutSession, completeTestCheckout } from "../payments/payments.service.js";
 import type { Logger } from "pino";
-import { accountBalances, balancesSql, createAccountPayment, toBalance } from "./ledger.js";
+import { registerJobHandler } from "../jobs/queue.js";
+import { onAccount, stripeClient } from "../payments/stripe.js";
+import { stripeConfigOf } from "../payments/webhook.js";
+import { SEWER_ACCOUNT_PAYABLE, accountBalances, balancesSql, createAccountPayment, toBalance } from "./ledger.js";
 
 /**
  * Quick pay (issue 14, "Paying"): anyone with an account number and its service address's ZIP
@@ -247,3 +250,94 @@ export async function completeQuickPayTestCheckout(
 ): Promise<QuickPaymentView> {
   return quickView(ds, await completeTestCheckout(ds, config, null, sessionId, outcome, { ...meta, access }));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Abandoned quick-pay payments, by a job every hour
+
+export const QUICK_PAY_EXPIRY_JOB = "rents.quick-pay-expiry";
+/**
+ * How long a quick-pay checkout stays open: Stripe expires a Checkout Session 24 hours after it is
+ * made (its default, which startCheckout keeps). The labelled test checkout's session is the
+ * payment row and never lapses by itself: it is held to the same 24 hours from the payment's making
+ * (quick pay starts its checkout at once). Not law: Stripe's figure, the portal's practice.
+ */
+export const QUICK_PAY_CHECKOUT_HOURS = 24;
+export const ABANDONED_REASON = "The checkout was left unpaid until it expired (24 hours). Nothing was charged; start quick pay again to pay.";
+const EXPIRY_BATCH = 200;
+
+/**
+ * Cancels quick-pay payments (no payer) left PENDING after their checkout expired, so they no
+ * longer show as waiting (docs/sewer-rents.md, quick pay). Candidates: PENDING, no payer, made
+ * more than QUICK_PAY_CHECKOUT_HOURS ago, in batches of EXPIRY_BATCH by id. A Stripe session is
+ * asked of Stripe on the account it was made on: only `expired` cancels (an open one is left, a
+ * `complete` one is the webhook's to settle); a payment whose expired session the webhook already
+ * forgot (no session), or whose checkout never started, or a test checkout past its 24 hours, is
+ * cancelled too. Each batch is one transaction of a fixed number of statements: the rows locked and
+ * checked again (still PENDING, still holding the same session), one update, one audit statement.
+ * A paid payment is never touched; a second run finds nothing. Returns how many were cancelled.
+ */
+export async function expireAbandonedQuickPayments(ds: DataSource, config: Config | null, log?: Logger): Promise<number> {
+  const cutoff = new Date(clock.now().getTime() - QUICK_PAY_CHECKOUT_HOURS * 3_600_000);
+  let after = "00000000-0000-0000-0000-000000000000";
+  let cancelled = 0;
+  for (;;) {
+    const rows: { id: string; provider: string | null; provider_session_id: string | null; stripe_account_id: string | null }[] = await ds.query(
+      `SELECT id, provider, provider_session_id, stripe_account_id FROM payment
+        WHERE payable_type = $1 AND payer_id IS NULL AND status = 'PENDING' AND created_at < $2 AND id > $3
+        ORDER BY id LIMIT $4`,
+      [SEWER_ACCOUNT_PAYABLE, cutoff, after, EXPIRY_BATCH],
+    );
+    if (!rows.length) break;
+    after = rows[rows.length - 1].id;
+    const lapsed: { id: string; session: string | null; how: string }[] = [];
+    for (const r of rows) {
+      if (r.provider !== "stripe" || !r.provider_session_id) {
+        lapsed.push({ id: r.id, session: r.provider_session_id, how: r.provider === "test" ? "test checkout past 24 hours" : r.provider === "stripe" ? "session expired and forgotten" : "checkout never started" });
+        continue;
+      }
+      if (!config?.stripe) continue; // Stripe's session cannot be asked: left for a server with the keys.
+      try {
+        const session = await stripeClient(config).checkout.sessions.retrieve(r.provider_session_id, {}, onAccount(r.stripe_account_id));
+        if (session.status === "expired") lapsed.push({ id: r.id, session: r.provider_session_id, how: "session expired" });
+        else if (session.status === "complete") log?.warn({ paymentId: r.id, sessionId: r.provider_session_id }, "a quick-pay checkout is complete at Stripe but its payment is pending; the webhook settles it");
+      } catch (err) {
+        log?.warn({ err, paymentId: r.id }, "a quick-pay checkout session could not be read; the next run asks again");
+      }
+    }
+    if (lapsed.length) cancelled += await ds.transaction((tx) => cancelLapsed(tx, lapsed));
+    if (rows.length < EXPIRY_BATCH) break;
+  }
+  if (cancelled) log?.info({ cancelled }, "abandoned quick-pay payments cancelled");
+  return cancelled;
+}
+
+async function cancelLapsed(tx: EntityManager, lapsed: { id: string; session: string | null; how: string }[]): Promise<number> {
+  const now = clock.now();
+  const rows: any[] = await tx.query(
+    // The row's conditions are checked again on the row as it is once locked (a payment paid meanwhile is left alone).
+    `UPDATE payment p SET status = 'CANCELLED', cancelled_at = $3, cancel_reason = $4, updated_at = $3
+       FROM unnest($1::uuid[], $2::text[]) AS t(id, session)
+      WHERE p.id = t.id AND p.status = 'PENDING' AND p.payer_id IS NULL AND p.provider_session_id IS NOT DISTINCT FROM t.session
+      RETURNING p.id, p.district_id, p.payable_id, p.amount_cents, p.provider, p.provider_session_id`,
+    [lapsed.map((l) => l.id), lapsed.map((l) => l.session), now, ABANDONED_REASON],
+  );
+  const done: any[] = Array.isArray(rows[0]) ? rows[0] : rows;
+  const how = new Map(lapsed.map((l) => [l.id, l.how]));
+  await auditMany(
+    tx,
+    { userId: null },
+    done.map((p) => ({
+      action: "payment.cancelled",
+      entityType: "Payment",
+      entityId: p.id,
+      districtId: p.district_id,
+      reason: ABANDONED_REASON,
+      details: { payableType: SEWER_ACCOUNT_PAYABLE, payableId: p.payable_id, amountCents: p.amount_cents, provider: p.provider, sessionId: p.provider_session_id, quickPay: true, abandoned: how.get(p.id) },
+    })),
+  );
+  return done.length;
+}
+
+registerJobHandler(QUICK_PAY_EXPIRY_JOB, async (ds, _payload, log) => {
+  await expireAbandonedQuickPayments(ds, stripeConfigOf(ds), log);
+});
