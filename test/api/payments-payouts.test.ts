@@ -119,6 +119,9 @@ describe("without a connected account", () => {
     const html = await get(clerk, `/staff/stripe/payouts?districtId=${districts.huron.id}`);
     expect(html.status).toBe(200);
     expect(pageText(html.html)).toContain("has no Stripe account of its own connected");
+    const csv = await get(clerk, `/staff/stripe/payouts/po_anything/lines.csv?districtId=${districts.huron.id}`);
+    expect(csv.status).toBe(409);
+    expect(csv.html).toContain("has no Stripe account of its own connected");
   });
 });
 
