@@ -68,6 +68,8 @@ export type StandIn = {
   outsideCharge(accountId: string, amountCents: number, description?: string): any;
   /** a saved card declines from now on (Stripe's card_declined, or another decline code), or is accepted again with null */
   declineCard(paymentMethodId: string, declineCode?: string | null): void;
+  /** Stripe in trouble: requests to these paths answer 500 (api_error) until called with null */
+  outage(paths: string[] | null): void;
   /** the connected account each session, payment intent and refund belongs to (null: the platform's own) */
   accountOf: Map<string, string | null>;
   /** an account that exists already (one the operator connects): charges enabled unless told otherwise */
@@ -113,6 +115,7 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
   const paymentMethods = new Map<string, any>();
   const paymentIntents = new Map<string, any>();
   const declines = new Map<string, string>();
+  let down: string[] | null = null;
   const payouts = new Map<string, any>();
   const charges = new Map<string, any>();
   const balanceTransactions = new Map<string, any>();
@@ -363,6 +366,7 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
       // (GET requests carry their parameters in the query, e.g. expand[0]=data.source)
       const params = parseStripeForm(method === "GET" ? query : body);
       requests.push({ method, path, idempotencyKey, params, account });
+      if (down?.includes(path)) return send(res, 500, { error: { type: "api_error", message: "An error occurred with our connection to Stripe (stand-in outage)." } });
       if (method === "POST" && idempotencyKey) {
         // Idempotency keys are kept per account.
         const k = `${account ?? "platform"} ${path} ${idempotencyKey}`;
@@ -436,6 +440,9 @@ export async function startStripeStandIn(opts: { hostedCheckout?: boolean } = {}
       paymentIntents.set(pi.id, pi);
       accountOf.set(pi.id, accountId);
       return pi;
+    },
+    outage(paths) {
+      down = paths;
     },
     declineCard(paymentMethodId, declineCode = "card_declined") {
       if (declineCode) declines.set(paymentMethodId, declineCode);

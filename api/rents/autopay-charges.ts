@@ -14,7 +14,7 @@ import { Payment } from "../payments/payment.entity.js";
 import { markPaid } from "../payments/receipts.js";
 import { onAccount, stripeClient } from "../payments/stripe.js";
 import { registerStripeEventHandler, stripeConfigOf } from "../payments/webhook.js";
-import { AUTOPAY_ATTEMPTS, cardLabel, retryOn } from "./autopay.service.js";
+import { AUTOPAY_ATTEMPTS, AUTOPAY_UNANSWERED_HOURS, cardLabel, retryOn } from "./autopay.service.js";
 import { accountBalances, createAccountPayment } from "./ledger.js";
 
 /**
@@ -67,6 +67,7 @@ const rowsOf = (r: any): any[] => (Array.isArray(r[0]) ? r[0] : r);
 export async function runAutopay(ds: DataSource, config: Config, log: Logger, publicUrl = config.publicUrl): Promise<{ charged: number; declined: number; skipped: number; pending: number }> {
   const now = clock.now();
   const out = { charged: 0, declined: 0, skipped: 0, pending: 0 };
+  await warnExpiringCards(ds, now, publicUrl);
   // 1. Each bill due by today (in its district's zone) of an account with autopay on, from the day it was turned on: one
   //    charge row. Of an account's bills due, the newest is charged for the whole balance; older ones are covered by it.
   await ds.query(
@@ -116,6 +117,51 @@ export async function runAutopay(ds: DataSource, config: Config, log: Logger, pu
 }
 
 /**
+ * Warns the person billed, once per card expiry, when the saved card expires before the due date of
+ * a bill autopay is to charge (an issued bill due from today on, not yet charged; the email names
+ * the first such): the card is good through the last day of its expiry month (Stripe's
+ * card.exp_month and exp_year, kept when it was saved). The card's "YYYY-MM" is marked warned and the emails queued in one transaction of
+ * two statements whatever the number of cards; a second run finds them warned.
+ */
+async function warnExpiringCards(ds: DataSource, now: Date, publicUrl: string): Promise<number> {
+  return ds.transaction(async (tx) => {
+    const rows: any[] = rowsOf(
+      await tx.query(
+        `WITH next AS (
+           SELECT ap.account_id, min(b.due_on) AS due_on
+             FROM autopay ap
+             JOIN district d ON d.id = ap.district_id
+             JOIN bill b ON b.account_id = ap.account_id AND b.status = 'ISSUED'
+            WHERE ap.enabled AND ap.card_exp_year IS NOT NULL AND ap.card_exp_month IS NOT NULL
+              AND b.due_on >= ($1::timestamptz AT TIME ZONE d.time_zone)::date AND b.due_on >= ap.enabled_on
+              AND b.due_on >= (make_date(ap.card_exp_year, ap.card_exp_month, 1) + interval '1 month')::date
+              AND NOT EXISTS (SELECT 1 FROM autopay_charge c WHERE c.bill_id = b.id)
+            GROUP BY ap.account_id
+         )
+         UPDATE autopay ap SET expiry_warned_for = to_char(make_date(ap.card_exp_year, ap.card_exp_month, 1), 'YYYY-MM'), updated_at = now()
+           FROM next, app_user u, service_account a, district d
+          WHERE ap.account_id = next.account_id AND u.id = ap.user_id AND a.id = ap.account_id AND d.id = ap.district_id
+            AND ap.expiry_warned_for IS DISTINCT FROM to_char(make_date(ap.card_exp_year, ap.card_exp_month, 1), 'YYYY-MM')
+         RETURNING ap.account_id, ap.user_id, ap.district_id, ap.provider, ap.card_brand, ap.card_last4, ap.card_exp_month, ap.card_exp_year,
+                   next.due_on::text AS due_on, u.email, u.display_name, a.account_number, d.name AS district_name`,
+        [now],
+      ),
+    );
+    if (!rows.length) return 0;
+    await enqueueEmails(
+      tx,
+      rows.map((r) =>
+        email(r, `Autopay: your card expires before sewer account ${r.account_number}'s next bill is due`, [
+          `The ${cardLabel(r)} that autopay charges for sewer account ${r.account_number} expires at the end of ${String(r.card_exp_month).padStart(2, "0")}/${r.card_exp_year}, before the next bill is due on ${formatDate(r.due_on)}.`,
+          `Save a new card on the account's autopay page, or that bill will be declined and left for you to pay: ${publicUrl}/properties/autopay/${r.account_id}`,
+        ], "rents.autopay_card_expiring"),
+      ),
+    );
+    return rows.length;
+  });
+}
+
+/**
  * Fixes each new attempt (first, or the retry) in one statement: its number, the amount (the
  * account's balance now), the card; or skips it, saying why (nothing due, autopay turned off or the
  * card removed, the person is no longer billed, the district no longer takes card payments), and
@@ -155,7 +201,7 @@ async function prepare(ds: DataSource, config: Config, batch: Work[], publicUrl:
         `UPDATE autopay_charge c SET
                 status = CASE WHEN t.skip IS NULL THEN 'CHARGING' ELSE 'SKIPPED' END,
                 attempts = CASE WHEN t.skip IS NULL THEN c.attempts + 1 ELSE c.attempts END,
-                next_attempt_on = NULL, outcome = t.skip, amount_cents = t.amount,
+                next_attempt_on = NULL, outcome = t.skip, amount_cents = t.amount, unanswered_since = NULL,
                 provider = t.provider, stripe_account_id = t.acct, customer_id = t.customer, payment_method_id = t.pm, card_label = t.label, updated_at = now()
            FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS t(bill_id, attempts, skip, amount, provider, acct, customer, pm, label)
           WHERE c.bill_id = t.bill_id AND c.attempts = t.attempts AND c.status IN ('CHARGING', 'RETRY')
@@ -249,9 +295,9 @@ async function attempt(ds: DataSource, config: Config, log: Logger, w: Work, pub
       await recordDecline(ds, { billId: w.bill_id, attempt: w.attempts, paymentIntentId: null, reason: `the card could not be charged (${declineText(err)})`, account: w.stripe_account_id }, publicUrl);
       return "declined";
     }
-    // Network or Stripe trouble: the charge stays CHARGING and the next run sends the same key (Stripe answers what it did).
-    log.error({ err, billId: w.bill_id, attempt: w.attempts }, "autopay charge not made or not answered; the next run tries it again with the same idempotency key");
-    return "pending";
+    // Network or Stripe trouble: the charge stays CHARGING and the next run sends the same key (Stripe answers what it did),
+    // for AUTOPAY_UNANSWERED_HOURS from the first unanswered try; then the bill is left to pay.
+    return noAnswer(ds, log, w, err, publicUrl);
   }
   if (pi.status === "succeeded") {
     await settleCharge(ds, { billId: w.bill_id, attempt: w.attempts, paymentIntentId: pi.id, amountCents: pi.amount_received || pi.amount, account: w.stripe_account_id }, publicUrl, log);
@@ -263,6 +309,30 @@ async function attempt(ds: DataSource, config: Config, log: Logger, w: Work, pub
   }
   await recordDecline(ds, { billId: w.bill_id, attempt: w.attempts, paymentIntentId: pi.id, reason: pi.last_payment_error?.message ?? `the card needs the cardholder (${pi.status})`, account: w.stripe_account_id }, publicUrl);
   return "declined";
+}
+
+/**
+ * Stripe did not answer the attempt: the first time is noted (`unanswered_since`); the next runs
+ * send the same request again; once AUTOPAY_UNANSWERED_HOURS have passed since the first unanswered
+ * try the bill is left for the owner to pay with the last decline's outcome and email (a success
+ * Stripe reports later through the webhook is still settled and posted).
+ */
+async function noAnswer(ds: DataSource, log: Logger, w: Work, err: unknown, publicUrl: string): Promise<"pending" | "declined"> {
+  const [c] = rowsOf(
+    await ds.query(
+      `UPDATE autopay_charge SET unanswered_since = coalesce(unanswered_since, $3), updated_at = now()
+        WHERE bill_id = $1 AND attempts = $2 AND status = 'CHARGING' RETURNING unanswered_since`,
+      [w.bill_id, w.attempts, clock.now()],
+    ),
+  );
+  const since: Date | null = c?.unanswered_since ?? null;
+  if (since && clock.now().getTime() - new Date(since).getTime() >= AUTOPAY_UNANSWERED_HOURS * 3_600_000) {
+    log.error({ err, billId: w.bill_id, attempt: w.attempts, since }, `autopay charge not answered for ${AUTOPAY_UNANSWERED_HOURS} hours; the bill is left to pay`);
+    const r = await recordDecline(ds, { billId: w.bill_id, attempt: w.attempts, paymentIntentId: null, reason: `the card processor did not answer for ${AUTOPAY_UNANSWERED_HOURS} hours`, account: w.stripe_account_id, unanswered: true }, publicUrl);
+    return r === "declined" ? "declined" : "pending";
+  }
+  log.error({ err, billId: w.bill_id, attempt: w.attempts, since }, "autopay charge not made or not answered; the next run tries it again with the same idempotency key");
+  return "pending";
 }
 
 const declineText = (err: any): string => {
@@ -340,7 +410,7 @@ export async function settleCharge(
  */
 export async function recordDecline(
   ds: DataSource,
-  input: { billId: string; attempt: number; paymentIntentId: string | null; reason: string; account: string | null | undefined; eventId?: string; eventType?: string },
+  input: { billId: string; attempt: number; paymentIntentId: string | null; reason: string; account: string | null | undefined; eventId?: string; eventType?: string; unanswered?: boolean },
   publicUrl: string,
 ): Promise<"declined" | "unchanged" | "duplicate_event" | "unknown_charge"> {
   return ds.transaction(async (tx) => {
@@ -349,7 +419,8 @@ export async function recordDecline(
     if (!c) return "unknown_charge";
     if (c.status !== "CHARGING" || c.attempts !== input.attempt) return "unchanged";
     const today = dateIn(c.time_zone);
-    const last = c.attempts >= AUTOPAY_ATTEMPTS;
+    // Not answered for AUTOPAY_UNANSWERED_HOURS: left to pay at once (another try would send the same request again).
+    const last = input.unanswered === true || c.attempts >= AUTOPAY_ATTEMPTS;
     const next = last ? null : retryOn(today);
     await tx.query(
       `UPDATE autopay_charge SET status = $2, next_attempt_on = $3, outcome = $4, payment_intent_id = coalesce($5, payment_intent_id), updated_at = now() WHERE bill_id = $1`,
@@ -360,11 +431,17 @@ export async function recordDecline(
       entityType: "ServiceAccount",
       entityId: c.account_id,
       districtId: c.district_id,
-      details: { billId: c.bill_id, billNumber: c.number, attempt: c.attempts, amountCents: c.amount_cents, reason: input.reason, nextAttemptOn: next, leftToPay: last, paymentIntent: input.paymentIntentId },
+      details: { billId: c.bill_id, billNumber: c.number, attempt: c.attempts, amountCents: c.amount_cents, reason: input.reason, nextAttemptOn: next, leftToPay: last, unanswered: input.unanswered === true, paymentIntent: input.paymentIntentId },
     });
     const pay = `${publicUrl}/properties/bills/${c.bill_id}`;
     await enqueueEmails(tx, [
-      last
+      input.unanswered
+        ? email(c, `Autopay could not charge sewer bill ${c.number}: it is left for you to pay`, [
+            `Autopay could not charge your ${c.card_label} for sewer bill ${c.number} of account ${c.account_number} (${formatCents(c.amount_cents)}, due ${formatDate(c.due_on)}): ${input.reason}.`,
+            `Autopay will not try this bill again: please pay it yourself online or at the district office. If the charge went through after all, it is posted to the account and any overpayment is a credit. Autopay stays on for your next bills.`,
+            `Pay: ${pay}`,
+          ], "rents.autopay_left_to_pay")
+        : last
         ? email(c, `Autopay was declined again: sewer bill ${c.number} is left for you to pay`, [
             `Your ${c.card_label} was declined again for sewer bill ${c.number} of account ${c.account_number} (${formatCents(c.amount_cents)}, due ${formatDate(c.due_on)}): ${input.reason}.`,
             `Autopay will not try this bill again: please pay it yourself online or at the district office. Autopay stays on for your next bills; check the card on the account's autopay page.`,

@@ -29,6 +29,12 @@ import { accountRow, addressOf, type Meta } from "./common.js";
 export const AUTOPAY_RETRY_DAYS = 3;
 /** Attempts per bill: the first on the due date and one retry. */
 export const AUTOPAY_ATTEMPTS = 2;
+/**
+ * An attempt Stripe does not answer (network or Stripe trouble) is sent again each hour with the same
+ * idempotency key, for this many hours from the first unanswered try; then the bill is left for the
+ * owner to pay, as after a last decline (a setting, not law: a day of hourly tries).
+ */
+export const AUTOPAY_UNANSWERED_HOURS = 24;
 
 export type AutopayCard = { brand: string; last4: string; expMonth: number | null; expYear: number | null; test: boolean; label: string };
 export type AutopayChargeView = {

@@ -5,7 +5,7 @@ import { resetClock, travelTo } from "../../api/common/clock.js";
 import { addCalendarDays, dateIn, zonedInstant } from "../../api/common/dates.js";
 import { enqueueJob, runDueJobs } from "../../api/jobs/queue.js";
 import { accountBalances } from "../../api/rents/ledger.js";
-import { AUTOPAY_RETRY_DAYS } from "../../api/rents/autopay.service.js";
+import { AUTOPAY_RETRY_DAYS, AUTOPAY_UNANSWERED_HOURS } from "../../api/rents/autopay.service.js";
 import { Client, DEMO, countStatements, errorCode, signedInAs, startTestServer, type TestServer } from "../harness.js";
 import { pageText, portal } from "../portal.js";
 import { connectDistrictAccount, startStripeStandIn, type StandIn } from "../stripe-standin.js";
@@ -315,6 +315,68 @@ describe("charging each bill on its due date", () => {
     expect(await chargeRow(b.id)).toMatchObject({ status: "RETRY", attempts: 1 });
     expect((await chargeRow(b.id)).outcome).toMatch(/^the card could not be charged \(/);
     await db().query(`UPDATE autopay_charge SET status = 'SKIPPED', next_attempt_on = NULL WHERE bill_id = $1`, [b.id]);
+  });
+});
+
+describe("an attempt Stripe never answers, and a card that expires before a bill's due date", () => {
+  let other: { propertyId: string; accountId: string; accountNumber: string };
+  beforeAll(async () => {
+    other = await property(clerk, lakeview.id, "autopay-owner@example.com");
+    // A card saved as the setup leaves it (not at Stripe: Stripe does not answer, or is not asked).
+    await db().query(
+      `INSERT INTO autopay (account_id, district_id, user_id, provider, stripe_account_id, customer_id, payment_method_id, card_brand, card_last4, card_exp_month, card_exp_year, enabled, enabled_on)
+       VALUES ($1, $2, $3, 'stripe', $4, 'cus_unanswered', 'pm_unanswered', 'visa', '4242', 1, 2028, true, '2027-08-01')`,
+      [other.accountId, lakeview.id, ownerId, acct],
+    );
+  });
+
+  it(`no answer is tried each hour with the same key for ${AUTOPAY_UNANSWERED_HOURS} hours; just past them the bill is left to pay, with the email`, async () => {
+    const due = "2027-09-20";
+    const b = await issueBill(lakeview.id, other, due, 5_000);
+    stripe.outage(["/v1/payment_intents"]);
+    try {
+      await runJobOn(due, "00:30");
+      const first = await chargeRow(b.id);
+      expect(first).toMatchObject({ status: "CHARGING", attempts: 1 });
+      expect(first.unanswered_since).not.toBeNull();
+      // At the limit (a minute before it): still tried, with the same key.
+      await runJobOn(addCalendarDays(due, 1), "00:29");
+      expect(await chargeRow(b.id)).toMatchObject({ status: "CHARGING", attempts: 1 });
+      expect(new Set(intents(b.id).map((r) => r.idempotencyKey))).toEqual(new Set([`autopay-${b.id}-a1`]));
+      // Just past it: left to pay, like a last decline.
+      await runJobOn(addCalendarDays(due, 1), "00:31");
+      expect(await chargeRow(b.id)).toMatchObject({ status: "LEFT_TO_PAY", attempts: 1, outcome: `the card processor did not answer for ${AUTOPAY_UNANSWERED_HOURS} hours` });
+      const left = (await emails("rents.autopay_left_to_pay")).filter((m) => m.subject.includes(b.number));
+      expect(left.map((m) => m.subject)).toEqual([`Autopay could not charge sewer bill ${b.number}: it is left for you to pay`]);
+      expect(left[0].body_text).toContain(`http://tapline.test/properties/bills/${b.id}`);
+      const audits = await db().query(`SELECT details FROM audit_entry WHERE action = 'rents.autopay_declined' AND entity_id = $1`, [other.accountId]);
+      expect(audits.map((a: any) => [a.details.leftToPay, a.details.unanswered])).toEqual([[true, true]]);
+      const sent = intents(b.id).length;
+      await runJobOn(addCalendarDays(due, 2), "00:30");
+      expect(intents(b.id)).toHaveLength(sent);
+    } finally {
+      stripe.outage(null);
+    }
+  });
+
+  it("a card good through January 2028: no warning for a bill due January 31; one warning, once, for a bill due February 1", async () => {
+    const expiring = async () => (await emails("rents.autopay_card_expiring")).filter((m) => m.subject.includes(other.accountNumber));
+    await issueBill(lakeview.id, other, "2028-01-31", 4_000);
+    await runJobOn("2028-01-10");
+    expect(await expiring()).toEqual([]);
+    await issueBill(lakeview.id, other, "2028-02-01", 4_100);
+    await runJobOn("2028-01-11");
+    const [warned, ...more] = await expiring();
+    expect(more).toEqual([]);
+    expect(warned.subject).toBe(`Autopay: your card expires before sewer account ${other.accountNumber}'s next bill is due`);
+    expect(warned.body_text).toContain("Visa ending 4242 that autopay charges");
+    expect(warned.body_text).toContain("expires at the end of 01/2028, before the next bill is due on February 1, 2028");
+    expect(warned.body_text).toContain(`http://tapline.test/properties/autopay/${other.accountId}`);
+    await runJobOn("2028-01-12");
+    expect(await expiring()).toHaveLength(1);
+    expect((await db().query(`SELECT expiry_warned_for FROM autopay WHERE account_id = $1`, [other.accountId]))[0].expiry_warned_for).toBe("2028-01");
+    // Off, so the later tests' runs charge nothing here.
+    await db().query(`UPDATE autopay SET enabled = false, enabled_on = NULL WHERE account_id = $1`, [other.accountId]);
   });
 });
 
