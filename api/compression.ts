@@ -65,7 +65,7 @@ const gzipped = promisify(gzip);
 /**
  * Pages up to this size are compressed on the request's own thread (synchronously), larger ones on
  * libuv's thread pool. For a page of a few dozen KB the pool's round trip cost far more CPU than the
- * compression: a 22 KB dashboard took 1.3-1.4 ms of CPU through the pool and 0.13-0.14 ms inline,
+ * compression: a 7.6 KB dashboard took 1.3-1.4 ms of CPU through the pool and 0.13-0.14 ms inline,
  * with the same bytes out (docs/benchmarks.md, 2026-12-07 evening; issue 20). Inline, such a page
  * holds the event loop for about as long as its compression takes, a fraction of its render.
  */
