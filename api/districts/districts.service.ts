@@ -178,26 +178,23 @@ export class Rulebook {
   }
 }
 
-// Rulebook versions never change once written (a change is a new version), so rows are cached by id.
-const versionCache = new Map<string, RulebookVersion>();
+// Rulebook versions never change once written (a change is a new version), so they are cached by
+// id, each with its entries by key (a Rulebook), not rebuilt on every read.
+const rulebookCache = new Map<string, Rulebook>();
 const VERSION_CACHE_MAX = 200;
 // Dropped with the public answers too: a process that serves one fresh database after another (the
 // tests, file after file) starts clean.
-onInvalidation("public", () => versionCache.clear());
+onInvalidation("public", () => rulebookCache.clear());
 
 /** A rulebook version by id (e.g. the one a decision recorded); cached, since versions never change. */
 export async function rulebookById(ds: DataSource | EntityManager, id: string): Promise<Rulebook> {
-  return new Rulebook(await versionById(ds, id));
-}
-
-async function versionById(ds: DataSource | EntityManager, id: string): Promise<RulebookVersion> {
-  let v = versionCache.get(id);
-  if (!v) {
-    v = await ds.getRepository(RulebookVersion).findOneOrFail({ where: { id } });
-    if (versionCache.size >= VERSION_CACHE_MAX) versionCache.delete(versionCache.keys().next().value!);
-    versionCache.set(id, v);
+  let r = rulebookCache.get(id);
+  if (!r) {
+    r = new Rulebook(await ds.getRepository(RulebookVersion).findOneOrFail({ where: { id } }));
+    if (rulebookCache.size >= VERSION_CACHE_MAX) rulebookCache.delete(rulebookCache.keys().next().value!);
+    rulebookCache.set(id, r);
   }
-  return v;
+  return r;
 }
 
 /** The rulebook version in force on a calendar date (in the district's zone; today when omitted). */
@@ -209,7 +206,7 @@ export async function rulebookOn(ds: DataSource | EntityManager, district: Distr
     [district.id, date],
   );
   if (!rows[0]) throw notFound(`A rulebook in force on ${date}`);
-  return new Rulebook(await versionById(ds, rows[0].id));
+  return rulebookById(ds, rows[0].id);
 }
 
 export async function listRulebookVersions(ds: DataSource, districtId: string): Promise<RulebookVersion[]> {

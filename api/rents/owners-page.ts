@@ -22,6 +22,19 @@ export async function readPart<T>(db: Db, viewer: Viewer, part: OwnerPart<T>): P
 }
 
 /**
+ * The statement of these lists, a column each, made once for each set of lists: the same string
+ * every time, so queryPrepared finds its prepared statement without building and hashing the text
+ * (about 8 KB for the owner's page) again on every request.
+ */
+const statements = new Map<string, string>();
+function statementOf(parts: readonly OwnerPart<unknown>[]): string {
+  const keys = parts.map((p) => p.key).join(",");
+  let text = statements.get(keys);
+  if (text === undefined) statements.set(keys, (text = `SELECT ${parts.map((p) => `(${p.sql}) AS ${p.key}`).join(",\n")}`));
+  return text;
+}
+
+/**
  * The owner's /properties page asks for three of these lists at once (myServiceProperties,
  * myLinkedAccounts, myPaperlessChoices): the lists one request asks for are read in one statement,
  * a column each (docs/benchmarks.md, issue 14: a statement's round trip cost more than its work).
@@ -31,7 +44,7 @@ export const ownerParts = perRequest(
     new DataLoader<OwnerPart<unknown>, unknown, string>(
       async (asked) => {
         const parts = [...asked].sort((a, b) => a.key.localeCompare(b.key));
-        const [r] = await queryPrepared(ctx.ds, `SELECT ${parts.map((p) => `(${p.sql}) AS ${p.key}`).join(",\n")}`, paramsOf(parts, ctx.viewer!));
+        const [r] = await queryPrepared(ctx.ds, statementOf(parts), paramsOf(parts, ctx.viewer!));
         // A list whose views fail fails alone, as it would in a statement of its own.
         const views = new Map<string, unknown>();
         for (const p of parts) views.set(p.key, await Promise.resolve(p.map(r[p.key], ctx.viewer!, ctx.ds)).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))));

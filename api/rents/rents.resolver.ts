@@ -40,7 +40,7 @@ export class AssessedRowType {
   @Field(() => String, { description: "count × the table's figure, to the thousandth" }) edus: string;
 }
 
-@ObjectType("ServiceAssessment", { description: "An account's assessment from a day on: EDUs under SUL 1203, or one user under Huron VI-2" })
+@ObjectType("ServiceAssessment", { description: "An account's assessment from a day on: EDUs under SUL 1203, or one user under Huron VI-2", simpleResolvers: true })
 export class AssessmentType {
   @Field(() => ID) id: string;
   @Field(() => String, { description: "EDU or USER" }) basis: string;
@@ -63,7 +63,7 @@ export class FinalBillType {
   @Field(() => String, { nullable: true }) meterNumber: string | null;
 }
 
-@ObjectType("ServiceAccount", { description: "A service account: an occupant of a property (Huron VI-2: a user), open from one day to another" })
+@ObjectType("ServiceAccount", { description: "A service account: an occupant of a property (Huron VI-2: a user), open from one day to another", simpleResolvers: true })
 export class AccountType {
   @Field(() => ID) id: string;
   @Field(() => ID) districtId: string;
@@ -82,7 +82,7 @@ export class AccountType {
   @Field(() => AssessmentType, { nullable: true }) assessment: AssessmentType | null;
 }
 
-@ObjectType("SewerProperty", { description: "A property in the register: tax parcel, address, owner of record, segment (SUL 1204)" })
+@ObjectType("SewerProperty", { description: "A property in the register: tax parcel, address, owner of record, segment (SUL 1204)", simpleResolvers: true })
 export class PropertyType {
   @Field(() => ID) id: string;
   @Field(() => ID) districtId: string;
