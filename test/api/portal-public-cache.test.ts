@@ -198,6 +198,14 @@ describe("whole public pages kept for signed-out visitors (api/page-cache.ts)", 
     const tokenB = tokenIn(await (await visit(cookieB)).text());
     expect((await post(cookieB, tokenB)).status).toBe(400);
     expect((await post(cookieB, tokenA)).status).toBe(403);
+    // Byte for byte what a render for that visitor is, but for the nonce: a render kept, then sent kept.
+    clearPageCache();
+    const nonceOf = (res: Response) => /'nonce-([^']+)'/.exec(res.headers.get("content-security-policy")!)![1];
+    const rendered = await visit(cookieB);
+    const renderedHtml = await rendered.text();
+    expect(kept()).toHaveLength(1);
+    const sentKept = await visit(cookieB);
+    expect((await sentKept.text()).replaceAll(nonceOf(sentKept), nonceOf(rendered))).toBe(renderedHtml);
     // A cookie that is not Tapline's gives no token: the page is rendered for it, with a new cookie.
     const forged = await visit("tapline_csrf=someone-else");
     expect(csrfCookie(forged)).toBeTruthy();
