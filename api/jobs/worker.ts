@@ -11,7 +11,7 @@ const RECURRING: { name: string; everyMs: number }[] = [
   { name: "contractors.expiry-reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/contractors/contractors.service.ts
   { name: "haulers.expiry-reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/haulers/haulers.service.ts (emails link to PUBLIC_URL)
   { name: "extensions.guarantee-reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/extensions/acceptance.service.ts (SUL 507)
-  { name: "rents.late-charges", everyMs: 60 * 60 * 1000 }, // hourly, so each district's day starts with its late charges whatever its zone; api/rents/ledger.service.ts
+  { name: "rents.late-charges", everyMs: 60 * 60 * 1000 }, // hourly, so each district's day starts with its late charges whatever its zone; api/rents/late-charges.service.ts
   { name: "septic.reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/septic/reminders.service.ts (pump-outs due, SUL 405 notices)
   { name: "inflow.order-reminders", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/inflow/reminders.service.ts (disconnection orders' dates, SUL 702)
   { name: "accounts.prune-attempts", everyMs: 24 * 60 * 60 * 1000 }, // daily; api/accounts/attempts.ts (rate-limit attempts kept 30 days)

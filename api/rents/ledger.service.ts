@@ -1,27 +1,20 @@
 import type { DataSource, EntityManager } from "typeorm";
-import type { Logger } from "pino";
+import type { Actor } from "../audit/audit.service.js";
 import { hasRole, isStaff, type Viewer } from "../accounts/viewer.js";
-import { audit } from "../audit/audit.service.js";
 import { isUuid } from "../documents/documents.service.js";
 import { dateIn, type CalendarDate } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
-import { formatDate } from "../common/format.js";
 import { formatCents } from "../common/money.js";
-import { District } from "../districts/district.entity.js";
-import { rulebookById } from "../districts/districts.service.js";
-import { registerJobHandler } from "../jobs/queue.js";
-import { enqueueEmails, type EmailDraft } from "../outbox/outbox.service.js";
 import { Payment } from "../payments/payments.service.js";
 import { markPaid } from "../payments/receipts.js";
 import { accountRow, actorOf, ownersAccount, type Meta } from "./common.js";
 import { SEWER_ACCOUNT_PAYABLE, accountBalances, createAccountPayment, isPastDue, openItems, type AccountBalance, type Db, type OpenItem } from "./ledger.js";
-import { lateChargesDue, type LateCharge } from "./ledger.rules.js";
-import { postExcessLateCharges } from "./owners-excess.js";
 
 /**
  * An account's money (issue 14): what its occupant, its owner of record and its district's staff
- * read (balance, past due, bills, payments, late charges), paying online toward the balance, the
- * Town Clerk's counter payments, and the job that adds the law's late charges on their day.
+ * read (balance, past due, bills, payments, late charges), paying online toward the balance and the
+ * Town Clerk's counter payments. The late charges are late-charges.service.ts's; a property's
+ * owner's excess bills (Huron VI-2) share the history, the open bills and the counter's checks.
  */
 
 export type LedgerLine = {
@@ -48,25 +41,30 @@ export type AccountMoney = AccountBalance & {
   openBills: OpenBill[];
 };
 
-/** The bills and entries of an account, oldest first, with the running balance: the latest 500, in one statement. */
-async function ledgerLines(db: Db, accountId: string): Promise<LedgerLine[]> {
+/**
+ * The bills and entries of a balance (an account's, or a property's owner's excess bills), oldest
+ * first, with the running balance: the latest 500, in one statement.
+ */
+export async function balanceLines(db: Db, of: "account" | "excess", id: string): Promise<LedgerLine[]> {
+  const [bills, billWord, column] =
+    of === "account" ? ["b.account_id = $1", "Sewer bill ", "account_id"] : ["b.property_id = $1 AND b.kind = 'OWNER_EXCESS'", "Owner''s excess bill ", "excess_property_id"];
   const rows: any[] = await db.query(
     `SELECT * FROM (
        SELECT x.*, sum(x.amount) OVER (ORDER BY x.on_date, x.at, x.part, x.tie) AS balance,
               row_number() OVER (ORDER BY x.on_date DESC, x.at DESC, x.part DESC, x.tie DESC) AS back
          FROM (
            SELECT b.mailed_on::text AS on_date, 'BILL' AS kind, 0 AS part,
-                  'Sewer bill ' || b.number || ', ' || to_char(b.served_from, 'FMMonth FMDD, YYYY') || ' to ' || to_char(b.served_to, 'FMMonth FMDD, YYYY') AS description,
+                  '${billWord}' || b.number || ', ' || to_char(b.served_from, 'FMMonth FMDD, YYYY') || ' to ' || to_char(b.served_to, 'FMMonth FMDD, YYYY') AS description,
                   NULL::text AS section, b.total_cents AS amount, b.id AS bill_id, NULL::uuid AS payment_id, b.issued_at AS at, b.number AS tie
-             FROM bill b WHERE b.account_id = $1 AND b.status = 'ISSUED'
+             FROM bill b WHERE ${bills} AND b.status = 'ISSUED'
            UNION ALL
            SELECT e.effective_on::text, e.kind, CASE e.kind WHEN 'PENALTY' THEN 1 WHEN 'INTEREST' THEN 2 WHEN 'VIOLATION' THEN 3 ELSE 4 END,
                   e.description, e.section, e.amount_cents, e.bill_id, e.payment_id, e.created_at, e.id::text
-             FROM account_ledger_entry e WHERE e.account_id = $1
+             FROM account_ledger_entry e WHERE e.${column} = $1
          ) x
      ) y WHERE y.back <= 500
      ORDER BY y.on_date, y.at, y.part, y.tie`,
-    [accountId],
+    [id],
   );
   return rows.map((r) => ({
     on: r.on_date,
@@ -80,7 +78,8 @@ async function ledgerLines(db: Db, accountId: string): Promise<LedgerLine[]> {
   }));
 }
 
-const openBillsOf = (items: OpenItem[]): OpenBill[] => {
+/** The bills with something unpaid, each with its late charges unpaid. */
+export const openBillsOf = (items: OpenItem[]): OpenBill[] => {
   const bills = new Map<string, OpenBill>();
   for (const i of items) {
     if (!i.billId) continue;
@@ -109,7 +108,7 @@ export async function accountMoney(db: Db, viewer: Viewer, accountId: string): P
     asOf: dateIn(a.time_zone),
     canPay: mayPay(viewer, a),
     canRecordPayment: hasRole(viewer, "CLERK", a.district_id),
-    lines: await ledgerLines(db, a.id),
+    lines: await balanceLines(db, "account", a.id),
     openBills: openBillsOf(items),
   };
 }
@@ -156,6 +155,18 @@ export async function recordAccountCounterPayment(
   const [found] = isUuid(input.accountId) ? await ds.query(`SELECT district_id FROM service_account WHERE id = $1`, [input.accountId]) : [];
   if (!found || !isStaff(viewer, found.district_id)) throw notFound("That account");
   if (!hasRole(viewer, "CLERK", found.district_id)) throw forbidden("Only the Town Clerk records payments taken at the counter.");
+  const checkNumber = checkCounterPayment(input);
+  return ds.transaction(async (tx) => {
+    const a = await accountRow(tx, viewer, input.accountId, { lock: true, staffOnly: true });
+    const actor = actorOf(viewer, meta.requestId);
+    const payerId = a.occupant_user_id ?? a.owner_user_id ?? viewer.userId;
+    const p = await createAccountPayment(tx, actor, { accountId: a.id, payerId, amountCents: input.amountCents });
+    return markCounterPaid(tx, p, { method: input.method, checkNumber, actor, publicUrl: meta.publicUrl, details: { accountId: a.id } });
+  });
+}
+
+/** A counter payment's method, check number and amount, every problem at once; returns the check number (null for cash). */
+export function checkCounterPayment(input: { amountCents: number; method: string; checkNumber?: string | null }): string | null {
   const fields: Record<string, string> = {};
   const checkNumber = String(input.checkNumber ?? "").trim();
   if (input.method !== "cash" && input.method !== "check") fields.method = "Choose cash or check.";
@@ -163,21 +174,24 @@ export async function recordAccountCounterPayment(
   if (checkNumber.length > 40) fields.checkNumber = "A check number has at most 40 characters.";
   if (!Number.isSafeInteger(input.amountCents) || input.amountCents < 1 || input.amountCents > 99_999_999) fields.amountCents = "Enter an amount from $0.01 to $999,999.99.";
   if (Object.keys(fields).length) throw badInput(fields);
-  return ds.transaction(async (tx) => {
-    const a = await accountRow(tx, viewer, input.accountId, { lock: true, staffOnly: true });
-    const actor = actorOf(viewer, meta.requestId);
-    const payerId = a.occupant_user_id ?? a.owner_user_id ?? viewer.userId;
-    const p = await createAccountPayment(tx, actor, { accountId: a.id, payerId, amountCents: input.amountCents });
-    return markPaid(tx, p, {
-      provider: "counter",
-      method: input.method as "cash" | "check",
-      checkNumber: input.method === "check" ? checkNumber : null,
-      sessionId: null,
-      paymentIntent: null,
-      actor,
-      publicUrl: meta.publicUrl,
-      details: { counter: true, accountId: a.id },
-    });
+  return input.method === "check" ? checkNumber : null;
+}
+
+/** Marks money taken at the counter paid, in the caller's transaction: the receipt number, the posting (the payable's) and the receipt email. */
+export function markCounterPaid(
+  tx: EntityManager,
+  payment: Payment,
+  c: { method: string; checkNumber: string | null; actor: Actor; publicUrl?: string; details: Record<string, unknown> },
+): Promise<Payment> {
+  return markPaid(tx, payment, {
+    provider: "counter",
+    method: c.method as "cash" | "check",
+    checkNumber: c.checkNumber,
+    sessionId: null,
+    paymentIntent: null,
+    actor: c.actor,
+    publicUrl: c.publicUrl,
+    details: { counter: true, ...c.details },
   });
 }
 
@@ -192,125 +206,3 @@ export async function accountPayments(db: Db, viewer: Viewer, accountId: string)
     .limit(100)
     .getMany();
 }
-
-// ---------------------------------------------------------------------------------------------
-// Late charges on the law's day (SUL 1118 via 1210; Huron VI-3), by a job every hour
-
-export const LATE_CHARGES_JOB = "rents.late-charges";
-const LATE_BATCH = 1000;
-
-/**
- * For each district, the accounts with an issued bill past its due date, in batches of 1,000 by
- * id; for each batch's accounts that owe something, in one transaction and a fixed number of statements: what each bill still
- * owes (oldest first), the late charges already posted, the new ones inserted once (their unique
- * key), one email per account to the owner of record (else the occupant) saying what was added,
- * and one audit entry. Returns how many charges were posted.
- */
-export async function postLateCharges(ds: DataSource, publicUrl: string, log?: Logger): Promise<number> {
-  const districts = await ds.getRepository(District).find();
-  let posted = 0;
-  for (const district of districts) {
-    const today = dateIn(district.timeZone);
-    let after = "00000000-0000-0000-0000-000000000000";
-    for (;;) {
-      const rows: { id: string; owes: boolean }[] = await ds.query(
-        `SELECT a.id, (coalesce((SELECT sum(b.total_cents) FROM bill b WHERE b.account_id = a.id AND b.status = 'ISSUED'), 0)
-                     + coalesce((SELECT sum(e.amount_cents) FROM account_ledger_entry e WHERE e.account_id = a.id), 0)) > 0 AS owes
-           FROM service_account a
-          WHERE a.district_id = $1 AND a.id > $3 AND EXISTS (SELECT 1 FROM bill b WHERE b.account_id = a.id AND b.status = 'ISSUED' AND b.due_on < $2)
-          ORDER BY a.id LIMIT $4`,
-        [district.id, today, after, LATE_BATCH],
-      );
-      if (!rows.length) break;
-      after = rows[rows.length - 1].id;
-      // Only accounts that owe something can have a late charge due.
-      const owing = rows.filter((r) => r.owes).map((r) => r.id);
-      if (owing.length) posted += await ds.transaction((tx) => lateChargesForBatch(tx, district, owing, today, publicUrl));
-      if (rows.length < LATE_BATCH) break;
-    }
-    // Huron VI-2's owner's excess bills (no account): the same charges on their own balances.
-    posted += await postExcessLateCharges(ds, district, today, publicUrl, log);
-  }
-  if (posted) log?.info({ posted }, "late charges posted");
-  return posted;
-}
-
-async function lateChargesForBatch(tx: EntityManager, district: District, ids: string[], today: CalendarDate, publicUrl: string): Promise<number> {
-  // Serialise with payments and other runs on these accounts.
-  await tx.query(`SELECT id FROM service_account WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [ids]);
-  const items = await openItems(tx, ids);
-  const keys: any[] = await tx.query(`SELECT account_id, unique_key FROM account_ledger_entry WHERE account_id = ANY($1::uuid[]) AND kind IN ('PENALTY', 'INTEREST', 'VIOLATION')`, [ids]);
-  const postedKeys = new Set<string>(keys.map((k) => k.unique_key));
-  const adds: (LateCharge & { accountId: string; billId: string })[] = [];
-  for (const i of items) {
-    if (i.kind !== "BILL" || i.unpaidCents <= 0 || !i.rulebookVersionId) continue;
-    const rb = await rulebookById(tx, i.rulebookVersionId);
-    for (const c of lateChargesDue(rb, { id: i.billId!, number: i.number!, totalCents: i.amountCents, mailedOn: i.onDate }, i.unpaidCents, postedKeys, today))
-      adds.push({ ...c, accountId: i.accountId, billId: i.billId! });
-  }
-  if (!adds.length) return 0;
-  const inserted: { account_id: string; unique_key: string }[] = await tx.query(
-    `INSERT INTO account_ledger_entry (district_id, account_id, kind, amount_cents, bill_id, effective_on, description, section, unique_key)
-     SELECT $1, * FROM unnest($2::uuid[], $3::text[], $4::int[], $5::uuid[], $6::date[], $7::text[], $8::text[], $9::text[])
-     ON CONFLICT (unique_key) DO NOTHING RETURNING account_id, unique_key`,
-    [
-      district.id,
-      adds.map((c) => c.accountId),
-      adds.map((c) => c.kind),
-      adds.map((c) => c.amountCents),
-      adds.map((c) => c.billId),
-      adds.map((c) => c.effectiveOn),
-      adds.map((c) => c.description),
-      adds.map((c) => c.section),
-      adds.map((c) => c.key),
-    ],
-  );
-  if (!inserted.length) return 0;
-  const done = new Set(inserted.map((r) => r.unique_key));
-  const byAccount = new Map<string, LateCharge[]>();
-  for (const c of adds) if (done.has(c.key)) (byAccount.get(c.accountId) ?? byAccount.set(c.accountId, []).get(c.accountId)!).push(c);
-  // The owner of record (Huron VI-3 bills the owners; VI-4 makes it a lien on the property), else the occupant, when they have a sign-in.
-  const who: any[] = await tx.query(
-    `SELECT a.id, a.account_number, u.id AS user_id, u.email, u.display_name
-       FROM service_account a JOIN sewer_property p ON p.id = a.property_id
-       JOIN app_user u ON u.id = coalesce(p.owner_user_id, a.occupant_user_id)
-      WHERE a.id = ANY($1::uuid[])`,
-    [[...byAccount.keys()]],
-  );
-  const balances = await accountBalances(tx, [...byAccount.keys()]);
-  const drafts: EmailDraft[] = who.map((w) => {
-    const charges = byAccount.get(w.id)!;
-    const b = balances.get(w.id)!;
-    const money = charges.filter((c) => c.amountCents > 0);
-    return {
-      to: w.email,
-      recipientId: w.user_id,
-      districtId: district.id,
-      kind: "rents.late_charges",
-      subject: money.length ? `Sewer account ${w.account_number}: ${formatCents(money.reduce((s, c) => s + c.amountCents, 0))} added for late payment` : `Sewer account ${w.account_number}: unpaid bill in violation`,
-      body: [
-        `Hello ${w.display_name},`,
-        "",
-        `${district.name} added to sewer account ${w.account_number}:`,
-        ...charges.map((c) => `- ${formatDate(c.effectiveOn)}: ${c.description}${c.amountCents ? `: ${formatCents(c.amountCents)}` : ""} (${c.section})`),
-        "",
-        `Balance now: ${formatCents(b.balanceCents)}, of which ${formatCents(b.pastDueCents)} is past due.`,
-        `Pay online or see the account: ${publicUrl}/properties/bills`,
-        "",
-      ].join("\n"),
-    };
-  });
-  await enqueueEmails(tx, drafts);
-  await audit(tx, { userId: null }, {
-    action: "rents.late_charges_posted",
-    entityType: "District",
-    entityId: district.id,
-    districtId: district.id,
-    details: { today, accounts: byAccount.size, charges: inserted.length, penalties: inserted.filter((r) => r.unique_key.startsWith("penalty:")).length, violations: inserted.filter((r) => r.unique_key.startsWith("violation:")).length },
-  });
-  return inserted.length;
-}
-
-registerJobHandler(LATE_CHARGES_JOB, async (ds, payload: { publicUrl?: string }, log) => {
-  await postLateCharges(ds, payload.publicUrl ?? "", log);
-});

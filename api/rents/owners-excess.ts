@@ -1,22 +1,17 @@
 import type { DataSource, EntityManager } from "typeorm";
-import type { Logger } from "pino";
 import { hasRole, isStaff, type Viewer } from "../accounts/viewer.js";
 import { audit, type Actor } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
 import { dateIn, type CalendarDate } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
-import { formatDate } from "../common/format.js";
 import { formatCents } from "../common/money.js";
 import { District } from "../districts/district.entity.js";
-import { rulebookById, rulebookOn } from "../districts/districts.service.js";
+import { rulebookOn } from "../districts/districts.service.js";
 import { isUuid } from "../documents/documents.service.js";
-import { enqueueEmails, type EmailDraft } from "../outbox/outbox.service.js";
 import { Payment, createPayment, registerPayable } from "../payments/payments.service.js";
-import { markPaid } from "../payments/receipts.js";
 import { actorOf, addressOf, type Meta } from "./common.js";
-import { isPastDue, openItems, openItemsSql, type Db, type OpenItem } from "./ledger.js";
-import { lateChargesDue, type LateCharge } from "./ledger.rules.js";
-import type { LedgerLine, OpenBill } from "./ledger.service.js";
+import { openItems, openItemsSql, type Db } from "./ledger.js";
+import { balanceLines, checkCounterPayment, markCounterPaid, openBillsOf, type LedgerLine, type OpenBill } from "./ledger.service.js";
 
 /**
  * A Huron owner's excess bills paid and enforced (issue 14; Huron VI-2, VI-3, VI-4;
@@ -98,47 +93,6 @@ async function excessRow(db: Db, viewer: Viewer, propertyId: string, opts: { loc
   throw notFound("That property");
 }
 
-/** The excess bills and entries of a property, oldest first, with the running balance: the latest 500, in one statement. */
-async function excessLines(db: Db, propertyId: string): Promise<LedgerLine[]> {
-  const rows: any[] = await db.query(
-    `SELECT * FROM (
-       SELECT x.*, sum(x.amount) OVER (ORDER BY x.on_date, x.at, x.part, x.tie) AS balance,
-              row_number() OVER (ORDER BY x.on_date DESC, x.at DESC, x.part DESC, x.tie DESC) AS back
-         FROM (
-           SELECT b.mailed_on::text AS on_date, 'BILL' AS kind, 0 AS part,
-                  'Owner''s excess bill ' || b.number || ', ' || to_char(b.served_from, 'FMMonth FMDD, YYYY') || ' to ' || to_char(b.served_to, 'FMMonth FMDD, YYYY') AS description,
-                  NULL::text AS section, b.total_cents AS amount, b.id AS bill_id, NULL::uuid AS payment_id, b.issued_at AS at, b.number AS tie
-             FROM bill b WHERE b.property_id = $1 AND b.kind = 'OWNER_EXCESS' AND b.status = 'ISSUED'
-           UNION ALL
-           SELECT e.effective_on::text, e.kind, CASE e.kind WHEN 'PENALTY' THEN 1 WHEN 'INTEREST' THEN 2 WHEN 'VIOLATION' THEN 3 ELSE 4 END,
-                  e.description, e.section, e.amount_cents, e.bill_id, e.payment_id, e.created_at, e.id::text
-             FROM account_ledger_entry e WHERE e.excess_property_id = $1
-         ) x
-     ) y WHERE y.back <= 500
-     ORDER BY y.on_date, y.at, y.part, y.tie`,
-    [propertyId],
-  );
-  return rows.map((r) => ({ on: r.on_date, kind: r.kind, description: r.description, section: r.section, amountCents: r.amount, balanceCents: Number(r.balance), billId: r.bill_id, paymentId: r.payment_id }));
-}
-
-/** The bills with something unpaid, each with its late charges (as an account's page shows them). */
-function openBillsOf(items: OpenItem[]): OpenBill[] {
-  const bills = new Map<string, OpenBill>();
-  for (const i of items) {
-    if (!i.billId) continue;
-    if (i.kind === "BILL")
-      bills.set(i.billId, { billId: i.billId, number: i.number!, mailedOn: i.onDate, dueOn: i.dueOn, totalCents: i.amountCents, unpaidCents: i.unpaidCents, lateChargesUnpaidCents: 0, pastDue: isPastDue(i) && i.unpaidCents > 0 });
-    else {
-      const b = bills.get(i.billId);
-      if (b) {
-        b.lateChargesUnpaidCents += i.unpaidCents;
-        if (i.unpaidCents > 0) b.pastDue = true;
-      }
-    }
-  }
-  return [...bills.values()].filter((b) => b.unpaidCents + b.lateChargesUnpaidCents > 0);
-}
-
 /** The property's owner's excess balance and history: its owner of record and its district's staff; NOT_FOUND for anyone else. */
 export async function ownersExcessMoney(db: Db, viewer: Viewer, propertyId: string): Promise<ExcessMoney> {
   const p = await excessRow(db, viewer, propertyId);
@@ -152,7 +106,7 @@ export async function ownersExcessMoney(db: Db, viewer: Viewer, propertyId: stri
     ...balance,
     canPay: p.owner_user_id === viewer.userId,
     canRecordPayment: hasRole(viewer, "CLERK", p.district_id),
-    lines: await excessLines(db, p.id),
+    lines: await balanceLines(db, "excess", p.id),
     openBills: openBillsOf(await openItems(db, [p.id], { of: "excess" })),
   };
 }
@@ -217,28 +171,13 @@ export async function recordOwnersExcessCounterPayment(
   const [found] = isUuid(input.propertyId) ? await ds.query(`SELECT district_id FROM sewer_property WHERE id = $1`, [input.propertyId]) : [];
   if (!found || !isStaff(viewer, found.district_id)) throw notFound("That property");
   if (!hasRole(viewer, "CLERK", found.district_id)) throw forbidden("Only the Town Clerk records payments taken at the counter.");
-  const fields: Record<string, string> = {};
-  const checkNumber = String(input.checkNumber ?? "").trim();
-  if (input.method !== "cash" && input.method !== "check") fields.method = "Choose cash or check.";
-  if (input.method === "check" && !checkNumber) fields.checkNumber = "Enter the check number.";
-  if (checkNumber.length > 40) fields.checkNumber = "A check number has at most 40 characters.";
-  if (!Number.isSafeInteger(input.amountCents) || input.amountCents < 1 || input.amountCents > MAX_PAYMENT_CENTS) fields.amountCents = "Enter an amount from $0.01 to $999,999.99.";
-  if (Object.keys(fields).length) throw badInput(fields);
+  const checkNumber = checkCounterPayment(input);
   return ds.transaction(async (tx) => {
     const p = await excessRow(tx, viewer, input.propertyId, { lock: true, staffOnly: true });
     if (!p.has_excess) throw conflict("This property has no owner's excess bill.");
     const actor = actorOf(viewer, meta.requestId);
     const payment = await createExcessPayment(tx, actor, { propertyId: p.id, payerId: p.owner_user_id ?? viewer.userId, amountCents: input.amountCents });
-    return markPaid(tx, payment, {
-      provider: "counter",
-      method: input.method as "cash" | "check",
-      checkNumber: input.method === "check" ? checkNumber : null,
-      sessionId: null,
-      paymentIntent: null,
-      actor,
-      publicUrl: meta.publicUrl,
-      details: { counter: true, propertyId: p.id, ownersExcess: true },
-    });
+    return markCounterPaid(tx, payment, { method: input.method, checkNumber, actor, publicUrl: meta.publicUrl, details: { propertyId: p.id, ownersExcess: true } });
   });
 }
 
@@ -275,121 +214,3 @@ registerPayable(OWNERS_EXCESS_PAYABLE, {
   titles: (ids: string[], db: Db) => excessTitles(db, ids),
   href: () => "/properties/bills",
 });
-
-// ---------------------------------------------------------------------------------------------
-// VI-3's late penalty and violation on the excess bills, by the hourly job rents.late-charges
-
-const LATE_BATCH = 1000;
-
-/**
- * The district's properties with an issued excess bill past its due date, in batches of 1,000 by
- * id; for each batch's properties that owe, in one transaction and a fixed number of statements:
- * what each excess bill still owes (oldest first), the late charges already posted, the new ones
- * inserted once (their unique key: the bill's), one email per property to the owner of record with
- * a sign-in, and one audit entry. Called by postLateCharges for each district; returns how many
- * charges were posted.
- */
-export async function postExcessLateCharges(ds: DataSource, district: District, today: CalendarDate, publicUrl: string, log?: Logger): Promise<number> {
-  let posted = 0;
-  let after = "00000000-0000-0000-0000-000000000000";
-  for (;;) {
-    const rows: { id: string; owes: boolean }[] = await ds.query(
-      `SELECT p.id, (coalesce((SELECT sum(b.total_cents) FROM bill b WHERE b.property_id = p.id AND b.kind = 'OWNER_EXCESS' AND b.status = 'ISSUED'), 0)
-                   + coalesce((SELECT sum(e.amount_cents) FROM account_ledger_entry e WHERE e.excess_property_id = p.id), 0)) > 0 AS owes
-         FROM sewer_property p
-        WHERE p.district_id = $1 AND p.id > $3
-          AND EXISTS (SELECT 1 FROM bill b WHERE b.property_id = p.id AND b.kind = 'OWNER_EXCESS' AND b.status = 'ISSUED' AND b.due_on < $2)
-        ORDER BY p.id LIMIT $4`,
-      [district.id, today, after, LATE_BATCH],
-    );
-    if (!rows.length) break;
-    after = rows[rows.length - 1].id;
-    const owing = rows.filter((r) => r.owes).map((r) => r.id);
-    if (owing.length) posted += await ds.transaction((tx) => excessLateChargesForBatch(tx, district, owing, today, publicUrl));
-    if (rows.length < LATE_BATCH) break;
-  }
-  if (posted) log?.info({ posted, districtId: district.id }, "owner's excess late charges posted");
-  return posted;
-}
-
-async function excessLateChargesForBatch(tx: EntityManager, district: District, ids: string[], today: CalendarDate, publicUrl: string): Promise<number> {
-  // Serialise with payments toward these balances (they lock the property) and other runs.
-  await tx.query(`SELECT id FROM sewer_property WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [ids]);
-  const items = await openItems(tx, ids, { of: "excess" });
-  const keys: any[] = await tx.query(`SELECT unique_key FROM account_ledger_entry WHERE excess_property_id = ANY($1::uuid[]) AND kind IN ('PENALTY', 'INTEREST', 'VIOLATION')`, [ids]);
-  const postedKeys = new Set<string>(keys.map((k) => k.unique_key));
-  const adds: (LateCharge & { propertyId: string; billId: string })[] = [];
-  for (const i of items) {
-    if (i.kind !== "BILL" || i.unpaidCents <= 0 || !i.rulebookVersionId) continue;
-    const rb = await rulebookById(tx, i.rulebookVersionId);
-    for (const c of lateChargesDue(rb, { id: i.billId!, number: i.number!, totalCents: i.amountCents, mailedOn: i.onDate }, i.unpaidCents, postedKeys, today))
-      adds.push({ ...c, propertyId: i.accountId, billId: i.billId! });
-  }
-  if (!adds.length) return 0;
-  const inserted: { excess_property_id: string; unique_key: string }[] = await tx.query(
-    `INSERT INTO account_ledger_entry (district_id, excess_property_id, kind, amount_cents, bill_id, effective_on, description, section, unique_key)
-     SELECT $1, * FROM unnest($2::uuid[], $3::text[], $4::int[], $5::uuid[], $6::date[], $7::text[], $8::text[], $9::text[])
-     ON CONFLICT (unique_key) DO NOTHING RETURNING excess_property_id, unique_key`,
-    [
-      district.id,
-      adds.map((c) => c.propertyId),
-      adds.map((c) => c.kind),
-      adds.map((c) => c.amountCents),
-      adds.map((c) => c.billId),
-      adds.map((c) => c.effectiveOn),
-      adds.map((c) => c.description),
-      adds.map((c) => c.section),
-      adds.map((c) => c.key),
-    ],
-  );
-  if (!inserted.length) return 0;
-  const done = new Set(inserted.map((r) => r.unique_key));
-  const byProperty = new Map<string, LateCharge[]>();
-  for (const c of adds) if (done.has(c.key)) (byProperty.get(c.propertyId) ?? byProperty.set(c.propertyId, []).get(c.propertyId)!).push(c);
-  // VI-2 charges the excess to the owner; VI-3 bills the owners: the owner of record, when they have a sign-in.
-  const who: any[] = await tx.query(
-    `SELECT p.id, p.tax_parcel, p.street_number, p.street, p.city, p.zip, u.id AS user_id, u.email, u.display_name
-       FROM sewer_property p JOIN app_user u ON u.id = p.owner_user_id WHERE p.id = ANY($1::uuid[])`,
-    [[...byProperty.keys()]],
-  );
-  const balances = await excessBalances(tx, [...byProperty.keys()]);
-  const drafts: EmailDraft[] = who.map((w) => {
-    const charges = byProperty.get(w.id)!;
-    const b = balances.get(w.id)!;
-    const money = charges.filter((c) => c.amountCents > 0);
-    const what = `Owner's excess bills, ${addressOf(w)}`;
-    return {
-      to: w.email,
-      recipientId: w.user_id,
-      districtId: district.id,
-      kind: "rents.late_charges",
-      subject: money.length ? `${what}: ${formatCents(money.reduce((s, c) => s + c.amountCents, 0))} added for late payment` : `${what}: unpaid bill in violation`,
-      body: [
-        `Hello ${w.display_name},`,
-        "",
-        `${district.name} added to the owner's excess bills of ${addressOf(w)} (tax parcel ${w.tax_parcel}):`,
-        ...charges.map((c) => `- ${formatDate(c.effectiveOn)}: ${c.description}${c.amountCents ? `: ${formatCents(c.amountCents)}` : ""} (${c.section})`),
-        "",
-        `Balance now: ${formatCents(b.balanceCents)}, of which ${formatCents(b.pastDueCents)} is past due.`,
-        `Pay online or see the bills: ${publicUrl}/properties/bills`,
-        "",
-      ].join("\n"),
-    };
-  });
-  await enqueueEmails(tx, drafts);
-  await audit(tx, { userId: null }, {
-    action: "rents.late_charges_posted",
-    entityType: "District",
-    entityId: district.id,
-    districtId: district.id,
-    details: {
-      today,
-      ownersExcess: true,
-      properties: byProperty.size,
-      charges: inserted.length,
-      penalties: inserted.filter((r) => r.unique_key.startsWith("penalty:")).length,
-      violations: inserted.filter((r) => r.unique_key.startsWith("violation:")).length,
-    },
-  });
-  return inserted.length;
-}

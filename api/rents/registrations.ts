@@ -7,6 +7,8 @@ import { addressOf } from "./common.js";
 import "./ledger.js";
 // And the owner's excess bills' payable (Huron VI-2: payments toward a property's excess bills).
 import "./owners-excess.js";
+// The hourly late charges (SUL 1118 via 1210; Huron VI-3) on both kinds of balance.
+import "./late-charges.service.js";
 
 /** The sewer-rent register on a person's dashboard (imported once, for its effects): their open accounts, as owner of record or occupant, lead to /properties. */
 

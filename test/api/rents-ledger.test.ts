@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resetClock, travelTo } from "../../api/common/clock.js";
 import { enqueueJob, runDueJobs } from "../../api/jobs/queue.js";
 import { accountBalances } from "../../api/rents/ledger.js";
-import { LATE_CHARGES_JOB, postLateCharges } from "../../api/rents/ledger.service.js";
+import { LATE_CHARGES_JOB, postLateCharges } from "../../api/rents/late-charges.service.js";
 import { Client, DEMO, countStatements, errorCode, signedInAs, startTestServer, type GqlResponse, type TestServer } from "../harness.js";
 import { issueTestBill } from "../rents-fixtures.js";
 import { pageText, portal } from "../portal.js";
