@@ -194,7 +194,11 @@ export async function receivablesCsv(ds: DataSource, viewer: Viewer, districtId:
   };
 }
 
-/** The payments export: every payment posted to the district's accounts from `from` to `to` (days in its zone), and every credit refunded (a negative amount, "refund, check" or "refund, card"), in one statement. */
+/**
+ * The payments export: every payment posted to the district's accounts and to its properties' owner's
+ * excess bills (Huron VI-2: the owner of record named, no account) from `from` to `to` (days in its
+ * zone), and every credit refunded (a negative amount, "refund, check" or "refund, card"), in one statement.
+ */
 export async function paymentsCsv(ds: DataSource, viewer: Viewer, input: { districtId: string; from?: string | null; to?: string | null }): Promise<{ from: string; to: string; slug: string; csv: string }> {
   const district = await staffDistrict(ds, viewer, input.districtId);
   const today = dateIn(district.timeZone);
@@ -206,9 +210,11 @@ export async function paymentsCsv(ds: DataSource, viewer: Viewer, input: { distr
   else if (isCalendarDate(from) && to < from) fields.to = "The last day cannot be before the first.";
   if (Object.keys(fields).length) throw badInput(fields);
   const rows: any[] = await ds.query(
-    `SELECT e.effective_on::text AS on_date, e.kind, coalesce(e.receipt_number, p.receipt_number) AS receipt_number, a.account_number, a.occupant_name, pr.street_number, pr.street, pr.city, pr.zip,
+    `SELECT e.effective_on::text AS on_date, e.kind, coalesce(e.receipt_number, p.receipt_number) AS receipt_number,
+            coalesce(a.account_number, 'Owner''s excess (Huron VI-2)') AS account_number, coalesce(a.occupant_name, pr.owner_name) AS occupant_name, pr.street_number, pr.street, pr.city, pr.zip,
             p.provider, CASE WHEN e.kind = 'REFUND' AND e.check_number IS NOT NULL THEN 'check' ELSE p.method END AS method, coalesce(e.check_number, p.check_number) AS check_number, -e.amount_cents AS cents
-       FROM account_ledger_entry e LEFT JOIN payment p ON p.id = e.payment_id JOIN service_account a ON a.id = e.account_id JOIN sewer_property pr ON pr.id = a.property_id
+       FROM account_ledger_entry e LEFT JOIN payment p ON p.id = e.payment_id LEFT JOIN service_account a ON a.id = e.account_id
+       JOIN sewer_property pr ON pr.id = coalesce(a.property_id, e.excess_property_id)
       WHERE e.district_id = $1 AND e.kind IN ('PAYMENT', 'REFUND') AND e.effective_on BETWEEN $2 AND $3
       ORDER BY e.effective_on, e.kind, 3`,
     [district.id, from, to],

@@ -49,6 +49,7 @@ const OPEN = `mutation($i: OpenServiceAccountInput!) { openServiceAccount(input:
 const EXCESS = `query($p: ID!) { ownersExcessBalance(propertyId: $p) { propertyId title ownerName asOf balanceCents pastDueCents canPay canRecordPayment
   lines { on kind description section amountCents balanceCents billId paymentId } openBills { number unpaidCents lateChargesUnpaidCents pastDue } } }`;
 const PAY = `mutation($i: PayOwnersExcessInput!) { payOwnersExcess(input: $i) { id status amountCents payableType payableId lines { label section amountCents } } }`;
+const PAYMENTS_CSV = `query($d: ID!, $f: String, $t: String) { sewerPaymentsCsv(districtId: $d, from: $f, to: $t) { csv } }`;
 const COUNTER = `mutation($i: OwnersExcessCounterPaymentInput!) { recordOwnersExcessCounterPayment(input: $i) { id status amountCents receiptNumber method checkNumber } }`;
 const START = `mutation($id: ID!) { startCheckout(paymentId: $id) { url provider } }`;
 const LEVY = `query($d: ID!, $a: String) { taxLevyReport(districtId: $d, asOf: $a) { csv sewerBills { number accountNumber ownerName taxParcel originalCents penaltyCents interestCents totalCents } } }`;
@@ -202,6 +203,10 @@ describe("Huron VI-2, VI-3, VI-4: an owner's excess bill paid online and at the 
     const [receipt] = await db().query(`SELECT subject FROM outbox_email WHERE to_address = 'excess-owner@example.com' AND kind = 'payment.receipt' AND subject LIKE $1`, [`%${paid.receiptNumber}%`]);
     expect(receipt).toBeTruthy();
     expect(await balanceOf(home.account.id)).toBe(4_950);
+    // The payments export names it as the owner's excess, the owner of record and the property.
+    const csv: string = (await huronClerk.ok(PAYMENTS_CSV, { d: huron.id, f: "2026-05-18", t: "2026-05-18" })).sewerPaymentsCsv.csv;
+    expect(csv).toContain(`"2026-05-18","${paid.receiptNumber}","Owner's excess (Huron VI-2)","Edna Excess",`);
+    expect(csv).toMatch(/"check","0771","10\.00"\r\n/);
   });
 
   it("VI-4: the levy lists the excess bill in arrears with its penalty; the receivables age it as the property's", async () => {
