@@ -164,13 +164,14 @@ export async function districtPayouts(
   if (f.after && !CURSOR.test(f.after)) fields.after = "Not a page of this list.";
   const r = await reach(ds, config, viewer, f.districtId);
   if (Object.keys(fields).length) throw badInput(fields);
+  // The page size is checked whether or not there is an account to read (a list's first, as every list's).
+  const limit = pageSize(f.first, 25, 100);
   const none = { districtId: r.district.id, accountId: r.accountId, payouts: [], nextCursor: null };
   if (!r.accountId) return { ...none, notice: r.notice };
   const tz = r.district.timeZone;
   const arrival: Stripe.RangeQueryParam = {};
   if (f.from) arrival.gte = arrivalBound(f.from, tz, "from");
   if (f.to) arrival.lte = arrivalBound(f.to, tz, "to");
-  const limit = pageSize(f.first, 25, 100);
   let page: Stripe.ApiList<Stripe.Payout>;
   try {
     page = await stripeClient(config).payouts.list(

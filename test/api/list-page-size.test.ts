@@ -41,7 +41,8 @@ beforeAll(async () => {
 afterAll(() => srv?.close());
 
 /** The largest page of the lists that allow fewer than 200 rows. */
-const MAX: Record<string, number> = { lateralPermitQueue: 100, stationDaySheet: 100, myEmails: 100, districtSewerExtensions: 100, meterReadingImports: 100, districtInflowInspections: 100, districtSepticSystems: 100 };
+// districtStripePayouts: a page of Stripe's payouts.list, whose limit is 100.
+const MAX: Record<string, number> = { lateralPermitQueue: 100, stationDaySheet: 100, myEmails: 100, districtSewerExtensions: 100, meterReadingImports: 100, districtInflowInspections: 100, districtSepticSystems: 100, districtStripePayouts: 100 };
 
 type List = { field: string; call: (c: Client, first: number) => Promise<GqlResponse> };
 
