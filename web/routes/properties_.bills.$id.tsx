@@ -173,25 +173,7 @@ export default function SewerBillPage() {
           <h2 id="account-balance">Account {balance.accountNumber}: balance and payments</h2>
           <AccountMoneyView m={balance} billHref={(id) => `/properties/bills/${id}`} />
           {balance.canPay && balance.balanceCents > 0 && (
-            <>
-              <ErrorSummary message={act?.error ?? null} fields={act?.fields ?? {}} labels={LABELS} />
-              <Form method="post" className="usa-form">
-                <AuthenticityTokenInput />
-                <input type="hidden" name="accountId" value={balance.accountId} />
-                <TextField
-                  name="amount"
-                  label={LABELS.amount}
-                  hint="The balance, or part of it; paying more leaves a credit on the account"
-                  inputMode="decimal"
-                  defaultValue={act?.values.amount ?? centsToDollars(balance.balanceCents)}
-                  error={act?.fields.amount}
-                  required
-                />
-                <button className="usa-button" type="submit">
-                  Pay
-                </button>
-              </Form>
-            </>
+            <PayForm act={act} idName="accountId" id={balance.accountId} balanceCents={balance.balanceCents} hint="The balance, or part of it; paying more leaves a credit on the account" />
           )}
         </section>
       )}
@@ -201,25 +183,7 @@ export default function SewerBillPage() {
           <p>Huron VI-2: the users behind one meter each pay the minimum and the owner of record the excess, billed apart from any account.</p>
           <AccountMoneyView m={excessAsAccountMoney(excess)} billHref={(id) => `/properties/bills/${id}`} />
           {excess.canPay && excess.balanceCents > 0 && (
-            <>
-              <ErrorSummary message={act?.error ?? null} fields={act?.fields ?? {}} labels={LABELS} />
-              <Form method="post" className="usa-form">
-                <AuthenticityTokenInput />
-                <input type="hidden" name="propertyId" value={excess.propertyId} />
-                <TextField
-                  name="amount"
-                  label={LABELS.amount}
-                  hint="The balance, or part of it; paying more leaves a credit for the next excess bill"
-                  inputMode="decimal"
-                  defaultValue={act?.values.amount ?? centsToDollars(excess.balanceCents)}
-                  error={act?.fields.amount}
-                  required
-                />
-                <button className="usa-button" type="submit">
-                  Pay
-                </button>
-              </Form>
-            </>
+            <PayForm act={act} idName="propertyId" id={excess.propertyId} balanceCents={excess.balanceCents} hint="The balance, or part of it; paying more leaves a credit for the next excess bill" />
           )}
         </section>
       )}
@@ -302,3 +266,20 @@ export default function SewerBillPage() {
 }
 
 export const ErrorBoundary = NestedErrorBoundary;
+
+/** Pay toward a balance (an account's, or the property's owner's excess bills): the amount, the whole balance first offered. */
+function PayForm({ act, idName, id, balanceCents, hint }: { act: ActionData | undefined; idName: "accountId" | "propertyId"; id: string; balanceCents: number; hint: string }) {
+  return (
+    <>
+      <ErrorSummary message={act?.error ?? null} fields={act?.fields ?? {}} labels={LABELS} />
+      <Form method="post" className="usa-form">
+        <AuthenticityTokenInput />
+        <input type="hidden" name={idName} value={id} />
+        <TextField name="amount" label={LABELS.amount} hint={hint} inputMode="decimal" defaultValue={act?.values.amount ?? centsToDollars(balanceCents)} error={act?.fields.amount} required />
+        <button className="usa-button" type="submit">
+          Pay
+        </button>
+      </Form>
+    </>
+  );
+}
