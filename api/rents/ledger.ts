@@ -207,29 +207,37 @@ function rentSection(rb: Rulebook): string {
 }
 
 /**
- * Posts a paid payment to its account: a credit of the amount paid, dated the day it was paid in
- * the district's zone, once (the entry's unique key is the payment's). Partial payments and
- * overpayments simply land on the balance.
+ * Posts a paid payment to the balance its payable names (an account's, or a property's owner's
+ * excess bills'): a credit of the amount paid, dated the day it was paid in the district's zone,
+ * once (the entry's unique key is the payment's). Partial payments and overpayments simply land on
+ * the balance.
  */
-export async function postPayment(tx: EntityManager, payment: Payment): Promise<void> {
+export async function postPaymentTo(tx: EntityManager, of: "account" | "excess", payment: Payment): Promise<void> {
   const [d] = await tx.query(`SELECT time_zone FROM district WHERE id = $1`, [payment.districtId]);
   const paidOn = dateIn(d.time_zone, payment.paidAt ?? clock.now());
   const how = payment.method === "cash" ? "cash" : payment.method === "check" ? `check no. ${payment.checkNumber}` : "card";
+  const [column, table, action, entityType] =
+    of === "account"
+      ? ["account_id", "service_account", "rents.payment_posted", "ServiceAccount"]
+      : ["excess_property_id", "sewer_property", "rents.owners_excess_payment_posted", "SewerProperty"];
   const inserted: any[] = await tx.query(
-    `INSERT INTO account_ledger_entry (district_id, account_id, kind, amount_cents, payment_id, effective_on, description, unique_key)
-     SELECT a.district_id, a.id, 'PAYMENT', $2, $3, $4, $5, $6 FROM service_account a WHERE a.id = $1 AND a.district_id = $7
+    `INSERT INTO account_ledger_entry (district_id, ${column}, kind, amount_cents, payment_id, effective_on, description, unique_key)
+     SELECT x.district_id, x.id, 'PAYMENT', $2, $3, $4, $5, $6 FROM ${table} x WHERE x.id = $1 AND x.district_id = $7
      ON CONFLICT (unique_key) DO NOTHING RETURNING id`,
     [payment.payableId, -payment.amountCents, payment.id, paidOn, `Payment received, receipt ${payment.receiptNumber} (${how})`, `payment:${payment.id}`, payment.districtId],
   );
   if (!inserted.length) return;
   await audit(tx, { userId: null }, {
-    action: "rents.payment_posted",
-    entityType: "ServiceAccount",
+    action,
+    entityType,
     entityId: payment.payableId,
     districtId: payment.districtId,
     details: { paymentId: payment.id, amountCents: payment.amountCents, receiptNumber: payment.receiptNumber, effectiveOn: paidOn },
   });
 }
+
+/** Posts a paid payment to its account. */
+export const postPayment = (tx: EntityManager, payment: Payment) => postPaymentTo(tx, "account", payment);
 
 registerPayable(SEWER_ACCOUNT_PAYABLE, {
   onPaid: postPayment,

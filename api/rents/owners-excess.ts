@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from "typeorm";
 import { hasRole, isStaff, type Viewer } from "../accounts/viewer.js";
-import { audit, type Actor } from "../audit/audit.service.js";
+import type { Actor } from "../audit/audit.service.js";
 import { clock } from "../common/clock.js";
 import { dateIn, type CalendarDate } from "../common/dates.js";
 import { badInput, conflict, forbidden, notFound } from "../common/errors.js";
@@ -10,7 +10,7 @@ import { rulebookOn } from "../districts/districts.service.js";
 import { isUuid } from "../documents/documents.service.js";
 import { Payment, createPayment, registerPayable } from "../payments/payments.service.js";
 import { actorOf, addressOf, type Meta } from "./common.js";
-import { openItems, openItemsSql, type Db } from "./ledger.js";
+import { openItems, openItemsSql, postPaymentTo, type Db } from "./ledger.js";
 import { balanceLines, checkCounterPayment, markCounterPaid, openBillsOf, type LedgerLine, type OpenBill } from "./ledger.service.js";
 
 /**
@@ -181,30 +181,8 @@ export async function recordOwnersExcessCounterPayment(
   });
 }
 
-/**
- * Posts a paid payment to the property's owner's excess balance: a credit dated the day paid in the
- * district's zone, once (the entry's unique key is the payment's), keyed by the property and never
- * by an account.
- */
-export async function postExcessPayment(tx: EntityManager, payment: Payment): Promise<void> {
-  const [d] = await tx.query(`SELECT time_zone FROM district WHERE id = $1`, [payment.districtId]);
-  const paidOn = dateIn(d.time_zone, payment.paidAt ?? clock.now());
-  const how = payment.method === "cash" ? "cash" : payment.method === "check" ? `check no. ${payment.checkNumber}` : "card";
-  const inserted: any[] = await tx.query(
-    `INSERT INTO account_ledger_entry (district_id, excess_property_id, kind, amount_cents, payment_id, effective_on, description, unique_key)
-     SELECT p.district_id, p.id, 'PAYMENT', $2, $3, $4, $5, $6 FROM sewer_property p WHERE p.id = $1 AND p.district_id = $7
-     ON CONFLICT (unique_key) DO NOTHING RETURNING id`,
-    [payment.payableId, -payment.amountCents, payment.id, paidOn, `Payment received, receipt ${payment.receiptNumber} (${how})`, `payment:${payment.id}`, payment.districtId],
-  );
-  if (!inserted.length) return;
-  await audit(tx, { userId: null }, {
-    action: "rents.owners_excess_payment_posted",
-    entityType: "SewerProperty",
-    entityId: payment.payableId,
-    districtId: payment.districtId,
-    details: { paymentId: payment.id, amountCents: payment.amountCents, receiptNumber: payment.receiptNumber, effectiveOn: paidOn },
-  });
-}
+/** Posts a paid payment to the property's owner's excess balance, keyed by the property and never by an account. */
+export const postExcessPayment = (tx: EntityManager, payment: Payment) => postPaymentTo(tx, "excess", payment);
 
 registerPayable(OWNERS_EXCESS_PAYABLE, {
   onPaid: postExcessPayment,
