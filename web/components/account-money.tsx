@@ -1,3 +1,7 @@
+import { Form } from "@remix-run/react";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import { SelectField } from "~/components/fields";
+import { ErrorSummary, TextField } from "~/components/forms";
 import { CalendarDate } from "~/components/format";
 import { money } from "~/components/money";
 
@@ -117,6 +121,35 @@ export function AccountMoneyView({ m, billHref, receiptHref }: { m: AccountMoney
           </tbody>
         </table>
       )}
+    </>
+  );
+}
+
+/** The counter form's labels (amount, cash or check, the check's number), as the pages' LABELS give them. */
+export const COUNTER_PAYMENT_LABELS = { amount: "Amount received (dollars)", method: "Paid in", checkNumber: "Check number" };
+const COUNTER_METHODS = [
+  { value: "cash", label: "Cash" },
+  { value: "check", label: "Check" },
+];
+
+/**
+ * The Town Clerk's form for money taken at the counter (an account's balance, or a property's
+ * owner's excess bills): the amount, cash or check, the check's number; posted with `intent`.
+ */
+export function CounterPaymentForm({ intent, message, errors, value }: { intent: string; message: string | null; errors: Record<string, string>; value: (key: string) => string | undefined }) {
+  return (
+    <>
+      <ErrorSummary message={message} fields={errors} labels={COUNTER_PAYMENT_LABELS} />
+      <Form method="post" className="usa-form">
+        <AuthenticityTokenInput />
+        <input type="hidden" name="intent" value={intent} />
+        <TextField name="amount" label={COUNTER_PAYMENT_LABELS.amount} inputMode="decimal" defaultValue={value("amount")} error={errors.amount} required />
+        <SelectField name="method" label={COUNTER_PAYMENT_LABELS.method} options={COUNTER_METHODS} defaultValue={value("method")} error={errors.method} />
+        <TextField name="checkNumber" label={COUNTER_PAYMENT_LABELS.checkNumber} hint="For a check" defaultValue={value("checkNumber")} error={errors.checkNumber} />
+        <button className="usa-button" type="submit">
+          Record the payment
+        </button>
+      </Form>
     </>
   );
 }

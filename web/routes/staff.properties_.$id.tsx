@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, redirect, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { requireSignedIn } from "~/auth.server";
-import { OWNERS_EXCESS_MONEY, AccountMoneyView, excessAsAccountMoney, type OwnersExcessMoney } from "~/components/account-money";
+import { COUNTER_PAYMENT_LABELS, CounterPaymentForm, OWNERS_EXCESS_MONEY, AccountMoneyView, excessAsAccountMoney, type OwnersExcessMoney } from "~/components/account-money";
 import { NestedErrorBoundary, SelectField } from "~/components/fields";
 import { CalendarDate } from "~/components/format";
 import { ErrorSummary, TextField } from "~/components/forms";
@@ -63,12 +63,8 @@ const FORMS: Record<string, Record<string, string>> = {
     closedOn: "Seller's last day",
     buyerMovesIn: "The buyer moves in",
   },
-  excess: { amount: "Amount received (dollars)", method: "Paid in", checkNumber: "Check number" },
+  excess: COUNTER_PAYMENT_LABELS,
 };
-const METHODS = [
-  { value: "cash", label: "Cash" },
-  { value: "check", label: "Check" },
-];
 
 /** Every key the page's mutations can report, by its visible label (the record acted on is the page's). */
 export const LABELS: Record<string, string> = {
@@ -253,17 +249,7 @@ export default function StaffProperty() {
             <>
               <h3>Record a payment at the counter toward the owner's excess bills</h3>
               <p>Any amount: a part is applied to the oldest excess bill first; more than the balance is a credit the next excess bill uses. A receipt is made each time.</p>
-              <ErrorSummary message={a?.intent === "excess" ? a.error : null} fields={e("excess")} labels={FORMS.excess} />
-              <Form method="post" className="usa-form">
-                <AuthenticityTokenInput />
-                <input type="hidden" name="intent" value="excess" />
-                <TextField name="amount" label={FORMS.excess.amount} inputMode="decimal" defaultValue={v("excess", "amount")} error={e("excess").amount} required />
-                <SelectField name="method" label={FORMS.excess.method} options={METHODS} defaultValue={v("excess", "method")} error={e("excess").method} />
-                <TextField name="checkNumber" label={FORMS.excess.checkNumber} hint="For a check" defaultValue={v("excess", "checkNumber")} error={e("excess").checkNumber} />
-                <button className="usa-button" type="submit">
-                  Record the payment
-                </button>
-              </Form>
+              <CounterPaymentForm intent="excess" message={a?.intent === "excess" ? a.error : null} errors={e("excess")} value={(k) => v("excess", k)} />
             </>
           )}
         </section>

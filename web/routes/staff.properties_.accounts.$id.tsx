@@ -8,7 +8,7 @@ import { ErrorSummary, TextField } from "~/components/forms";
 import { requireStaff } from "~/components/staff.server";
 import { requireCsrf } from "~/csrf.server";
 import { cookieHeaders, gql } from "~/graphql.server";
-import { ACCOUNT_MONEY, ACCOUNT_PAYMENT, AccountMoneyView, type AccountMoney, type AccountPayment } from "~/components/account-money";
+import { ACCOUNT_MONEY, ACCOUNT_PAYMENT, AccountMoneyView, COUNTER_PAYMENT_LABELS, CounterPaymentForm, type AccountMoney, type AccountPayment } from "~/components/account-money";
 import { dollarsToCents, money } from "~/components/money";
 
 export const meta: MetaFunction = () => [{ title: "Service account | Staff | Tapline" }];
@@ -73,7 +73,7 @@ const FORMS: Record<string, Record<string, string>> = {
   meter: { meterNumber: "Meter number", installedOn: "Installed on", startReading: "Start reading" },
   unmeter: { meterId: "Meter", removedOn: "Out of service from" },
   close: { lastDay: "Last day served", reason: "Why it closes", forwardingAddress: "Forwarding address for the final bill", finalReading: "Final meter reading", finalReadOn: "Read on" },
-  payment: { amount: "Amount received (dollars)", method: "Paid in", checkNumber: "Check number" },
+  payment: COUNTER_PAYMENT_LABELS,
   refund: { refundAmount: "Amount to refund (dollars)", refundMethod: "Refund by", refundPaymentId: "Card payment the money goes back to", refundCheckNumber: "Check number", refundCheckDate: "Date on the check", refundReason: "Why it is refunded" },
 };
 /** The refund form's field of each key the API reports. */
@@ -81,10 +81,6 @@ const REFUND_FIELDS: Record<string, string> = { amountCents: "refundAmount", met
 const REFUND_METHODS = [
   { value: "check", label: "Check" },
   { value: "card", label: "Back to the card of a card payment" },
-];
-const METHODS = [
-  { value: "cash", label: "Cash" },
-  { value: "check", label: "Check" },
 ];
 
 /** Every key the page's mutations can report, by its visible label (the account acted on is the page's). */
@@ -317,17 +313,7 @@ export default function StaffAccount() {
         <>
           <h3>Record a payment at the counter</h3>
           <p>Any amount: a part of the balance is applied to the oldest bill first; more than the balance is a credit on the account. A receipt is made each time.</p>
-          <ErrorSummary message={act?.intent === "payment" ? act.error : null} fields={e("payment")} labels={FORMS.payment} />
-          <Form method="post" className="usa-form">
-            <AuthenticityTokenInput />
-            <input type="hidden" name="intent" value="payment" />
-            <TextField name="amount" label={FORMS.payment.amount} inputMode="decimal" defaultValue={v("payment", "amount")} error={e("payment").amount} required />
-            <SelectField name="method" label={FORMS.payment.method} options={METHODS} defaultValue={v("payment", "method")} error={e("payment").method} />
-            <TextField name="checkNumber" label={FORMS.payment.checkNumber} hint="For a check" defaultValue={v("payment", "checkNumber")} error={e("payment").checkNumber} />
-            <button className="usa-button" type="submit">
-              Record the payment
-            </button>
-          </Form>
+          <CounterPaymentForm intent="payment" message={act?.intent === "payment" ? act.error : null} errors={e("payment")} value={(k) => v("payment", k)} />
         </>
       )}
 
