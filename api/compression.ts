@@ -14,6 +14,13 @@ const THRESHOLD = 1024;
 const DYNAMIC_BROTLI_QUALITY = 4;
 
 /**
+ * Brotli's quality for a rendered page: 2. On a 22 KB dashboard, quality 4 took 0.13 ms and sent
+ * 3,234 bytes, quality 2 0.06 ms and 3,524 (a tenth of a millisecond more on slow 4G); under load
+ * the compression was a tenth of the page's CPU (issue 20, docs/benchmarks.md, 2026-12-07 night).
+ */
+const PAGE_BROTLI_QUALITY = 2;
+
+/**
  * Compresses what the server makes on request (/graphql's JSON; CSV, calendars, error pages) with
  * brotli or gzip, as the browser accepts, above 1 KB; brotli at quality 4. Portal pages are
  * compressed whole by `sendPage` below, and build files were compressed once at build and are
@@ -84,7 +91,7 @@ export async function sendPage(req: express.Request, res: express.Response, body
   let sent = body;
   const inline = body.length <= INLINE_MAX;
   if (coding === "br") {
-    const options = { params: { [zlib.BROTLI_PARAM_QUALITY]: DYNAMIC_BROTLI_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } };
+    const options = { params: { [zlib.BROTLI_PARAM_QUALITY]: PAGE_BROTLI_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } };
     sent = inline ? brotliCompressSync(body, options) : await brotli(body, options);
   } else if (coding === "gzip") sent = inline ? gzipSync(body, { level: 6 }) : await gzipped(body, { level: 6 });
   if (coding) res.setHeader("Content-Encoding", coding);

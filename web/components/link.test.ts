@@ -33,3 +33,22 @@ describe("hrefOf (the server's links within the portal)", () => {
     for (const to of addresses) expect(hrefOf(to), to).toBe(createPath(resolvePath(to)));
   });
 });
+
+describe("Link on the server (a plain link within the portal)", () => {
+  it("renders the <a> Remix's Link does, its props in order, then data-discover and the href", async () => {
+    const { renderToStaticMarkup } = await import("react-dom/server");
+    const { createElement } = await import("react");
+    const { Link } = await import("./link");
+    const html = renderToStaticMarkup(createElement(Link, { to: "/a/../b?x=1", className: "usa-link", "aria-current": "page", title: "T" } as any, "Go"));
+    expect(html).toBe(`<a class="usa-link" aria-current="page" title="T" data-discover="true" href="/b?x=1">Go</a>`);
+  });
+  it("leaves a link with any other prop (state, prefetch, an address elsewhere) to Remix's Link", async () => {
+    const { renderToStaticMarkup } = await import("react-dom/server");
+    const { createElement } = await import("react");
+    const { Link } = await import("./link");
+    // Remix's Link needs the router's context, which a bare render lacks: it throws where the shortcut would not.
+    expect(() => renderToStaticMarkup(createElement(Link, { to: "/a", prefetch: "intent" } as any, "Go"))).toThrow();
+    expect(() => renderToStaticMarkup(createElement(Link, { to: "//elsewhere" } as any, "Go"))).toThrow();
+    expect(() => renderToStaticMarkup(createElement(Link, { to: "b" } as any, "Go"))).toThrow();
+  });
+});

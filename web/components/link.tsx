@@ -14,17 +14,29 @@ const onServer = typeof document === "undefined";
  * is as before.
  */
 export const Link = forwardRef<HTMLAnchorElement, LinkProps>(function Link(props, ref) {
-  const { to } = props;
-  if (onServer && typeof to === "string" && to.startsWith("/") && !to.startsWith("//") && Object.keys(props).every((k) => PLAIN.has(k) || k.startsWith("aria-"))) {
-    const { to: _to, children, ...rest } = props;
-    return (
-      <a {...rest} data-discover="true" href={hrefOf(to)}>
-        {children}
-      </a>
-    );
+  const to = props.to;
+  if (onServer && typeof to === "string" && to.charCodeAt(0) === 47 /* "/" */ && to.charCodeAt(1) !== 47) {
+    const a = anchorProps(props as unknown as Record<string, unknown>, to);
+    if (a) return <a {...a} />;
   }
   return <RemixLink ref={ref} {...props} />;
 });
+
+/**
+ * The `<a>`'s props for a plain link, in the order Link renders them, or null when the link carries
+ * any other prop. One pass over the props, no rest/spread copies: a page renders dozens of links.
+ */
+function anchorProps(props: Record<string, unknown>, to: string): Record<string, unknown> | null {
+  const a: Record<string, unknown> = {};
+  for (const k in props) {
+    if (k === "to") continue;
+    if (!PLAIN.has(k) && !k.startsWith("aria-")) return null;
+    a[k] = props[k];
+  }
+  a["data-discover"] = "true";
+  a.href = hrefOf(to);
+  return a;
+}
 
 /**
  * The href React Router makes of an address within the portal (`createPath(resolvePath(to))`).
