@@ -5,6 +5,7 @@ import type { Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
 import { badInput, notFound } from "../common/errors.js";
 import type { Config } from "../config.js";
+import { queryPrepared } from "../db/prepared.js";
 import { membershipOf } from "../organizations/organizations.service.js";
 import { Document, type DocumentContentType } from "./document.entity.js";
 import { documentStore, newStorageKey, openChecked } from "./storage.js";
@@ -212,6 +213,28 @@ export async function allOwnedBy(db: DataSource | EntityManager, ids: readonly s
   return n === unique.length;
 }
 
+/**
+ * The person's own documents, newest first. A constant prepared statement (the permit form asks for
+ * them on every visit; building TypeORM's find was a few percent of that page's CPU, issue 20).
+ */
 export async function listMyDocuments(ds: DataSource, viewer: Viewer): Promise<Document[]> {
-  return ds.getRepository(Document).find({ where: { ownerId: viewer.userId }, order: { createdAt: "DESC", id: "ASC" } });
+  const rows: any[] = await queryPrepared(
+    ds,
+    `SELECT id, owner_id, organization_id, filename, content_type, size_bytes, sha256, storage_key, created_at
+       FROM document WHERE owner_id = $1 ORDER BY created_at DESC, id`,
+    [viewer.userId],
+  );
+  return rows.map((r) =>
+    Object.assign(new Document(), {
+      id: r.id,
+      ownerId: r.owner_id,
+      organizationId: r.organization_id,
+      filename: r.filename,
+      contentType: r.content_type,
+      sizeBytes: r.size_bytes,
+      sha256: r.sha256,
+      storageKey: r.storage_key,
+      createdAt: r.created_at,
+    }),
+  );
 }
