@@ -96,11 +96,17 @@ function checkFields(input: AccountRefundInput): { reason: string; checkNumber: 
 }
 
 /** The account's card payments with something not yet refunded, newest first (the form's choices). One statement. */
-export async function refundableCardPayments(db: DataSource | EntityManager, accountId: string, timeZone: string, opts: { id?: string; lock?: boolean } = {}): Promise<(RefundCardPayment & { row: any })[]> {
+export async function refundableCardPayments(
+  db: DataSource | EntityManager,
+  accountId: string,
+  timeZone: string,
+  opts: { id?: string; lock?: boolean; spentToo?: boolean } = {},
+): Promise<(RefundCardPayment & { row: any })[]> {
+  // spentToo: also a payment already refunded in full (a refund Stripe has made is recorded whatever was refunded meanwhile).
   const rows: any[] = await db.query(
     `SELECT p.* FROM payment p
       WHERE p.payable_type = $1 AND p.payable_id = $2 AND p.method = 'card' AND p.provider IN ('stripe', 'test')
-        AND p.status IN ('PAID', 'PARTIALLY_REFUNDED') AND p.refunded_cents < p.amount_cents ${opts.id ? "AND p.id = $3" : ""}
+        AND ${opts.spentToo ? "p.status IN ('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED')" : "p.status IN ('PAID', 'PARTIALLY_REFUNDED') AND p.refunded_cents < p.amount_cents"} ${opts.id ? "AND p.id = $3" : ""}
       ORDER BY p.paid_at DESC LIMIT 50 ${opts.lock ? "FOR UPDATE" : ""}`,
     opts.id ? [SEWER_ACCOUNT_PAYABLE, accountId, opts.id] : [SEWER_ACCOUNT_PAYABLE, accountId],
   );
@@ -115,8 +121,13 @@ export async function refundableCardPayments(db: DataSource | EntityManager, acc
   }));
 }
 
-/** What the refund would be, checked against the account as it is now (under its lock inside the refund's transaction). */
-async function plan(db: DataSource | EntityManager, viewer: Viewer, input: AccountRefundInput, lock: boolean) {
+/**
+ * What the refund would be, checked against the account as it is now (under its lock inside the
+ * refund's transaction). `madeAtStripe`: the card refund is already made, so only who may record it
+ * and on which payment are checked, not the credit or what is left of the payment (the money has
+ * gone back; Stripe refunds no more than the charge has left).
+ */
+async function plan(db: DataSource | EntityManager, viewer: Viewer, input: AccountRefundInput, lock: boolean, madeAtStripe = false) {
   await requireAccountClerk(db, viewer, input.accountId);
   const { reason, checkNumber, checkDate } = checkFields(input);
   const a = await accountRow(db, viewer, input.accountId, { lock, staffOnly: true });
@@ -124,13 +135,13 @@ async function plan(db: DataSource | EntityManager, viewer: Viewer, input: Accou
   if (input.method === "check" && checkDate > today) throw badInput({ checkDate: "A check refund is recorded once the check is written: today or a day before." });
   const balance = (await accountBalances(db, [a.id])).get(a.id)!.balanceCents;
   const credit = Math.max(0, -balance);
-  if (!credit) throw conflict("The account has no credit to refund: it has not paid more than it owes.");
-  if (input.amountCents > credit) throw badInput({ amountCents: `At most the account's credit, ${formatCents(credit)}.` });
+  if (!credit && !madeAtStripe) throw conflict("The account has no credit to refund: it has not paid more than it owes.");
+  if (input.amountCents > credit && !madeAtStripe) throw badInput({ amountCents: `At most the account's credit, ${formatCents(credit)}.` });
   let payment: (RefundCardPayment & { row: any }) | null = null;
   if (input.method === "card") {
-    [payment] = await refundableCardPayments(db, a.id, a.time_zone, { id: input.paymentId!, lock });
+    [payment] = await refundableCardPayments(db, a.id, a.time_zone, { id: input.paymentId!, lock, spentToo: madeAtStripe });
     if (!payment) throw badInput({ paymentId: "That is not a card payment on this account with something left to refund." });
-    if (input.amountCents > payment.refundableCents)
+    if (input.amountCents > payment.refundableCents && !madeAtStripe)
       throw badInput({ amountCents: `At most what is left of card payment ${payment.receiptNumber}, ${formatCents(payment.refundableCents)}.` });
   }
   const payee = await billedParty(db, a);
@@ -171,32 +182,40 @@ export async function previewAccountRefund(ds: DataSource, viewer: Viewer, input
 }
 
 /**
- * The Clerk refunds (a part of) the account's credit, after the preview. One transaction under the
- * account's lock (and the card payment's): the checks again, the card refund at Stripe (a direct
- * refund on the district's connected account, with an idempotency key of the payment and what of
- * it was refunded before, so a retry after a failure never refunds twice), the refund's receipt
- * number, the REFUND entry, the card payment's refunded amount, the audit entry and the receipt.
+ * The Clerk refunds (a part of) the account's credit, after the preview. Every check first, holding
+ * nothing; a card refund through Stripe is then made (a direct refund on the district's connected
+ * account, with an idempotency key of the payment, what of it was refunded before and the amount,
+ * so a retry or a double submission never refunds twice), outside any transaction, as a permit's
+ * refund is (api/payments/clerk.service.ts): the processor is never waited on while the account is
+ * locked (on the embedded database, while its one connection waits). Then one transaction under the
+ * account's lock (and the card payment's): the checks again (for a refund Stripe has made, only
+ * that it is not recorded yet), the refund's receipt number, the REFUND entry, the card payment's
+ * refunded amount, the audit entry and the receipt.
  */
 export async function refundAccountCredit(ds: DataSource, config: Config, viewer: Viewer, input: AccountRefundInput, meta: Meta): Promise<AccountRefund> {
+  const first = await plan(ds, viewer, input, false);
+  let providerRefundId: string | null = null;
+  const card = first.payment?.row;
+  if (card?.provider === "stripe") {
+    if (!config.stripe || !card.provider_payment_intent) throw conflict("This card payment went through Stripe, which is not configured now: refund it by check.");
+    const refund = await stripeClient(config).refunds.create(
+      { payment_intent: card.provider_payment_intent, amount: input.amountCents, metadata: { paymentId: card.id, accountId: first.a.id } },
+      // The money goes back from the account that took it (a direct charge on the district's account).
+      onAccount(card.stripe_account_id, { idempotencyKey: `account-refund-${card.id}-${card.refunded_cents}-${input.amountCents}` }),
+    );
+    if (refund.status === "failed" || refund.status === "canceled") throw conflict(`The card processor refused the refund (${refund.status}).`);
+    providerRefundId = refund.id;
+  }
   return ds.transaction(async (tx) => {
-    const { a, today, payment, payee, preview } = await plan(tx, viewer, input, true);
+    const { a, today, payment, payee, preview } = await plan(tx, viewer, input, true, providerRefundId !== null);
+    if (providerRefundId) {
+      // The same refund asked for twice at once: Stripe made it once (the idempotency key); under the account's lock, it is recorded once.
+      const [known] = await tx.query(`SELECT receipt_number FROM refund WHERE provider_refund_id = $1`, [providerRefundId]);
+      if (known) throw conflict(`This refund is already recorded: receipt ${known.receipt_number}.`);
+    }
     const district = await tx.getRepository(District).findOneByOrFail({ id: a.district_id });
     const now = clock.now();
     let refundId: string | null = null;
-    let providerRefundId: string | null = null;
-    if (payment) {
-      const p = payment.row;
-      if (p.provider === "stripe") {
-        if (!config.stripe || !p.provider_payment_intent) throw conflict("This card payment went through Stripe, which is not configured now: refund it by check.");
-        const refund = await stripeClient(config).refunds.create(
-          { payment_intent: p.provider_payment_intent, amount: input.amountCents, metadata: { paymentId: p.id, accountId: a.id } },
-          // The money goes back from the account that took it (a direct charge on the district's account).
-          onAccount(p.stripe_account_id, { idempotencyKey: `account-refund-${p.id}-${p.refunded_cents}-${input.amountCents}` }),
-        );
-        if (refund.status === "failed" || refund.status === "canceled") throw conflict(`The card processor refused the refund (${refund.status}).`);
-        providerRefundId = refund.id;
-      }
-    }
     const receiptNumber = await nextReceiptNumber(tx, district, now);
     if (payment) {
       const p = payment.row;

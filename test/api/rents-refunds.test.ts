@@ -214,6 +214,30 @@ describe("a Lakeview account paid twice: its credit refunded to the card, then b
   });
 });
 
+describe("the same card refund sent twice at once", () => {
+  it("is made once at Stripe and recorded once, whichever reads the account first", async () => {
+    noonOn("2026-05-04");
+    const a = await account(clerk, lakeview.id, "refund-owner@example.com");
+    await issueTestBill(db(), a, { cycle: "OTHER", periodStart: "2026-01-01", periodEnd: "2026-03-31", mailedOn: "2026-04-01", dueOn: "2026-04-21", totalCents: 3_000 }, "RT");
+    const paid = await payByCard(a.id, 3_000);
+    await clerk.ok(COUNTER, { i: { accountId: a.id, amountCents: 3_000, method: "cash" } });
+    const sentBefore = stripe.requests.filter((q) => q.path === "/v1/refunds").length;
+    const ask = () => clerk.gql(REFUND, { i: { accountId: a.id, amountCents: 3_000, method: "card", paymentId: paid, reason: "Paid twice (sent twice)" } });
+    // The whole credit, all the card paid: one refund of it, whether the second asks at the same time
+    // (the same idempotency key: Stripe's one refund, recorded once) or after the first is recorded (nothing left).
+    const answers = await Promise.all([ask(), ask()]);
+    expect(answers.filter((r) => !r.errors)).toHaveLength(1);
+    expect(["CONFLICT", "BAD_USER_INPUT"]).toContain(errorCode(answers.find((r) => r.errors)!));
+    expect(await db().query(`SELECT status, refunded_cents FROM payment WHERE id = $1`, [paid])).toEqual([{ status: "REFUNDED", refunded_cents: 3_000 }]);
+    expect(await db().query(`SELECT amount_cents FROM refund WHERE payment_id = $1`, [paid])).toEqual([{ amount_cents: 3_000 }]);
+    expect((await clerk.ok(BALANCE, { id: a.id })).serviceAccountBalance.balanceCents).toBe(0);
+    const sent = stripe.requests.filter((q) => q.path === "/v1/refunds").slice(sentBefore);
+    expect(sent.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(sent.map((q) => q.idempotencyKey))).toEqual(new Set([`account-refund-${paid}-0-3000`]));
+    expect([...stripe.refunds.values()].filter((r: any) => r.metadata?.paymentId === paid)).toHaveLength(1);
+  });
+});
+
 describe("Huron: the owner of record is billed (VI-3), so the check is theirs", () => {
   it("a credit from a counter payment with nothing billed is refunded to the owner of record", async () => {
     noonOn("2026-05-04");
