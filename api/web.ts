@@ -31,6 +31,11 @@ export type PortalLoadContext = {
    * out and each visitor's own put back (the sign-in page, api/page-cache.ts).
    */
   csrfTokenShown?: (token: string) => void;
+  /**
+   * The page web/entry.server.tsx rendered, handed over as the string it is: its Response has no
+   * body, so the page is not put into a body stream and read back out (issue 20).
+   */
+  renderedHtml?: string;
 };
 
 /**
@@ -110,13 +115,15 @@ function portalHandler(
         } else if (await sendKeptPage(req, res, key, csrfTokenOf)) return; // another request's render, now kept
         // (else it was not kept, a 404 say: rendered for this request as ever)
       }
-      const response = await handle(remixRequest(req, res), getLoadContext(req, res) as any);
+      const context = getLoadContext(req, res);
+      const response = await handle(remixRequest(req, res), context as any);
       res.statusMessage = response.statusText;
       res.status(response.status);
       for (const [key, value] of response.headers.entries()) res.append(key, value);
-      if (!response.body) res.end();
-      else if (/^text\/html\b/i.test(response.headers.get("Content-Type") ?? "")) {
-        const html = Buffer.from(await response.arrayBuffer());
+      const rendered = context.renderedHtml !== undefined && /^text\/html\b/i.test(response.headers.get("Content-Type") ?? "");
+      if (!response.body && !rendered) res.end();
+      else if (rendered || /^text\/html\b/i.test(response.headers.get("Content-Type") ?? "")) {
+        const html = rendered ? Buffer.from(context.renderedHtml!) : Buffer.from(await response.arrayBuffer());
         if (res.locals.pageTicket) {
           keepPage(res.locals.pageTicket, response, html, res.locals.cspNonce, res.locals.csrfToken);
           res.locals.pageTicket.done();
@@ -124,7 +131,7 @@ function portalHandler(
         await sendPage(req, res, html);
       } else {
         if (/text\/event-stream/i.test(response.headers.get("Content-Type") ?? "")) res.flushHeaders();
-        await writeReadableStreamToWritable(response.body, res);
+        await writeReadableStreamToWritable(response.body!, res);
       }
     } catch (error) {
       next(error);

@@ -63,5 +63,12 @@ export default async function handleRequest(
     </NonceContext.Provider>,
   );
   responseHeaders.set("Content-Type", "text/html");
-  return new Response(html.startsWith("<!DOCTYPE") ? html : `<!DOCTYPE html>${html}`, { headers: responseHeaders, status: responseStatusCode });
+  const page = html.startsWith("<!DOCTYPE") ? html : `<!DOCTYPE html>${html}`;
+  // The portal's server (api/web.ts) takes the page as it is; anything else calling this gets it as the body.
+  const portal = loadContext as unknown as Partial<PortalLoadContext>;
+  if ("cspNonce" in portal) {
+    portal.renderedHtml = page;
+    return new Response(null, { headers: responseHeaders, status: responseStatusCode });
+  }
+  return new Response(page, { headers: responseHeaders, status: responseStatusCode });
 }
