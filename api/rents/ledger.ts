@@ -121,23 +121,46 @@ export async function openItems(db: Db, accountIds: string[], opts: { onlyUnpaid
 export const isPastDue = (i: Pick<OpenItem, "kind" | "dueOn" | "today">) => (i.kind === "PENALTY" || i.kind === "INTEREST" ? true : i.kind === "BILL" && i.dueOn < i.today);
 
 /**
- * SQL: one row a valid account of `ids` (an SQL uuid[]) with its balance as of `now` (an SQL
- * timestamptz): `id`, `balance`, `past_due` (isPastDue's rule, in SQL, over the same open items)
- * and the last issued bill (`bill_id`, `number`, `period_start`, `period_end`, `mailed_on`, `due_on`,
- * `total_cents`). A query of its own, to run alone or as a common table expression of another.
+ * SQL, a LATERAL subquery of one row: `balance` and `past_due` (bigint) of the account `id` (an SQL
+ * uuid) as of `today` (an SQL date), by openItemsSql's rule and isPastDue's in one pass over the
+ * account's items. With the credits sorted before the debits (these in openItemsSql's order), the
+ * running total at a debit is what is owed up to and with it less all the credit: the debit's
+ * unpaid part is that total held between 0 and its amount. One window and one aggregate (23 plan
+ * nodes with the last bill, where openItemsSql's CTEs and their joins took 36: docs/benchmarks.md).
  */
-export const balancesSql = (ids: string, now: string) => `WITH ${openItemsSql(ids, now)},
-       past AS (SELECT o.account_id, sum(o.unpaid) AS cents FROM open o JOIN acc ON acc.id = o.account_id
-                 WHERE o.unpaid > 0 AND (o.kind IN ('PENALTY', 'INTEREST') OR (o.kind = 'BILL' AND o.due_on < acc.today)) GROUP BY o.account_id),
-       total AS (SELECT account_id, sum(amount) AS cents FROM items GROUP BY account_id)
-       SELECT acc.id, coalesce(past.cents, 0)::bigint::text AS past_due, coalesce(total.cents, 0)::bigint::text AS balance,
-              lb.id AS bill_id, lb.number, lb.period_start::text AS period_start, lb.period_end::text AS period_end,
-              lb.mailed_on::text AS mailed_on, lb.due_on::text AS due_on, lb.total_cents
-         FROM acc
-         LEFT JOIN LATERAL (SELECT b.id, b.number, b.period_start, b.period_end, b.mailed_on, b.due_on, b.total_cents FROM bill b
-                             WHERE b.account_id = acc.id AND b.status = 'ISSUED' ORDER BY b.period_start DESC, b.mailed_on DESC LIMIT 1) lb ON true
-         LEFT JOIN past ON past.account_id = acc.id
-         LEFT JOIN total ON total.account_id = acc.id`;
+const balanceOfSql = (id: string, today: string) => `SELECT coalesce(sum(o.amount), 0)::bigint AS balance,
+         coalesce(sum(least(o.amount, greatest(0, o.running)))
+                    FILTER (WHERE o.amount > 0 AND (o.kind IN ('PENALTY', 'INTEREST') OR (o.kind = 'BILL' AND o.due_on < ${today}))), 0)::bigint AS past_due
+    FROM (SELECT i.kind, i.due_on, i.amount,
+                 sum(i.amount) OVER (ORDER BY i.amount > 0, i.on_date, i.number NULLS LAST, i.part, i.tie ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS running
+            FROM (SELECT 'BILL' AS kind, b.number, b.mailed_on AS on_date, b.due_on, 0 AS part, b.id::text AS tie, b.total_cents AS amount
+                    FROM bill b WHERE b.account_id = ${id} AND b.status = 'ISSUED'
+                  UNION ALL
+                  SELECT e.kind, b.number, coalesce(b.mailed_on, e.effective_on), e.effective_on, CASE e.kind WHEN 'PENALTY' THEN 1 WHEN 'INTEREST' THEN 2 ELSE 3 END, e.id::text, e.amount_cents
+                    FROM account_ledger_entry e LEFT JOIN bill b ON b.id = e.bill_id WHERE e.account_id = ${id} AND e.amount_cents <> 0) i) o`;
+
+/**
+ * SQL: the columns of an account's balance (toBalance's) and the joins that make them, for the
+ * account row `a` and its district `d` as of `now` (an SQL timestamptz): `balance`, `past_due` and
+ * the last issued bill (`bill_id`, `number`, `period_start`, `period_end`, `mailed_on`, `due_on`,
+ * `total_cents`).
+ */
+export const BALANCE_COLUMNS = `bal.balance::text AS balance, bal.past_due::text AS past_due,
+       lb.id AS bill_id, lb.number, lb.period_start::text AS period_start, lb.period_end::text AS period_end,
+       lb.mailed_on::text AS mailed_on, lb.due_on::text AS due_on, lb.total_cents`;
+export const balanceJoinsSql = (now: string, a = "a", d = "d") => `CROSS JOIN LATERAL (${balanceOfSql(`${a}.id`, `(${now} AT TIME ZONE ${d}.time_zone)::date`)}) bal
+  LEFT JOIN LATERAL (SELECT b.id, b.number, b.period_start, b.period_end, b.mailed_on, b.due_on, b.total_cents FROM bill b
+                      WHERE b.account_id = ${a}.id AND b.status = 'ISSUED' ORDER BY b.period_start DESC, b.mailed_on DESC LIMIT 1) lb ON true`;
+
+/**
+ * SQL: one row a valid account of `ids` (an SQL uuid[]) with its balance as of `now` (an SQL
+ * timestamptz): `id` and BALANCE_COLUMNS. A query of its own, to run alone or as a common table
+ * expression of another.
+ */
+export const balancesSql = (ids: string, now: string) => `SELECT a.id, ${BALANCE_COLUMNS}
+  FROM service_account a JOIN district d ON d.id = a.district_id
+  ${balanceJoinsSql(now)}
+ WHERE a.id = ANY(${ids})`;
 
 /** An account's balance from a row of balancesSql. */
 export const toBalance = (r: any): AccountBalance => ({

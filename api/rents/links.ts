@@ -10,7 +10,7 @@ import { isUuid } from "../documents/documents.service.js";
 import { enqueueEmails } from "../outbox/outbox.service.js";
 import { Payment } from "../payments/payment.entity.js";
 import { actorOf, addressOf, type Db, type Meta } from "./common.js";
-import { SEWER_ACCOUNT_PAYABLE, accountBalances, balancesSql, createAccountPayment, toBalance, type AccountBalance } from "./ledger.js";
+import { BALANCE_COLUMNS, SEWER_ACCOUNT_PAYABLE, accountBalances, balanceJoinsSql, createAccountPayment, toBalance, type AccountBalance } from "./ledger.js";
 import { readPart, type OwnerPart } from "./owners-page.js";
 import { findAccountByNumberAndZip } from "./quick-pay.js";
 
@@ -88,23 +88,25 @@ export async function unlinkServiceAccount(ds: DataSource, viewer: Viewer, accou
   });
 }
 
-/** SQL, one JSON value: the viewer's ($1) links as of $2, the one of account $3 alone when `one`, with their balances and the newest 200 of their issued bills. */
+/**
+ * SQL, one JSON value: the viewer's ($1) links as of $2, the one of account $3 alone when `one`, with
+ * their balances (ledger.ts, per linked account) and the newest 200 of their issued bills (read once).
+ */
 const linkedSql = (one: boolean) => `WITH l AS (
        SELECT l.id AS link_id, l.linked_at, l.account_id FROM service_account_link l
         WHERE l.user_id = $1 AND l.unlinked_at IS NULL ${one ? "AND l.account_id = $3" : ""}
-     ), bal AS (${balancesSql("ARRAY(SELECT account_id FROM l)", "$2::timestamptz")}
-     ), bl AS (
+     ), bl AS MATERIALIZED (
        SELECT b.id, b.account_id, b.number, b.served_from, b.served_to, b.total_cents, b.due_on, b.period_start
          FROM bill b WHERE b.account_id IN (SELECT account_id FROM l) AND b.status = 'ISSUED' ORDER BY b.period_start DESC, b.number DESC LIMIT 200
      )
      SELECT coalesce(json_agg(x ORDER BY x.account_number), '[]') FROM (
        SELECT l.link_id, l.linked_at, a.id, a.account_number, a.closed_on::text AS closed_on, d.name AS district_name, p.street_number, p.street, p.city, p.zip,
-              bal.balance, bal.past_due, bal.bill_id, bal.number, bal.period_start, bal.period_end, bal.mailed_on, bal.due_on, bal.total_cents,
+              ${BALANCE_COLUMNS},
               coalesce((SELECT json_agg(json_build_object('id', bl.id, 'number', bl.number, 'servedFrom', bl.served_from::text, 'servedTo', bl.served_to::text,
                                                           'totalCents', bl.total_cents, 'dueOn', bl.due_on::text) ORDER BY bl.period_start DESC, bl.number DESC)
                           FROM bl WHERE bl.account_id = a.id), '[]') AS bills
          FROM l JOIN service_account a ON a.id = l.account_id JOIN sewer_property p ON p.id = a.property_id JOIN district d ON d.id = a.district_id
-         LEFT JOIN bal ON bal.id = a.id) x`;
+         ${balanceJoinsSql("$2::timestamptz")}) x`;
 
 const toLinked = (rows: any[]): LinkedAccountView[] =>
   rows.map((r) => ({
@@ -115,7 +117,7 @@ const toLinked = (rows: any[]): LinkedAccountView[] =>
     districtName: r.district_name,
     address: addressOf(r),
     closedOn: r.closed_on,
-    balance: r.balance === null ? { accountId: r.id, balanceCents: 0, pastDueCents: 0, lastBill: null } : toBalance(r),
+    balance: toBalance(r),
     bills: r.bills,
   }));
 

@@ -13,7 +13,8 @@ import type { Db } from "./common.js";
  */
 export type OwnerPart<T> = { key: string; now: boolean; sql: string; map(json: any, viewer: Viewer, db: Db): T | Promise<T> };
 
-const paramsOf = (parts: readonly OwnerPart<unknown>[], viewer: Viewer) => (parts.some((p) => p.now) ? [viewer.userId, clock.now()] : [viewer.userId]);
+// The instant as ISO text: node-postgres writes a Date field by field in local time (about 1% of the owner's page's CPU).
+const paramsOf = (parts: readonly OwnerPart<unknown>[], viewer: Viewer) => (parts.some((p) => p.now) ? [viewer.userId, clock.now().toISOString()] : [viewer.userId]);
 
 /** One list in a statement of its own. */
 export async function readPart<T>(db: Db, viewer: Viewer, part: OwnerPart<T>): Promise<T> {
