@@ -1,9 +1,11 @@
 import type { DataSource } from "typeorm";
 import type { Viewer } from "../accounts/viewer.js";
 import { audit } from "../audit/audit.service.js";
+import { clock } from "../common/clock.js";
 import { dateIn } from "../common/dates.js";
-import { badInput, conflict } from "../common/errors.js";
-import { formatDate } from "../common/format.js";
+import { badInput, conflict, notFound } from "../common/errors.js";
+import { formatDate, formatDayOf } from "../common/format.js";
+import { isUuid } from "../documents/documents.service.js";
 import { rulebookOn } from "../districts/districts.service.js";
 import { actorOf, clean, emailPeople, getInspection, loadDistrict, requireOperator, type Db, type InspectionRow, type Meta } from "./common.js";
 import { DETERMINATION_METHOD_LABELS, chargeSection, chargesInflow, determinationProblems, noInflowCharge, type DeterminationMethod } from "./rules.js";
@@ -16,7 +18,8 @@ import { DETERMINATION_METHOD_LABELS, chargeSection, chargesInflow, determinatio
  * dated period, how they were determined (a control manhole's meter, the sump pump's measured run
  * time, an estimate) with a note, and may require a control manhole by a date. The bill run bills
  * each determination once (api/rents/inflow-charges.ts; docs/decisions/inflow-on-the-bill.md).
- * Huron's law has no such determination or charge (III-8): refused.
+ * Huron's law has no such determination or charge (III-8): refused. A wrong one is withdrawn before
+ * it is billed and the right one recorded (docs/decisions/inflow-determination-withdrawn.md).
  */
 
 export type DeterminationInput = {
@@ -61,7 +64,7 @@ export async function recordDetermination(ds: DataSource, viewer: Viewer, input:
       throw conflict(`The amount of inflow is determined on an inspection that found a source of inflow connected (${section}); this one has found none.`);
     const [overlap] = await tx.query(
       `SELECT to_char(period_from, 'YYYY-MM-DD') AS "from", to_char(period_to, 'YYYY-MM-DD') AS "to" FROM inflow_determination
-        WHERE property_id = $1 AND period_from <= $3::date AND period_to >= $2::date ORDER BY period_from LIMIT 1`,
+        WHERE property_id = $1 AND period_from <= $3::date AND period_to >= $2::date AND withdrawn_at IS NULL ORDER BY period_from LIMIT 1`,
       [i.propertyId, d.periodFrom, d.periodTo],
     );
     if (overlap)
@@ -96,6 +99,81 @@ export async function recordDetermination(ds: DataSource, viewer: Viewer, input:
   });
 }
 
+/** The most characters of a withdrawal's reason. */
+export const MAX_WITHDRAWAL_REASON = 1000;
+
+/**
+ * The District Operator withdraws a determination not billed (a wrong figure or wrong days): kept
+ * on the record with who, when and why, never billed, its days free to be determined again.
+ * Refused once an issued bill carries it, or while the bill run carrying it is being issued (a
+ * correction is then the Town Clerk's adjustment on the next bill). Carried only by a preview, it is
+ * withdrawn and that preview is to be previewed again before it is issued (issuing refuses until
+ * then: docs/decisions/inflow-determination-withdrawn.md).
+ */
+export async function withdrawDetermination(ds: DataSource, viewer: Viewer, input: { determinationId: string; reason: string }, meta: Meta): Promise<InspectionRow> {
+  const id = input.determinationId ?? "";
+  const [found] = isUuid(id) ? await ds.query(`SELECT inspection_id AS "inspectionId" FROM inflow_determination WHERE id = $1`, [id]) : [];
+  if (!found) throw notFound("That determination of inflow");
+  const before = await getInspection(ds, viewer, found.inspectionId);
+  const district = await loadDistrict(ds, before.districtId);
+  requireOperator(viewer, district);
+  const rb = await rulebookOn(ds, district);
+  if (!chargesInflow(rb)) throw conflict(noInflowCharge(rb, district.lawName));
+  const reason = clean(input.reason);
+  if (!reason) throw badInput({ reason: "Say why the determination is withdrawn (the owner reads it)." });
+  if (reason.length > MAX_WITHDRAWAL_REASON) throw badInput({ reason: `Keep the reason to ${MAX_WITHDRAWAL_REASON.toLocaleString("en-US")} characters.` });
+
+  return ds.transaction(async (tx) => {
+    // The same turn as recording on the property, then the determination itself.
+    await tx.query(`SELECT id FROM sewer_property WHERE id = $1 FOR NO KEY UPDATE`, [before.propertyId]);
+    const [d] = await tx.query(
+      `SELECT d.id, d.inspection_id AS "inspectionId", to_char(d.period_from, 'YYYY-MM-DD') AS "periodFrom", to_char(d.period_to, 'YYYY-MM-DD') AS "periodTo", d.gallons::text AS gallons,
+              d.withdrawn_at AS "withdrawnAt", u.display_name AS "withdrawnBy"
+         FROM inflow_determination d LEFT JOIN app_user u ON u.id = d.withdrawn_by_id WHERE d.id = $1 FOR NO KEY UPDATE OF d`,
+      [id],
+    );
+    if (d.withdrawnAt) throw conflict(`This determination was withdrawn on ${formatDayOf(d.withdrawnAt, district.timeZone)} by ${d.withdrawnBy}.`);
+    // The bill that carries it, its run locked: issuing takes the same lock before it starts.
+    const [billed] = await tx.query(
+      `SELECT b.status, b.number, to_char(b.mailed_on, 'YYYY-MM-DD') AS "mailedOn", r.id AS "runId", r.status AS "runStatus",
+              to_char(r.period_start, 'YYYY-MM-DD') AS "periodStart", to_char(r.period_end, 'YYYY-MM-DD') AS "periodEnd"
+         FROM bill_line l JOIN bill b ON b.id = l.bill_id JOIN bill_run r ON r.id = b.run_id
+        WHERE l.inflow_determination_id = $1 AND l.kind = 'INFLOW' FOR UPDATE OF r`,
+      [id],
+    );
+    if (billed?.status === "ISSUED")
+      throw conflict(
+        `It is billed on sewer bill ${billed.number}, issued ${formatDate(billed.mailedOn)}; an issued bill is never changed: the Town Clerk corrects it with an adjustment on the account's next bill.`,
+      );
+    if (billed && billed.runStatus !== "PREVIEW")
+      throw conflict(
+        `The sewer bills for ${formatDate(billed.periodStart)} to ${formatDate(billed.periodEnd)} carrying it are being issued; once issued, the Town Clerk corrects it with an adjustment on the account's next bill.`,
+      );
+    const i = await getInspection(tx, viewer, d.inspectionId);
+    await tx.query(`UPDATE inflow_determination SET withdrawn_at = $2, withdrawn_by_id = $3, withdrawn_reason = $4 WHERE id = $1`, [id, clock.now(), viewer.userId, reason]);
+    const section = chargeSection(rb);
+    await audit(tx, actorOf(viewer, meta.requestId), {
+      action: "inflow.determination_withdrawn",
+      entityType: "InflowInspection",
+      entityId: i.id,
+      districtId: i.districtId,
+      reason,
+      details: { determinationId: id, periodFrom: d.periodFrom, periodTo: d.periodTo, gallons: Number(d.gallons), previewRunId: billed?.runId ?? null, section },
+    });
+    const gallons = Number(d.gallons).toLocaleString("en-US");
+    await emailPeople(
+      tx,
+      i.id,
+      district,
+      "inflow.determination_withdrawn",
+      `Inflow determination withdrawn: ${i.address}`,
+      `The ${district.operatorTitle} withdrew the determination of ${gallons} gallons of inflow from ${i.address} (tax parcel ${i.taxParcel}) from ${formatDate(d.periodFrom)} to ${formatDate(d.periodTo)}: ${reason}` +
+        `\n\nIt will not be billed (${section}).\n\nInspection ${i.number}.`,
+    );
+    return getInspection(tx, viewer, i.id);
+  });
+}
+
 export type DeterminationRow = {
   id: string;
   inspectionId: string;
@@ -110,6 +188,12 @@ export type DeterminationRow = {
   /** the issued bill that carries it, when one does */
   billId: string | null;
   billNumber: string | null;
+  /** withdrawn by the District Operator: never billed */
+  withdrawnAt: Date | null;
+  /** YYYY-MM-DD in the district's zone */
+  withdrawnOn: string | null;
+  withdrawnBy: string | null;
+  withdrawnReason: string | null;
 };
 
 /** The determinations of inspections with the issued bill carrying each: one statement whatever their number. */
@@ -118,11 +202,12 @@ export async function determinationsOf(db: Db, ids: readonly string[]): Promise<
   const rows = await db.query(
     `SELECT d.id, d.inspection_id AS "inspectionId", to_char(d.period_from, 'YYYY-MM-DD') AS "periodFrom", to_char(d.period_to, 'YYYY-MM-DD') AS "periodTo",
             d.gallons::text AS gallons, d.method, d.note, to_char(d.control_manhole_by, 'YYYY-MM-DD') AS "controlManholeBy", u.display_name AS "determinedBy", d.recorded_at AS "recordedAt",
-            billed.id AS "billId", billed.number AS "billNumber"
-       FROM inflow_determination d JOIN app_user u ON u.id = d.determined_by_id
+            billed.id AS "billId", billed.number AS "billNumber", d.withdrawn_at AS "withdrawnAt",
+            to_char(d.withdrawn_at AT TIME ZONE dist.time_zone, 'YYYY-MM-DD') AS "withdrawnOn", w.display_name AS "withdrawnBy", d.withdrawn_reason AS "withdrawnReason"
+       FROM inflow_determination d JOIN app_user u ON u.id = d.determined_by_id JOIN district dist ON dist.id = d.district_id LEFT JOIN app_user w ON w.id = d.withdrawn_by_id
        LEFT JOIN LATERAL (SELECT b.id, b.number FROM bill_line l JOIN bill b ON b.id = l.bill_id
                            WHERE l.inflow_determination_id = d.id AND l.kind = 'INFLOW' AND b.status = 'ISSUED' LIMIT 1) billed ON true
-      WHERE d.inspection_id = ANY($1::uuid[]) ORDER BY d.inspection_id, d.period_from`,
+      WHERE d.inspection_id = ANY($1::uuid[]) ORDER BY d.inspection_id, d.period_from, d.recorded_at, d.id`,
     [ids],
   );
   return rows.map((r: any) => ({ ...r, gallons: Number(r.gallons) }));

@@ -11,6 +11,7 @@ import { PageOf } from "../graphql/page.js";
 import { groupBy, perRequest } from "../industrial/loaders.js";
 import type { InspectionRow, PartyRole } from "./common.js";
 import * as inflow from "./inflow.service.js";
+import { withdrawDetermination } from "./determinations.service.js";
 import type { PublicCertificate } from "./inspections.service.js";
 import {
   DETERMINATION_METHODS,
@@ -83,6 +84,10 @@ export class DeterminationType {
   @Field(() => Date) recordedAt: Date;
   @Field(() => ID, { nullable: true, description: "The issued sewer bill that carries it (each determination is billed once)" }) billId: string | null;
   @Field(() => String, { nullable: true }) billNumber: string | null;
+  @Field(() => Date, { nullable: true, description: "When the District Operator withdrew it (never billed then); null while it stands" }) withdrawnAt: Date | null;
+  @Field(() => String, { nullable: true, description: "YYYY-MM-DD, the day it was withdrawn in the district's zone" }) withdrawnOn: string | null;
+  @Field(() => String, { nullable: true, description: "Who withdrew it" }) withdrawnBy: string | null;
+  @Field(() => String, { nullable: true, description: "Why it was withdrawn" }) withdrawnReason: string | null;
 }
 
 @ObjectType("InflowParty", { description: "A seller, buyer or attorney who asked for the inspection or follows it", simpleResolvers: true })
@@ -257,6 +262,12 @@ export class DeterminationInput {
   @Field(() => String, { description: "CONTROL_MANHOLE_METER, PUMP_RUN_TIME or ESTIMATE" }) method: string;
   @Field(() => String, { description: "How the amount was determined: the readings, the run time and the pump's rate, or what the estimate rests on" }) note: string;
   @Field(() => String, { nullable: true, description: "YYYY-MM-DD, after today: a control manhole is required by this day" }) controlManholeBy?: string | null;
+}
+
+@InputType("WithdrawInflowDeterminationInput")
+export class WithdrawDeterminationInput {
+  @Field(() => ID) determinationId: string;
+  @Field(() => String, { description: "Why it is withdrawn (up to 1,000 characters); the owner reads it" }) reason: string;
 }
 
 @InputType("OpenInflowEnforcementInput")
@@ -473,6 +484,14 @@ export class InflowResolver {
   @Access("OPERATOR")
   async recordInflowDetermination(@Arg("input", () => DeterminationInput) input: DeterminationInput, @Ctx() ctx: Context): Promise<InspectionRow> {
     return inflow.recordDetermination(ctx.ds, viewerOf(ctx), input, metaOf(ctx));
+  }
+
+  @Mutation(() => InspectionType, {
+    description: "The District Operator withdraws a determination of inflow no issued bill carries (a wrong figure or days), with the reason: kept on the record, never billed, its days free to determine again",
+  })
+  @Access("OPERATOR")
+  async withdrawInflowDetermination(@Arg("input", () => WithdrawDeterminationInput) input: WithdrawDeterminationInput, @Ctx() ctx: Context): Promise<InspectionRow> {
+    return withdrawDetermination(ctx.ds, viewerOf(ctx), input, metaOf(ctx));
   }
 
   @Mutation(() => EnforcementOpenedType, { description: "The District Operator opens an enforcement action from a finding (SUL 704; Huron III-8, Article V)" })

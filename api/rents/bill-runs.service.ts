@@ -592,6 +592,13 @@ export async function issueBillRun(
     await ds.transaction(async (tx) => {
       const [r] = await tx.query(`SELECT status FROM bill_run WHERE id = $1 FOR UPDATE`, [run.id]);
       if (r.status !== "PREVIEW") return;
+      // A determination of inflow on the preview withdrawn since is never billed (withdrawing takes this run's lock too).
+      const [withdrawn] = await tx.query(
+        `SELECT 1 FROM inflow_determination d JOIN bill_line l ON l.inflow_determination_id = d.id AND l.kind = 'INFLOW' JOIN bill b ON b.id = l.bill_id
+          WHERE d.district_id = $2 AND d.withdrawn_at IS NOT NULL AND b.run_id = $1 LIMIT 1`,
+        [run.id, run.districtId],
+      );
+      if (withdrawn) throw conflict("The District Operator withdrew a determination of inflow this preview bills; preview the run again before issuing.");
       await tx.query(`UPDATE bill_run SET status = 'ISSUING', mailed_on = $2, due_on = $3, issued_by_id = $4, issued_at = $5 WHERE id = $1`, [run.id, mailedOn, dates.dueOn, viewer.userId, clock.now()]);
       await audit(tx, actorOf(viewer, meta.requestId), { action: "rents.bill_run_issue_started", entityType: "BillRun", entityId: run.id, districtId: run.districtId, details: { mailedOn, dueOn: dates.dueOn, bills: run.billCount } });
     });

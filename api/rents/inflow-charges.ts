@@ -14,6 +14,7 @@ import type { Db } from "./common.js";
  *   period's last day and that no bill line carries yet (a preview of another run holds it too), so
  *   each is billed once, in the run of the period holding its last day, or, recorded after that
  *   run, in the next one. Previewing a run again recomputes it (its own lines are gone by then).
+ *   A withdrawn determination is never billed (docs/decisions/inflow-determination-withdrawn.md).
  * - Which account bears it ("the property from which the inflow originated shall be billed"): of
  *   the property's accounts served in the period, the owner of record's own (its occupant is the
  *   owner's sign-in or bears the owner's name), else the longest open (first opened, then by
@@ -35,7 +36,7 @@ export async function inflowCharges(
   const rows: { id: string; account_id: string; period_from: string; period_to: string; gallons: string; method: DeterminationMethod }[] = await db.query(
     `SELECT d.id, bearer.id AS account_id, d.period_from::text AS period_from, d.period_to::text AS period_to, d.gallons::text AS gallons, d.method
        FROM (SELECT DISTINCT x AS property_id FROM unnest($1::uuid[]) AS x) props
-       JOIN inflow_determination d ON d.property_id = props.property_id AND d.period_to <= $3::date
+       JOIN inflow_determination d ON d.property_id = props.property_id AND d.period_to <= $3::date AND d.withdrawn_at IS NULL
        CROSS JOIN LATERAL (
          SELECT a.id FROM service_account a JOIN sewer_property p ON p.id = a.property_id
           WHERE a.property_id = d.property_id AND a.opened_on <= $3::date AND (a.closed_on IS NULL OR a.closed_on >= $2::date)

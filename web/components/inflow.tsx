@@ -30,6 +30,10 @@ export type Determination = {
   determinedBy: string;
   billId: string | null;
   billNumber: string | null;
+  withdrawnAt: string | null;
+  withdrawnOn: string | null;
+  withdrawnBy: string | null;
+  withdrawnReason: string | null;
 };
 export type Inspection = {
   id: string;
@@ -63,7 +67,7 @@ export const INSPECTION_FIELDS = `id districtId number status statusLabel origin
   certificateNumber certificateIssuedOn certificateBasis certificateDocumentId canInspect today parties { name roleLabel closingOn }
   visits { visitNumber visitedOn stormSewerFeet naturalDrainageAdequate disconnectionRequired outcome outcomeLabel orderDeadline notes inspectorName
     sources { id kindLabel location state stateLabel enforceable enforcementActionId enforcementNumber } photos { documentId filename } }
-  determinations { id periodFrom periodTo gallons methodLabel note controlManholeBy determinedBy billId billNumber }`;
+  determinations { id periodFrom periodTo gallons methodLabel note controlManholeBy determinedBy billId billNumber withdrawnAt withdrawnOn withdrawnBy withdrawnReason }`;
 
 
 /** Where an inspection stands, as its owner and its staff both read it. */
@@ -151,9 +155,10 @@ export function VisitPhotos({ photos }: { photos: Visit["photos"] }) {
 /**
  * The District Operator's determinations of the amount of inflow (SUL 705), as the owner and the
  * staff both read them: the days, the gallons, how determined, a control manhole required, and the
- * sewer bill that carries each once it is issued (`billLink`: the owner's bill page).
+ * sewer bill that carries each once it is issued (`billLink`: the owner's bill page), or who withdrew
+ * it, when and why (never billed then); `action`: the staff's form under a determination.
  */
-export function Determinations({ list, section, billLink }: { list: Determination[]; section: string; billLink?: boolean }) {
+export function Determinations({ list, section, billLink, action }: { list: Determination[]; section: string; billLink?: boolean; action?: (d: Determination) => React.ReactNode }) {
   if (!list.length) return null;
   return (
     <section aria-labelledby="determinations-heading">
@@ -185,7 +190,11 @@ export function Determinations({ list, section, billLink }: { list: Determinatio
                 )}
               </td>
               <td>
-                {d.billNumber ? (
+                {d.withdrawnAt ? (
+                  <>
+                    Withdrawn <CalendarDate date={d.withdrawnOn} /> by {d.withdrawnBy}: {d.withdrawnReason}. Not billed.
+                  </>
+                ) : d.billNumber ? (
                   billLink && d.billId ? (
                     <Link className="usa-link" to={`/properties/bills/${d.billId}`}>
                       {d.billNumber}
@@ -196,6 +205,7 @@ export function Determinations({ list, section, billLink }: { list: Determinatio
                 ) : (
                   "Not billed yet"
                 )}
+                {action?.(d)}
               </td>
             </tr>
           ))}

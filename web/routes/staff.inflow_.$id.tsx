@@ -38,6 +38,7 @@ export const LABELS: Record<string, string> = {
   method: "How the amount was determined",
   note: "Note: how it was determined",
   controlManholeBy: "Control manhole required by",
+  reason: "Why it is withdrawn",
 };
 
 const ROWS = 5;
@@ -53,7 +54,7 @@ type Rules = {
   chargeSection: string;
   determinationMethods: { kind: string; label: string }[];
 };
-type ActionData = { form: string; error: string; fields: Record<string, string>; values: Record<string, string>; sourceId?: string };
+type ActionData = { form: string; error: string; fields: Record<string, string>; values: Record<string, string>; sourceId?: string; determinationId?: string };
 
 
 export async function loader(args: LoaderFunctionArgs) {
@@ -75,7 +76,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const form = s("form");
   const values = Object.fromEntries([...f.entries()].filter(([, v]) => typeof v === "string").map(([k, v]) => [k, String(v)]));
   const fail = (error: string, fields: Record<string, string>, headers?: Headers) =>
-    Response.json({ form, error, fields, values, sourceId: s("sourceId") } satisfies ActionData, { status: 400, headers });
+    Response.json({ form, error, fields, values, sourceId: s("sourceId"), determinationId: s("determinationId") } satisfies ActionData, { status: 400, headers });
   if (form === "enforce") {
     const r = await gql<{ openInflowEnforcement: { actionId: string } }>(context, request, `mutation Enforce($i: OpenInflowEnforcementInput!) { openInflowEnforcement(input: $i) { actionId } }`, {
       i: { sourceId: s("sourceId"), respondentEmail: s("respondentEmail") || null, correctBy: s("correctBy") || null },
@@ -92,6 +93,14 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     });
     if (!r.ok) return fail(r.error.message, r.error.fields, cookieHeaders(r));
     return redirect(`/staff/inflow/${params.id}?done=determined`, { headers: cookieHeaders(r) });
+  }
+  if (form === "withdraw") {
+    // A determination not billed, withdrawn with its reason (docs/decisions/inflow-determination-withdrawn.md).
+    const r = await gql(context, request, `mutation WithdrawDetermination($i: WithdrawInflowDeterminationInput!) { withdrawInflowDetermination(input: $i) { id } }`, {
+      i: { determinationId: s("determinationId"), reason: s("reason") },
+    });
+    if (!r.ok) return fail(r.error.message, r.error.fields, cookieHeaders(r));
+    return redirect(`/staff/inflow/${params.id}?done=withdrawn`, { headers: cookieHeaders(r) });
   }
   // The findings: the rows with a kind chosen are the sources; the API's row numbers are mapped back to the form's.
   const rows = Array.from({ length: ROWS }, (_, n) => n).filter((n) => s(`sources.${n}.kind`));
@@ -156,6 +165,11 @@ export default function StaffInflowInspection() {
       {params.get("done") === "opened" && <SuccessAlert>The inspection is opened.</SuccessAlert>}
       {params.get("done") === "sale" && <SuccessAlert>The sale is recorded.</SuccessAlert>}
       {params.get("done") === "determined" && <SuccessAlert>The inflow determined is recorded; the property's next sewer bill carries it.</SuccessAlert>}
+      {params.get("done") === "withdrawn" && (
+        <SuccessAlert>
+          The determination is withdrawn: it will not be billed, and its days can be determined again. The owner of record and the parties are told by email.
+        </SuccessAlert>
+      )}
       <InspectionSummary i={i} />
       {i.ownerName && <p>Owner of record: {i.ownerName}</p>}
       {i.buyerName && <p>Buyer named by the Tax Assessor: {i.buyerName}</p>}
@@ -232,7 +246,35 @@ export default function StaffInflowInspection() {
           <VisitPhotos photos={vi.photos} />
         </section>
       ))}
-      <Determinations list={i.determinations} section={rules.chargeSection} />
+      <Determinations
+        list={i.determinations}
+        section={rules.chargeSection}
+        action={(d) => {
+          if (!i.canInspect || !rules.chargesInflow || d.withdrawnAt || d.billNumber) return null;
+          // The field's id is the determination's, so the page's ids stay unique and the summary links to it.
+          const w = a?.form === "withdraw" && a.determinationId === d.id ? a : undefined;
+          const id = `reason-${d.id}`;
+          return (
+            <Form method="post" className="usa-form" noValidate>
+              <AuthenticityTokenInput />
+              <input type="hidden" name="form" value="withdraw" />
+              <input type="hidden" name="determinationId" value={d.id} />
+              <ErrorSummary message={w?.error} fields={w?.fields?.reason ? { [id]: w.fields.reason } : w?.fields} labels={{ [id]: LABELS.reason }} />
+              <TextAreaField
+                name="reason"
+                id={id}
+                label={LABELS.reason}
+                hint="A wrong figure or wrong days: withdraw it, then record the right one. The owner reads the reason."
+                defaultValue={w?.values.reason}
+                error={w?.fields?.reason}
+              />
+              <button className="usa-button usa-button--secondary" type="submit">
+                Withdraw
+              </button>
+            </Form>
+          );
+        }}
+      />
       {i.canInspect && rules.chargesInflow && found && (
         <section aria-labelledby="determine-heading">
           <h2 id="determine-heading">Determine the amount of inflow</h2>
