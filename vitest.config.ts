@@ -6,7 +6,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 // code vitest transforms must not get the .mjs build.
 const graphqlCjs = createRequire(import.meta.url).resolve("graphql");
 
-// Test files at a time (each a process with its own server and database). Vitest's own default is
+// Test files at a time (each with its own server and database). Vitest's own default is
 // one less than the cores, which is a single file at a time on CI's 2 cores while the other core
 // waits: a file's start-up (imports, PGlite) and its requests are one process's work.
 const WORKERS = Number(process.env.TAPLINE_TEST_WORKERS) || Math.max(2, os.availableParallelism() - 1);
@@ -18,7 +18,15 @@ const WORKERS = Number(process.env.TAPLINE_TEST_WORKERS) || Math.max(2, os.avail
 const E2E_ALONE = ["test/e2e/page-budget.test.ts", "test/e2e/npm-start.test.ts"];
 const E2E_PARALLEL = process.env.TAPLINE_E2E_PARALLEL === "1";
 
-const e2e = { globalSetup: ["test/global-setup.ts"], pool: "forks" as const, testTimeout: 60_000, hookTimeout: 120_000 };
+// Every browser test file: the rules' clock and in-process caches put back (a process may have run
+// another file before), and the test fails on any Content-Security-Policy violation in its pages.
+const e2e = {
+  globalSetup: ["test/global-setup.ts"],
+  setupFiles: ["test/setup-file.ts", "test/e2e/setup-file.ts"],
+  pool: "forks" as const,
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+};
 
 export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: graphqlCjs }, { find: "~", replacement: new URL("./web", import.meta.url).pathname }] },
@@ -26,8 +34,11 @@ export default defineConfig({
   // so `npm ci` does not forget them.
   cacheDir: ".cache/vite",
   test: {
-    // Read from the root config only (one pool serves every project).
-    poolOptions: { forks: { maxForks: WORKERS, minForks: 1 } },
+    // Read from the root config only (one pool serves every project). `isolate` here is the pool's:
+    // unless it is false, every test file gets a new process, whatever a project's own `isolate`
+    // says (only the modules a process imports are then shared or not). False in the browser tests'
+    // run (TAPLINE_E2E_PARALLEL=1, .ci/run), so that their two processes each run file after file.
+    poolOptions: { forks: { maxForks: WORKERS, minForks: 1, ...(E2E_PARALLEL ? { isolate: false } : {}) } },
     projects: [
       {
         extends: true,
@@ -37,10 +48,10 @@ export default defineConfig({
           globalSetup: ["test/global-setup.ts"],
           setupFiles: ["test/setup-file.ts"],
           pool: "forks",
-          // A worker process runs file after file: the app's modules are imported and PGlite's WASM
-          // compiled once per worker, not once per file (about 40% of the run's CPU). Each file still
-          // has its own server and fresh database; test/setup-file.ts resets the clock and drops
-          // the in-process caches between files.
+          // Once a worker process runs file after file, the app's modules are imported and PGlite's
+          // WASM compiled once per worker, not once per file; each file still has its own server and
+          // fresh database, and test/setup-file.ts resets the clock and drops the in-process caches
+          // between files. The pool's `isolate` (above) still gives API runs a process per file.
           isolate: false,
           testTimeout: 30_000,
           hookTimeout: 120_000,
@@ -51,6 +62,11 @@ export default defineConfig({
         test: {
           ...e2e,
           name: "e2e",
+          // A process runs file after file (two processes with TAPLINE_E2E_PARALLEL=1, one without):
+          // the app and the portal's build are imported, PGlite's WASM compiled and Chromium launched
+          // once per process, not once per file (test/e2e/browser.ts). Each file still has its own
+          // server, fresh database and browser contexts.
+          isolate: false,
           // Two at a time a journey may take longer than alone: the time limit, not what it checks.
           ...(E2E_PARALLEL ? { testTimeout: 120_000 } : {}),
           include: ["test/e2e/**/*.test.ts"],

@@ -1,12 +1,14 @@
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterEach, expect } from "vitest";
+import { expect } from "vitest";
 import { Client, startTestServer, type TestServer } from "../harness.js";
 
-/** Debian's Chromium, headless; test tools never download a browser. Every context reports CSP violations. */
-export async function launchBrowser(): Promise<Browser> {
-  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/**
+ * Debian's Chromium, headless; test tools never download a browser. Every context reports CSP
+ * violations. The journeys run in its headless shell when installed (sharedBrowser).
+ */
+export async function launchBrowser(executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"): Promise<Browser> {
   if (!fs.existsSync(executablePath)) throw new Error(`Chromium not found at ${executablePath}: apt-get install -y chromium`);
   const browser = await chromium.launch({
     executablePath,
@@ -24,14 +26,13 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /**
- * What the Content-Security-Policy refused in any page of this test (a script, a stylesheet, an
- * inline style, a connection, a form's target): the test fails with the list when it ends.
+ * What the Content-Security-Policy refused in any page (a script, a stylesheet, an inline style, a
+ * connection, a form's target) since the last look: test/e2e/setup-file.ts fails each test with the
+ * list when it ends. The hooks are there, not here: this module is imported once per worker process
+ * (vitest.config.ts, `isolate: false`), and a hook registered here would watch its first file only.
  */
 const cspViolations: string[] = [];
-afterEach(() => {
-  const found = cspViolations.splice(0);
-  expect(found, "the Content-Security-Policy refused something a page needs").toEqual([]);
-});
+export const takeCspViolations = (): string[] => cspViolations.splice(0);
 
 async function watchContentSecurityPolicy(ctx: BrowserContext): Promise<void> {
   await ctx.addInitScript(() => {
@@ -45,16 +46,45 @@ async function watchContentSecurityPolicy(ctx: BrowserContext): Promise<void> {
   });
 }
 
+/**
+ * The same Chromium's headless shell (Debian's chromium-headless-shell, Playwright's usual headless
+ * browser): the same engine without the full browser's windows, a third as many renderer processes and
+ * a third less CPU on the journeys. page-budget measures pages in the full browser (launchBrowser).
+ */
+const HEADLESS_SHELL = "/usr/bin/chromium-headless-shell";
+
+/**
+ * One Chromium per worker process, launched when a file first asks and shared by the files the
+ * process runs one after another (vitest.config.ts: the e2e project's `isolate: false`); Playwright
+ * closes it when the process exits. A file gets only contexts of its own (closeContexts).
+ */
+let shared: Promise<Browser> | undefined;
+export function sharedBrowser(): Promise<Browser> {
+  if (!shared) {
+    const launching = launchBrowser(process.env.CHROMIUM_PATH ?? (fs.existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : undefined));
+    shared = launching;
+    launching.then(
+      (b) => b.on("disconnected", () => shared === launching && (shared = undefined)),
+      () => shared === launching && (shared = undefined),
+    );
+  }
+  return shared;
+}
+
+/** Closes every context of the shared browser: at a file's end (a process runs one file at a time). */
+export async function closeContexts(browser: Browser): Promise<void> {
+  await Promise.all(browser.contexts().map((ctx) => ctx.close()));
+}
+
 export type E2E = { srv: TestServer; browser: Browser; close(): Promise<void> };
 
 export async function startE2E(): Promise<E2E> {
-  const srv = await startTestServer({ portal: true });
-  const browser = await launchBrowser();
+  const [srv, browser] = await Promise.all([startTestServer({ portal: true }), sharedBrowser()]);
   return {
     srv,
     browser,
     async close() {
-      await browser.close();
+      await closeContexts(browser);
       await srv.close();
     },
   };
@@ -80,7 +110,8 @@ const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve("axe-co
 /** Runs axe-core (WCAG 2.0/2.1 A and AA rules) on the page and fails with the violations listed. */
 export async function expectNoAxeViolations(page: Page): Promise<void> {
   // Evaluated through the DevTools protocol: an inline <script> (addScriptTag) is refused by the CSP.
-  await page.evaluate(axeSource);
+  // Once per document: after a client-side navigation the page still has it.
+  if (!(await page.evaluate(() => typeof (window as any).axe?.run === "function"))) await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
     const r = await (window as any).axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
     return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")) }));

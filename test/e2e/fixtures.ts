@@ -10,7 +10,7 @@ import { addCalendarDays, dateIn } from "../../api/common/dates.js";
 import { enqueueJob, runDueJobs } from "../../api/jobs/queue.js";
 import { Client, DEMO, startTestServer } from "../harness.js";
 import { connectDistrictAccount, startStripeStandIn, type StandIn } from "../stripe-standin.js";
-import { launchBrowser, type E2E } from "./browser.js";
+import { closeContexts, sharedBrowser, type E2E } from "./browser.js";
 
 /** Fixtures of the lateral permit browser tests: a portal in Stripe mode, an approved contractor, plans. */
 
@@ -24,16 +24,16 @@ export type StripeE2E = E2E & { stripe: StandIn; deliver(event: unknown): Promis
 /** The portal (with its built pages) on a fresh database, with Stripe keys set and the API pointed at a local stand-in. */
 export async function startStripeE2E(): Promise<StripeE2E> {
   const stripe = await startStripeStandIn({ hostedCheckout: true });
+  const browser = sharedBrowser();
   const srv = await startTestServer({
     portal: true,
     env: { STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_CONNECT_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url },
   });
   await connectDistrictAccount(stripe, srv, "lakeview"); // card payments run on the district's own account
-  const browser = await launchBrowser();
   const signer = new Stripe("sk_test_e2e");
   return {
     srv,
-    browser,
+    browser: await browser,
     stripe,
     /** Delivers an event to the webhook as Stripe does: the raw JSON, signed with the webhook secret. */
     async deliver(event) {
@@ -42,7 +42,7 @@ export async function startStripeE2E(): Promise<StripeE2E> {
       return fetch(`${srv.url}/webhooks/stripe`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": header }, body: payload });
     },
     async close() {
-      await browser.close();
+      await closeContexts(await browser);
       await srv.close();
       await stripe.close();
     },

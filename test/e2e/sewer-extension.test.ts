@@ -173,6 +173,7 @@ describe("a developer's sewer extension, from application to the Town's acceptan
 
     await page.getByLabel("Section name").fill("MH-3");
     await page.getByRole("button", { name: "Add the section" }).click();
+    await page.getByText("The section is added.").waitFor();
     await page.goto(url(`/staff/extensions/${extensionId}?kind=MANHOLE_VACUUM`));
     await page.getByLabel(/^Section( \(required\))?$/).selectOption({ label: "MH-3" });
     await page.getByLabel("Manhole depth (feet)").fill("12");
