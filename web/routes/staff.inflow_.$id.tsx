@@ -19,6 +19,7 @@ export const LABELS: Record<string, string> = {
   sourceId: "Finding",
   requirements: "What is required",
   inspectionId: "Inspection",
+  determinationId: "Determination",
   visitedOn: "Day of the inspection",
   stormSewerFeet: "Nearest storm sewer (feet from the property line)",
   naturalDrainageAdequate: "Natural drainage",
