@@ -36,9 +36,10 @@ export default defineConfig({
   test: {
     // Read from the root config only (one pool serves every project). `isolate` here is the pool's:
     // unless it is false, every test file gets a new process, whatever a project's own `isolate`
-    // says (only the modules a process imports are then shared or not). False in the browser tests'
-    // run (TAPLINE_E2E_PARALLEL=1, .ci/run), so that their two processes each run file after file.
-    poolOptions: { forks: { maxForks: WORKERS, minForks: 1, ...(E2E_PARALLEL ? { isolate: false } : {}) } },
+    // says (only the modules a process imports are then shared or not). False: each worker process
+    // runs file after file, API and browser tests alike (the API stages took 88-101 s instead of
+    // 247-267 s on this machine, docs/benchmarks.md).
+    poolOptions: { forks: { maxForks: WORKERS, minForks: 1, isolate: false } },
     projects: [
       {
         extends: true,
@@ -48,10 +49,10 @@ export default defineConfig({
           globalSetup: ["test/global-setup.ts"],
           setupFiles: ["test/setup-file.ts"],
           pool: "forks",
-          // Once a worker process runs file after file, the app's modules are imported and PGlite's
-          // WASM compiled once per worker, not once per file; each file still has its own server and
-          // fresh database, and test/setup-file.ts resets the clock and drops the in-process caches
-          // between files. The pool's `isolate` (above) still gives API runs a process per file.
+          // A worker process runs file after file (the pool's `isolate`, above): the app's modules are
+          // imported and PGlite's WASM compiled once per worker, not once per file; each file still
+          // has its own server and fresh database, and test/setup-file.ts resets the clock and drops
+          // the in-process caches between files.
           isolate: false,
           testTimeout: 30_000,
           hookTimeout: 120_000,
