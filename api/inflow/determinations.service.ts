@@ -151,6 +151,17 @@ export async function withdrawDetermination(ds: DataSource, viewer: Viewer, inpu
       );
     const i = await getInspection(tx, viewer, d.inspectionId);
     await tx.query(`UPDATE inflow_determination SET withdrawn_at = $2, withdrawn_by_id = $3, withdrawn_reason = $4 WHERE id = $1`, [id, clock.now(), viewer.userId, reason]);
+    // The preview carrying it says so among its tasks, so the Town Clerk previews again before trying to issue it.
+    if (billed)
+      await tx.query(`UPDATE bill_run SET tasks = tasks || $2::jsonb WHERE id = $1`, [
+        billed.runId,
+        JSON.stringify([
+          {
+            key: "inflow.withdrawn",
+            text: `The ${district.operatorTitle} withdrew the determination of inflow from ${i.address} (${formatDate(d.periodFrom)} to ${formatDate(d.periodTo)}) that this preview bills: preview the run again before issuing it.`,
+          },
+        ]),
+      ]);
     const section = chargeSection(rb);
     await audit(tx, actorOf(viewer, meta.requestId), {
       action: "inflow.determination_withdrawn",

@@ -139,11 +139,14 @@ describe("SUL 705: a determination withdrawn before it is billed", () => {
     expect((await operator.gql(WITHDRAW, { i: { determinationId: late, reason: "Counted June 21 to 30 twice" } })).errors).toBeUndefined();
     const [entry] = await srv.running.ds.query(`SELECT details FROM audit_entry WHERE action = 'inflow.determination_withdrawn' AND details->>'determinationId' = $1`, [late]);
     expect(entry.details.previewRunId).toBe(run.id);
+    const tasksOf = async () => (await srv.running.ds.query(`SELECT tasks FROM bill_run WHERE id = $1`, [run.id]))[0].tasks.map((t: any) => t.text);
+    expect(await tasksOf()).toContainEqual(expect.stringMatching(/withdrew the determination of inflow from .* \(June 21, 2026 to June 30, 2026\) that this preview bills: preview the run again/));
     const refused = await clerk.gql(ISSUE, { i: { runId: run.id, mailedOn: today(), confirm: true } });
     expect(errorCode(refused)).toBe("CONFLICT");
     expect(refused.errors![0].message).toMatch(/withdrew a determination of inflow this preview bills; preview the run again/);
 
     await clerk.ok(PREVIEW, q2);
+    expect(await tasksOf()).not.toContainEqual(expect.stringContaining("withdrew the determination"));
     expect((await inflowLines(run.id)).filter((l: any) => l.kind === "INFLOW").map((l: any) => l.amountCents)).toEqual([7800]);
     expect((await clerk.ok(ISSUE, { i: { runId: run.id, mailedOn: today(), confirm: true } })).issueBillRun.status).toBe("ISSUED");
   });
