@@ -2,7 +2,7 @@ import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resetClock, travelTo } from "../../api/common/clock.js";
 import { enqueueJob, runDueJobs } from "../../api/jobs/queue.js";
-import { accountBalances } from "../../api/rents/ledger.js";
+import { accountBalances, isPastDue, openItems } from "../../api/rents/ledger.js";
 import { LATE_CHARGES_JOB, postLateCharges } from "../../api/rents/late-charges.service.js";
 import { Client, DEMO, countStatements, errorCode, signedInAs, startTestServer, type GqlResponse, type TestServer } from "../harness.js";
 import { issueTestBill } from "../rents-fixtures.js";
@@ -385,4 +385,30 @@ describe("the pages, without JavaScript", () => {
     expect(csv.html).toContain(`"check","2001","12.00"`);
     expect((await get(clerk, `/staff/properties?districtId=${lakeview.id}`)).html).toContain(`/staff/receivables?districtId=${lakeview.id}`);
   }, 120_000);
+});
+
+describe("balances and open items: two statements of one rule", () => {
+  // accountBalances (balanceOfSql: one window) and openItems (openItemsSql: the credits' sum against
+  // the debits in order) must agree on every account this file made: what is unpaid is the balance
+  // when it is owed, nothing when it is a credit, and past due is what is unpaid of what is past due.
+  it("every account's balance and past due part are its open items' on each of several days", async () => {
+    const ids: string[] = (await db().query(`SELECT id FROM service_account ORDER BY id`)).map((r: any) => r.id);
+    expect(ids.length).toBeGreaterThan(3);
+    const seen = { owed: 0, pastDue: 0 };
+    for (const day of ["2026-01-15", "2026-04-20", "2026-05-15", "2026-08-01"]) {
+      travelTo(`${day}T16:00:00Z`);
+      const balances = await accountBalances(db(), ids);
+      const items = await openItems(db(), ids);
+      for (const id of ids) {
+        const mine = items.filter((i) => i.accountId === id);
+        const unpaid = mine.reduce((s, i) => s + i.unpaidCents, 0);
+        const b = balances.get(id)!;
+        expect([day, id, Math.max(0, b.balanceCents), b.pastDueCents]).toEqual([day, id, unpaid, mine.filter(isPastDue).reduce((s, i) => s + i.unpaidCents, 0)]);
+        seen.owed += b.balanceCents > 0 ? 1 : 0;
+        seen.pastDue += b.pastDueCents > 0 ? 1 : 0;
+      }
+    }
+    // Not vacuous: balances owed and past due, with payments and credits applied, were compared.
+    expect(Math.min(seen.owed, seen.pastDue)).toBeGreaterThan(0);
+  });
 });
