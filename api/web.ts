@@ -32,8 +32,9 @@ export type PortalLoadContext = {
    */
   csrfTokenShown?: (token: string) => void;
   /**
-   * The page web/entry.server.tsx rendered, handed over as the string it is: its Response has no
-   * body, so the page is not put into a body stream and read back out (issue 20).
+   * The page web/entry.server.tsx rendered, handed over as the string it is (its Response has no
+   * body), so the page is not put into a body stream and read back out (issue 20). Present, as
+   * undefined, in every context this server makes: it tells the entry to hand the page over so.
    */
   renderedHtml?: string;
 };
@@ -66,6 +67,7 @@ export async function mountPortal(app: express.Express, config: Config, execute:
     cspNonce: res.locals.cspNonce,
     publicPage: res.locals.pageTicket !== undefined && !hasFormToken(res.locals.pageTicket.key),
     csrfTokenShown: (token) => void (res.locals.csrfToken = token),
+    renderedHtml: undefined,
   });
   // A visitor's CSRF token as the root loader reads it from their cookie (web/csrf.server.ts); null
   // when the cookie gives none (the loader would make one and set the cookie).
@@ -120,10 +122,10 @@ function portalHandler(
       res.statusMessage = response.statusText;
       res.status(response.status);
       for (const [key, value] of response.headers.entries()) res.append(key, value);
-      const rendered = context.renderedHtml !== undefined && /^text\/html\b/i.test(response.headers.get("Content-Type") ?? "");
-      if (!response.body && !rendered) res.end();
-      else if (rendered || /^text\/html\b/i.test(response.headers.get("Content-Type") ?? "")) {
-        const html = rendered ? Buffer.from(context.renderedHtml!) : Buffer.from(await response.arrayBuffer());
+      const isPage = /^text\/html\b/i.test(response.headers.get("Content-Type") ?? "");
+      if (!response.body && !(isPage && context.renderedHtml !== undefined)) res.end();
+      else if (isPage) {
+        const html = context.renderedHtml !== undefined ? Buffer.from(context.renderedHtml) : Buffer.from(await response.arrayBuffer());
         if (res.locals.pageTicket) {
           keepPage(res.locals.pageTicket, response, html, res.locals.cspNonce, res.locals.csrfToken);
           res.locals.pageTicket.done();

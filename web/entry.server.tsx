@@ -66,7 +66,7 @@ export default async function handleRequest(
   const page = html.startsWith("<!DOCTYPE") ? html : `<!DOCTYPE html>${html}`;
   // The portal's server (api/web.ts) takes the page as it is; anything else calling this gets it as the body.
   const portal = loadContext as unknown as Partial<PortalLoadContext>;
-  if ("cspNonce" in portal) {
+  if ("renderedHtml" in portal) {
     portal.renderedHtml = page;
     return new Response(null, { headers: responseHeaders, status: responseStatusCode });
   }
