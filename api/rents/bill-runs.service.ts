@@ -36,6 +36,7 @@ import {
   type Cycle,
   type FlagCode,
 } from "./bill-rules.js";
+import { queryPrepared } from "../db/prepared.js";
 import { actorOf, isLinked, type Db, type Meta } from "./common.js";
 import { useOfAccount, useOfMeters, useParams, usePeriod } from "./consumption.js";
 import { inflowCharges } from "./inflow-charges.js";
@@ -717,9 +718,31 @@ const BILL_COLUMNS = `b.id, b.run_id, b.district_id, d.name AS district_name, d.
 const BILL_FROM = `bill b JOIN district d ON d.id = b.district_id JOIN sewer_property p ON p.id = b.property_id LEFT JOIN service_account a ON a.id = b.account_id
   JOIN rulebook_version v ON v.id = b.rulebook_version_id`;
 
+/**
+ * The bill statements a resident's pages run on every request, prepared (api/db/prepared.ts): a
+ * statement of several joins cost PostgreSQL more to plan than to run (the owner's bills page:
+ * 4.7 ms of planning for 1.0 ms of execution; docs/benchmarks.md, 2026-12-08).
+ */
+const BILL_LINES_SQL = `SELECT bill_id, kind, description, quantity, rate, amount_cents, section FROM bill_line WHERE bill_id = ANY($1::uuid[]) ORDER BY bill_id, position`;
+const BILL_BY_ID_SQL = `SELECT ${BILL_COLUMNS} FROM ${BILL_FROM} WHERE b.id = $1`;
+const ACCOUNT_BILLS_SQL = `SELECT ${BILL_COLUMNS} FROM ${BILL_FROM} WHERE b.account_id = $1 AND b.status = 'ISSUED' ORDER BY b.period_start DESC LIMIT 24`;
+// The person's accounts and properties first (by their indexes), then their bills by account and
+// by property: an OR across the joined account and property read every issued bill of every
+// district (docs/benchmarks.md, the owner's pages).
+const MY_BILLS_SQL = `WITH mine AS (
+       SELECT b.id FROM service_account a JOIN bill b ON b.account_id = a.id
+        WHERE a.occupant_user_id = $1 AND b.status = 'ISSUED'
+       UNION
+       SELECT b.id FROM sewer_property p JOIN bill b ON b.property_id = p.id
+        WHERE p.owner_user_id = $1 AND b.status = 'ISSUED'
+          AND b.served_to >= coalesce((SELECT o.from_date FROM sewer_property_owner o WHERE o.property_id = p.id AND o.to_date IS NULL), b.served_to))
+     SELECT ${BILL_COLUMNS} FROM ${BILL_FROM}
+      WHERE b.id IN (SELECT id FROM mine)
+      ORDER BY b.mailed_on DESC, b.number DESC LIMIT 50`;
+
 async function withLines(db: Db, rows: any[]): Promise<BillView[]> {
   if (!rows.length) return [];
-  const lines: any[] = await db.query(`SELECT bill_id, kind, description, quantity, rate, amount_cents, section FROM bill_line WHERE bill_id = ANY($1::uuid[]) ORDER BY bill_id, position`, [rows.map((r) => r.id)]);
+  const lines: any[] = await queryPrepared(db, BILL_LINES_SQL, [rows.map((r) => r.id)]);
   const by = new Map<string, BillLine[]>();
   for (const l of lines) {
     const list = by.get(l.bill_id) ?? [];
@@ -791,7 +814,7 @@ async function mayRead(db: Db, viewer: Viewer, r: any): Promise<boolean> {
 
 export async function getBill(db: Db, viewer: Viewer, id: string): Promise<BillView> {
   if (!isUuid(id)) throw notFound("That bill");
-  const rows = await db.query(`SELECT ${BILL_COLUMNS} FROM ${BILL_FROM} WHERE b.id = $1`, [id]);
+  const rows = await queryPrepared(db, BILL_BY_ID_SQL, [id]);
   if (!rows[0] || !(await mayRead(db, viewer, rows[0]))) throw notFound("That bill");
   return (await withLines(db, rows))[0];
 }
@@ -814,7 +837,7 @@ export async function billUsage(db: Db, bill: BillView): Promise<UsagePoint[]> {
 /** The issued bills of an account, newest first (its occupant, its owner of record, its district's staff). */
 export async function accountBills(db: Db, viewer: Viewer, accountId: string): Promise<BillView[]> {
   if (!isUuid(accountId)) throw notFound("That account");
-  const rows = await db.query(`SELECT ${BILL_COLUMNS} FROM ${BILL_FROM} WHERE b.account_id = $1 AND b.status = 'ISSUED' ORDER BY b.period_start DESC LIMIT 24`, [accountId]);
+  const rows = await queryPrepared(db, ACCOUNT_BILLS_SQL, [accountId]);
   if (!rows.length) return [];
   if (!(await mayRead(db, viewer, rows[0]))) throw notFound("That account");
   return withLines(db, rows);
@@ -822,22 +845,7 @@ export async function accountBills(db: Db, viewer: Viewer, accountId: string): P
 
 /** The signed-in person's issued bills: of the accounts they occupy and the properties they own (their ownership's), newest first. */
 export async function myBills(db: Db, viewer: Viewer): Promise<BillView[]> {
-  // The person's accounts and properties first (by their indexes), then their bills by account and
-  // by property: an OR across the joined account and property read every issued bill of every
-  // district (docs/benchmarks.md, the owner's pages).
-  const rows = await db.query(
-    `WITH mine AS (
-       SELECT b.id FROM service_account a JOIN bill b ON b.account_id = a.id
-        WHERE a.occupant_user_id = $1 AND b.status = 'ISSUED'
-       UNION
-       SELECT b.id FROM sewer_property p JOIN bill b ON b.property_id = p.id
-        WHERE p.owner_user_id = $1 AND b.status = 'ISSUED'
-          AND b.served_to >= coalesce((SELECT o.from_date FROM sewer_property_owner o WHERE o.property_id = p.id AND o.to_date IS NULL), b.served_to))
-     SELECT ${BILL_COLUMNS} FROM ${BILL_FROM}
-      WHERE b.id IN (SELECT id FROM mine)
-      ORDER BY b.mailed_on DESC, b.number DESC LIMIT 50`,
-    [viewer.userId],
-  );
+  const rows = await queryPrepared(db, MY_BILLS_SQL, [viewer.userId]);
   return withLines(db, rows);
 }
 
