@@ -33,6 +33,7 @@ import type { Context } from "./graphql/context.js";
 import { makeFormatError } from "./graphql/errors.js";
 import { buildContext } from "./graphql/request-context.js";
 import { getSchema } from "./graphql/schema.js";
+import { jitExecution } from "./graphql/jit.js";
 import { storableStringsPlugin } from "./graphql/string-hygiene.js";
 
 /**
@@ -66,7 +67,8 @@ export async function createApi(opts: { ds: DataSource; config: Config; log: Log
   });
   const protection = armor.protect();
   const apollo = new ApolloServer<Context>({
-    schema: await getSchema(),
+    // The schema, its operations executed by graphql-jit (api/graphql/jit.ts).
+    gateway: jitExecution(await getSchema()),
     csrfPrevention: true,
     introspection: !config.production,
     formatError: makeFormatError(log),
