@@ -3,7 +3,9 @@ import { Access } from "../graphql/access.js";
 import { metaOf, type Context } from "../graphql/context.js";
 import { PageOf } from "../graphql/page.js";
 import * as bills from "./bill-runs.service.js";
-import { BILL_STATUS_LABELS, CYCLE_LABELS, LINE_KIND_LABELS, RUN_STATUS_LABELS } from "./bill-rules.js";
+import DataLoader from "dataloader";
+import { perRequest } from "../industrial/loaders.js";
+import { BILL_STATUS_LABELS, CYCLE_LABELS, LINE_KIND_LABELS, RUN_STATUS_LABELS, type BillLine } from "./bill-rules.js";
 
 /** GraphQL of bill runs and bills (api/rents/bill-runs.service.ts); thin. */
 
@@ -69,7 +71,7 @@ export class BillType {
   @Field(() => String, { nullable: true }) dueOn: string | null;
   @Field(() => String, { nullable: true }) dueText: string | null;
   @Field(() => Int) rulebookVersion: number;
-  @Field(() => [BillLineType]) lines: BillLineType[];
+  // lines: SewerBillsResolver.lines (a list that does not show them does not read them)
 }
 
 export const BillPageType = PageOf("SewerBillPage", () => BillType);
@@ -196,6 +198,15 @@ export class BillRunsResolver {
   }
 }
 
+/** The lines of the bills a request lists without them (mySewerBills), read together when asked. */
+const billLines = perRequest(
+  (ctx: Context) =>
+    new DataLoader<string, BillLine[]>(async (ids) => {
+      const by = await bills.linesOfBills(ctx.ds, ids);
+      return ids.map((id) => by.get(id) ?? []);
+    }),
+);
+
 @Resolver(() => BillType)
 export class SewerBillsResolver {
   @Access("SIGNED_IN")
@@ -219,6 +230,11 @@ export class SewerBillsResolver {
   @FieldResolver(() => [UsagePointType], { description: "The issued bills of the two years up to this one, oldest first" })
   usage(@Root() b: bills.BillView, @Ctx() ctx: Context) {
     return bills.billUsage(ctx.ds, b);
+  }
+
+  @FieldResolver(() => [BillLineType])
+  lines(@Root() b: bills.BillView | bills.ListedBill, @Ctx() ctx: Context) {
+    return b.lines ?? billLines(ctx).load(b.id);
   }
 
   @FieldResolver(() => String)

@@ -740,16 +740,30 @@ const MY_BILLS_SQL = `WITH mine AS (
       WHERE b.id IN (SELECT id FROM mine)
       ORDER BY b.mailed_on DESC, b.number DESC LIMIT 50`;
 
-async function withLines(db: Db, rows: any[]): Promise<BillView[]> {
-  if (!rows.length) return [];
-  const lines: any[] = await queryPrepared(db, BILL_LINES_SQL, [rows.map((r) => r.id)]);
+/** Bills' lines, by bill, in their order: one statement for any number of bills. */
+export async function linesOfBills(db: Db, billIds: readonly string[]): Promise<Map<string, BillLine[]>> {
   const by = new Map<string, BillLine[]>();
+  if (!billIds.length) return by;
+  const lines: any[] = await queryPrepared(db, BILL_LINES_SQL, [billIds]);
   for (const l of lines) {
     const list = by.get(l.bill_id) ?? [];
     list.push({ kind: l.kind, description: l.description, quantity: l.quantity, rate: l.rate, amountCents: l.amount_cents, section: l.section });
     by.set(l.bill_id, list);
   }
-  return rows.map((r) => ({
+  return by;
+}
+
+async function withLines(db: Db, rows: any[]): Promise<BillView[]> {
+  if (!rows.length) return [];
+  const by = await linesOfBills(db, rows.map((r) => r.id));
+  return rows.map((r) => ({ ...billOf(r), lines: by.get(r.id) ?? [] }));
+}
+
+/** A bill without its lines: a list that does not show them reads them only when asked (BillType.lines). */
+export type ListedBill = Omit<BillView, "lines"> & { lines?: undefined };
+
+function billOf(r: any): ListedBill {
+  return {
     id: r.id,
     runId: r.run_id,
     districtId: r.district_id,
@@ -777,8 +791,7 @@ async function withLines(db: Db, rows: any[]): Promise<BillView[]> {
     dueOn: r.due_on,
     dueText: r.due_text,
     rulebookVersion: r.rulebook_version,
-    lines: by.get(r.id) ?? [],
-  }));
+  };
 }
 
 /** A run's bills for review, by id; `flaggedOnly` the ones a person should look at. */
@@ -844,9 +857,9 @@ export async function accountBills(db: Db, viewer: Viewer, accountId: string): P
 }
 
 /** The signed-in person's issued bills: of the accounts they occupy and the properties they own (their ownership's), newest first. */
-export async function myBills(db: Db, viewer: Viewer): Promise<BillView[]> {
+export async function myBills(db: Db, viewer: Viewer): Promise<ListedBill[]> {
   const rows = await queryPrepared(db, MY_BILLS_SQL, [viewer.userId]);
-  return withLines(db, rows);
+  return rows.map(billOf);
 }
 
 // ---------------------------------------------------------------------------------------------

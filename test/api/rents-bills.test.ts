@@ -240,6 +240,11 @@ describe("a Lakeview quarter: preview, flags, issue", () => {
     expect(b.dueText).toMatch(/^Pay by .*: a bill unpaid 20 days after the billing date is in default and a penalty of 20% is added \(Sewer Use Law 1118\)\.$/);
     expect(b.usage).toEqual([{ periodStart: "2026-01-01", gallons: 12_000, totalCents: b.totalCents, number: b.number }]);
     expect((await owner.ok(ACCOUNT_BILLS, { id: home.accounts[0].id })).serviceAccountBills.map((x: any) => x.id)).toEqual([b.id]);
+    // The list reads its bills' lines only when asked for them (BillType.lines): the same lines as the bill's.
+    expect(b.lines.length).toBeGreaterThan(0);
+    expect((await owner.ok(`{ mySewerBills { id lines { kind description amountCents section } } }`)).mySewerBills).toEqual([
+      { id: b.id, lines: b.lines.map((l: any) => ({ kind: l.kind, description: l.description, amountCents: l.amountCents, section: l.section })) },
+    ]);
     expect(errorCode(await stranger.gql(GET_BILL, { id: b.id }))).toBe("NOT_FOUND");
     expect(errorCode(await stranger.gql(ACCOUNT_BILLS, { id: home.accounts[0].id }))).toBe("NOT_FOUND");
     expect((await stranger.ok(MY_BILLS)).mySewerBills).toEqual([]);
